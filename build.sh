@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build tessel, run the demo.
+#   ./build.sh            build everything and run the layout demo
+#   ./build.sh --no-demo  build only
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$root"
+scripts/bootstrap.sh
+[ -f build/build.ninja ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+ninja -C build
+if [ "${1:-}" != "--no-demo" ]; then
+  PATH="$root/build/bin:$PATH" examples/layout-demo.sh
+fi

@@ -1,0 +1,1 @@
+// Render: filled in by the next commit.

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Every test: unit tests, lit tests of the tools, the core under ASan+UBSan,
+# the formatting check, and the parser fuzzers for a bounded time.
+#   ./test.sh           all of it (what CI runs)
+#   ./test.sh --quick   unit and lit tests only
+#   TESSEL_FUZZ_SECONDS=N  seconds per fuzz target (default 30)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$root"
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+scripts/bootstrap.sh
+jobs=$(nproc)
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "build (Release)"
+[ -f build/build.ninja ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+ninja -C build
+step "unit tests"
+ctest --test-dir build --output-on-failure -j "$jobs"
+step "lit tests"
+ninja -C build check-tessel-lit
+[ $quick -eq 1 ] && { echo "quick run: skipped sanitizers, format and fuzzing"; exit 0; }
+
+step "formatting (clang-format-19)"
+scripts/check-format.sh
+
+step "core under ASan+UBSan"
+[ -f build-asan/build.ninja ] || cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DTESSEL_ENABLE_MLIR=OFF -DTESSEL_ENABLE_BENCHMARKS=OFF -DTESSEL_SANITIZE=address,undefined
+ninja -C build-asan
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+step "fuzzing the parsers"
+[ -f build-fuzz/build.ninja ] || CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_ENABLE_MLIR=OFF -DTESSEL_ENABLE_TESTS=OFF \
+  -DTESSEL_ENABLE_BENCHMARKS=OFF -DTESSEL_ENABLE_FUZZERS=ON
+ninja -C build-fuzz
+scripts/run-fuzzers.sh build-fuzz "${TESSEL_FUZZ_SECONDS:-30}"
+step "all tests passed"

@@ -1,0 +1,146 @@
+//===- CommandLine.cpp - Shared plumbing of the tessel command line -------===//
+#include "CommandLine.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cctype>
+#include <cstdio>
+#include <vector>
+
+namespace tessel::cli {
+
+llvm::cl::OptionCategory &category() {
+  static llvm::cl::OptionCategory theCategory("tessel options");
+  return theCategory;
+}
+
+static void printGroupHelp(const char *group, const char *summary,
+                           llvm::ArrayRef<Verb> verbs) {
+  llvm::outs() << "USAGE: tessel " << group << " VERB [options] ...\n\n"
+               << summary << "\n\nVERBS:\n";
+  for (const Verb &verb : verbs)
+    llvm::outs() << "  " << llvm::left_justify(verb.name, 12) << verb.summary
+                 << "\n";
+  llvm::outs() << "\nRun `tessel " << group
+               << " VERB --help` for the options of a verb.\n";
+}
+
+int dispatch(const char *group, const char *summary, llvm::ArrayRef<Verb> verbs,
+             int argc, char **argv) {
+  if (argc < 2) {
+    printGroupHelp(group, summary, verbs);
+    return 2;
+  }
+  std::string name = argv[1];
+  if (name == "--help" || name == "-help" || name == "-h" || name == "help") {
+    printGroupHelp(group, summary, verbs);
+    return 0;
+  }
+  for (const Verb &verb : verbs) {
+    if (name != verb.name)
+      continue;
+    std::string program = std::string("tessel ") + group + " " + verb.name;
+    std::vector<char *> args(argv + 1, argv + argc);
+    args[0] = program.data();
+    return verb.run(static_cast<int>(args.size()), args.data());
+  }
+  std::string known;
+  for (const Verb &verb : verbs)
+    known += std::string(known.empty() ? "" : ", ") + verb.name;
+  return usageError("unknown verb '" + name + "' for tessel " + group +
+                    ", expected one of " + known);
+}
+
+bool parseOptions(int argc, char **argv, const char *overview) {
+  llvm::cl::HideUnrelatedOptions(category());
+  return llvm::cl::ParseCommandLineOptions(argc, argv, overview, &llvm::errs(),
+                                           nullptr,
+                                           /*LongOptionsUseDoubleDash=*/true);
+}
+
+int fail(const std::string &message) {
+  llvm::outs().flush();
+  llvm::errs() << "tessel: error: " << message << "\n";
+  return 1;
+}
+
+int usageError(const std::string &message) {
+  llvm::outs().flush();
+  llvm::errs() << "tessel: usage error: " << message << "\n";
+  return 2;
+}
+
+std::string writeFileAtomically(const std::string &path,
+                                const std::string &contents) {
+  std::string temporary = path + ".tessel-tmp";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(temporary, ec);
+    if (ec)
+      return "cannot write " + path + ": " + ec.message();
+    out << contents;
+    out.close();
+    if (out.has_error()) {
+      out.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return "cannot write " + path;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    return "cannot write " + path + ": " + ec.message();
+  }
+  return "";
+}
+
+bool parseIntList(const std::string &text, std::vector<int64_t> &values,
+                  std::string &error) {
+  values.clear();
+  size_t i = 0;
+  auto skip = [&] {
+    while (i < text.size() &&
+           (std::isspace(static_cast<unsigned char>(text[i])) ||
+            text[i] == '(' || text[i] == ')' || text[i] == '[' ||
+            text[i] == ']'))
+      ++i;
+  };
+  skip();
+  while (i < text.size()) {
+    size_t start = i;
+    bool negative = text[i] == '-';
+    if (negative)
+      ++i;
+    if (i >= text.size() ||
+        !std::isdigit(static_cast<unsigned char>(text[i]))) {
+      error = "column " + std::to_string(i + 1) + " of '" + text +
+              "': expected an integer";
+      return false;
+    }
+    int64_t value = 0;
+    while (i < text.size() &&
+           std::isdigit(static_cast<unsigned char>(text[i]))) {
+      if (value > (INT64_MAX - 9) / 10) {
+        error = "column " + std::to_string(start + 1) + " of '" + text +
+                "': integer too large";
+        return false;
+      }
+      value = value * 10 + (text[i++] - '0');
+    }
+    values.push_back(negative ? -value : value);
+    skip();
+    if (i < text.size()) {
+      if (text[i] != ',' &&
+          !std::isspace(static_cast<unsigned char>(text[i]))) {
+        error = "column " + std::to_string(i + 1) + " of '" + text +
+                "': expected ',' between integers";
+        return false;
+      }
+      ++i;
+      skip();
+    }
+  }
+  return true;
+}
+
+} // namespace tessel::cli

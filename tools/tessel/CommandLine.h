@@ -1,0 +1,58 @@
+//===- CommandLine.h - Shared plumbing of the tessel command line -*- C++
+//-*-===//
+//
+// `tessel GROUP VERB [options] ARGS`: main() picks the group (layout, npu,
+// hlo, ...), the group picks the verb, and each verb declares its options as
+// locals in the `cli::category()` category and calls `cli::parseOptions`.
+//
+// Exit status: 0 on success, 1 for bad input (a message naming the position
+// and what was expected), 2 for a usage error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_TOOLS_COMMANDLINE_H
+#define TESSEL_TOOLS_COMMANDLINE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+
+namespace tessel::cli {
+
+/// The category of every tessel option; --help lists only these.
+llvm::cl::OptionCategory &category();
+
+/// One verb of a command group.
+struct Verb {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+};
+
+/// Runs the verb named by argv[1] with argv[0] set to "tessel GROUP VERB".
+/// Prints the group's help for --help, -h or no verb.
+int dispatch(const char *group, const char *summary, llvm::ArrayRef<Verb> verbs,
+             int argc, char **argv);
+
+/// Parses the options of a verb. Returns false after printing a usage error.
+bool parseOptions(int argc, char **argv, const char *overview);
+
+/// Prints "tessel: error: MESSAGE" and returns 1 (bad input).
+int fail(const std::string &message);
+/// Prints "tessel: usage error: MESSAGE" and returns 2.
+int usageError(const std::string &message);
+
+/// Writes `contents` to `path` through a temporary file and a rename, so a
+/// failure never leaves a half-written file. Returns an error message, or
+/// an empty string on success.
+std::string writeFileAtomically(const std::string &path,
+                                const std::string &contents);
+
+/// Parses "2,3" (or "2 3", "(2,3)") into integers; nullopt-like failure
+/// returns false and sets `error`.
+bool parseIntList(const std::string &text, std::vector<int64_t> &values,
+                  std::string &error);
+
+} // namespace tessel::cli
+
+#endif // TESSEL_TOOLS_COMMANDLINE_H

@@ -1,0 +1,12 @@
+//===- Commands.h - Entry points of the tessel command groups ---*- C++ -*-===//
+#ifndef TESSEL_TOOLS_COMMANDS_H
+#define TESSEL_TOOLS_COMMANDS_H
+
+namespace tessel {
+
+/// `tessel layout VERB ...`; argv[0] is "layout".
+int runLayoutCommand(int argc, char **argv);
+
+} // namespace tessel
+
+#endif // TESSEL_TOOLS_COMMANDS_H
