@@ -4,7 +4,7 @@
 #   scripts/check-format.sh --fix    reformat in place
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-mapfile -t files < <(git ls-files '*.h' '*.cpp')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.h' '*.cpp')
 if [ "${1:-}" = "--fix" ]; then
   clang-format-19 -i "${files[@]}"
   exit 0

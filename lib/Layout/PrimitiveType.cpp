@@ -129,4 +129,60 @@ bool isComplex(PrimitiveType type) {
   return type == PrimitiveType::C64 || type == PrimitiveType::C128;
 }
 
+std::string npyDescr(PrimitiveType type) {
+  switch (type) {
+  case PrimitiveType::Pred:
+    return "|b1";
+  case PrimitiveType::S8:
+    return "|i1";
+  case PrimitiveType::U8:
+    return "|u1";
+  case PrimitiveType::S16:
+    return "<i2";
+  case PrimitiveType::S32:
+    return "<i4";
+  case PrimitiveType::S64:
+    return "<i8";
+  case PrimitiveType::U16:
+    return "<u2";
+  case PrimitiveType::U32:
+    return "<u4";
+  case PrimitiveType::U64:
+    return "<u8";
+  case PrimitiveType::F16:
+    return "<f2";
+  case PrimitiveType::F32:
+    return "<f4";
+  case PrimitiveType::F64:
+    return "<f8";
+  case PrimitiveType::C64:
+    return "<c8";
+  case PrimitiveType::C128:
+    return "<c16";
+  default:
+    return "<V" + std::to_string(byteWidth(type));
+  }
+}
+
+std::optional<PrimitiveType> primitiveTypeFromNpyDescr(std::string_view descr) {
+  for (PrimitiveType type : kArrayTypes) {
+    std::string own = npyDescr(type);
+    if (own[1] == 'V')
+      continue;
+    // Single-byte types may be written with '|', '<' or '=' as the order.
+    if (descr == own ||
+        (descr.size() == own.size() && descr.substr(1) == own.substr(1) &&
+         (descr[0] == '|' || descr[0] == '<' || descr[0] == '=')))
+      return type;
+  }
+  return std::nullopt;
+}
+
+bool npyDescrMatches(std::string_view descr, PrimitiveType type) {
+  if (std::optional<PrimitiveType> named = primitiveTypeFromNpyDescr(descr))
+    return *named == type;
+  return descr.size() > 2 && descr[1] == 'V' &&
+         descr.substr(2) == std::to_string(byteWidth(type));
+}
+
 } // namespace tessel

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace tessel {
@@ -89,6 +90,17 @@ bool isUnsignedInteger(PrimitiveType type);
 bool isInteger(PrimitiveType type);
 bool isFloat(PrimitiveType type);
 bool isComplex(PrimitiveType type);
+
+/// The .npy descr numpy writes for the type ("<f4", "|b1", "<c8"). Types
+/// numpy lacks (bf16, f8, s4, ...) get a void descr of their byte width
+/// ("<V2", "<V1"), which is how numpy saves ml_dtypes arrays.
+std::string npyDescr(PrimitiveType type);
+/// The type a .npy descr names, when it names exactly one ("<f4" -> f32);
+/// nullopt for void descrs and unknown ones.
+std::optional<PrimitiveType> primitiveTypeFromNpyDescr(std::string_view descr);
+/// Whether an array with this descr can hold elements of `type`: its own
+/// descr, or a void descr of the same byte width.
+bool npyDescrMatches(std::string_view descr, PrimitiveType type);
 
 } // namespace tessel
 

@@ -1,1 +1,0 @@
-// Render: filled in by the next commit.
