@@ -2,9 +2,15 @@
 #include "CommandLine.h"
 #include "Commands.h"
 
+#include "tessel/Layout/Decomposition.h"
+#include "tessel/Layout/LayoutSizes.h"
 #include "tessel/Layout/ShapeParser.h"
 #include "tessel/Layout/TiledLayout.h"
+#include "tessel/Layout/TpuLayout.h"
+#include "tessel/Render/LayoutPicture.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace cl = llvm::cl;
@@ -87,8 +93,283 @@ int runIndex(int argc, char **argv) {
   return 0;
 }
 
+std::string humanBytes(int64_t bytes) {
+  std::string out = std::to_string(bytes) + " bytes";
+  const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = -1;
+  while (value >= 1024 && unit < 3) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit >= 0) {
+    char text[32];
+    std::snprintf(text, sizeof text, " (%.1f %s)", value, units[unit]);
+    out += text;
+  }
+  return out;
+}
+
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
+  return text;
+}
+
+std::string dimsText(const std::vector<int64_t> &dims) {
+  return "[" + joinIndex(dims) + "]";
+}
+
+std::string orderText(const TiledLayout &layout) {
+  const std::vector<int64_t> &m2m = layout.layout().minorToMajor;
+  if (m2m.empty())
+    return "{} (a scalar)";
+  std::string text = "{" + joinIndex(m2m) + "}: dim " +
+                     std::to_string(m2m.front()) + " is the most minor";
+  bool rowMajor = true;
+  for (size_t i = 0; i < m2m.size(); ++i)
+    rowMajor &= m2m[i] == static_cast<int64_t>(m2m.size() - 1 - i);
+  if (rowMajor && m2m.size() > 1)
+    text += " (row major)";
+  return text;
+}
+
+llvm::json::Value explainJson(const TiledLayout &layout,
+                              const LayoutSizes &sizes,
+                              const std::optional<CheaperLayout> &cheaper) {
+  llvm::json::Array paddingDims;
+  for (const DimPadding &pad : sizes.firstTilePadding)
+    paddingDims.push_back(
+        llvm::json::Object{{"dims", llvm::json::Array(pad.logicalDims)},
+                           {"size", pad.size},
+                           {"padded_size", pad.paddedSize},
+                           {"tile", pad.tileSize}});
+  llvm::json::Array tiles;
+  for (const Tile &tile : layout.layout().tiles)
+    tiles.push_back(tile.toString());
+  llvm::json::Object object{
+      {"canonical", layout.shape().toString()},
+      {"element_type",
+       std::string(primitiveTypeName(layout.shape().elementType))},
+      {"element_bits", layout.elementBits()},
+      {"logical_shape", llvm::json::Array(layout.logicalDims())},
+      {"minor_to_major", llvm::json::Array(layout.layout().minorToMajor)},
+      {"tiles", std::move(tiles)},
+      {"physical_shape", llvm::json::Array(layout.finalDims())},
+      {"logical_elements", sizes.logicalElements},
+      {"physical_elements", sizes.physicalElements},
+      {"physical_bytes", sizes.physicalBytes},
+      {"data_bytes", sizes.dataBytes},
+      {"padding_bytes", sizes.paddingBytes},
+      {"utilization", sizes.utilization},
+      {"padding_dims", std::move(paddingDims)},
+      {"later_tile_padding_elements", sizes.laterTilePaddingElements},
+      {"tail_padding_elements", sizes.tailPaddingElements},
+      {"worst_padding", describeWorstPadding(sizes)},
+      {"xla_bytes", sizes.xlaBytes ? llvm::json::Value(*sizes.xlaBytes)
+                                   : llvm::json::Value(nullptr)},
+      {"xla_note", sizes.xlaNote},
+  };
+  if (cheaper)
+    object["cheaper"] =
+        llvm::json::Object{{"layout", cheaper->shape.toString()},
+                           {"physical_bytes", cheaper->physicalBytes},
+                           {"why", cheaper->why}};
+  else
+    object["cheaper"] = nullptr;
+  return llvm::json::Value(std::move(object));
+}
+
+void explainText(const TiledLayout &layout, const LayoutSizes &sizes,
+                 const std::optional<CheaperLayout> &cheaper,
+                 bool layoutGiven) {
+  llvm::raw_ostream &os = llvm::outs();
+  auto row = [&](const char *key, const std::string &value) {
+    os << "  " << llvm::left_justify(key, 15) << value << "\n";
+  };
+  PrimitiveType type = layout.shape().elementType;
+  os << layout.shape().toString() << "\n";
+  row("element type",
+      std::string(primitiveTypeName(type)) + ", " +
+          std::to_string(layout.elementBits()) + " bits per element" +
+          (layout.layout().elementSizeInBits
+               ? " (E(" + std::to_string(layout.layout().elementSizeInBits) +
+                     "))"
+               : ""));
+  row("dim order",
+      orderText(layout) + (layoutGiven ? "" : "; no layout given, row major"));
+  for (const TilingStep &step : layout.steps())
+    row("tile", step.tile.toString() + " over the " +
+                    std::to_string(step.tile.dims.size()) +
+                    " most minor dims -> " + dimsText(step.outputDims));
+  row("physical shape", dimsText(layout.finalDims()));
+  row("physical size", std::to_string(sizes.physicalElements) + " elements, " +
+                           humanBytes(sizes.physicalBytes));
+  row("data", std::to_string(sizes.logicalElements) + " elements, " +
+                  humanBytes(sizes.dataBytes));
+  row("padding",
+      humanBytes(sizes.paddingBytes) + ", " + percent(1 - sizes.utilization) +
+          " of the buffer; utilization " + percent(sizes.utilization));
+  std::string worst = describeWorstPadding(sizes);
+  if (!worst.empty())
+    row("why padding", worst);
+  if (sizes.laterTilePaddingElements)
+    row("", "later tiles add " +
+                std::to_string(sizes.laterTilePaddingElements) +
+                " padding elements");
+  if (sizes.tailPaddingElements)
+    row("", "L(" + std::to_string(layout.layout().tailPaddingAlignment) +
+                ") adds " + std::to_string(sizes.tailPaddingElements) +
+                " padding elements at the end");
+  if (!sizes.xlaNote.empty())
+    row("xla's figure", (sizes.xlaBytes ? humanBytes(*sizes.xlaBytes) + ": "
+                                        : std::string("none: ")) +
+                            sizes.xlaNote);
+  if (cheaper) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.1fx",
+                  static_cast<double>(sizes.physicalBytes) /
+                      std::max<int64_t>(1, cheaper->physicalBytes));
+    row("instead", cheaper->shape.toString() + " takes " +
+                       humanBytes(cheaper->physicalBytes) + ", " + ratio +
+                       " less:");
+    row("", cheaper->why);
+  }
+}
+
+int runExplain(int argc, char **argv) {
+  cl::opt<std::string> layoutText(cl::Positional, cl::Required,
+                                  cl::desc("<LAYOUT>"),
+                                  cl::cat(cli::category()));
+  cl::opt<bool> json("json", cl::desc("print a JSON object"),
+                     cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "sizes, padding, utilization, and a cheaper layout when one "
+          "exists\n\n"
+          "  tessel layout explain 'f32[1000,3]{1,0:T(8,128)}'\n"))
+    return 2;
+  std::optional<TiledLayout> layout = loadLayout(layoutText);
+  if (!layout)
+    return 1;
+  LayoutSizes sizes = computeSizes(*layout);
+  std::optional<CheaperLayout> cheaper = suggestCheaperLayout(*layout);
+  if (json) {
+    llvm::outs() << llvm::formatv("{0:2}", explainJson(*layout, sizes, cheaper))
+                 << "\n";
+    return 0;
+  }
+  explainText(*layout, sizes, cheaper, layout->shape().layout.has_value());
+  return 0;
+}
+
+int runDraw(int argc, char **argv) {
+  cl::opt<std::string> layoutText(cl::Positional, cl::Required,
+                                  cl::desc("<LAYOUT>"),
+                                  cl::cat(cli::category()));
+  cl::opt<std::string> svgPath("svg", cl::desc("also write an SVG picture"),
+                               cl::value_desc("FILE"),
+                               cl::cat(cli::category()));
+  cl::opt<int64_t> maxRows("max-rows", cl::desc("rows drawn before eliding"),
+                           cl::init(24), cl::cat(cli::category()));
+  cl::opt<int64_t> maxCols("max-cols", cl::desc("columns drawn before eliding"),
+                           cl::init(16), cl::cat(cli::category()));
+  cl::opt<int64_t> maxSlices(
+      "max-slices", cl::desc("grids drawn for rank > 2 before eliding"),
+      cl::init(4), cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "draw the offset of every element, tile borders and padding\n\n"
+          "  tessel layout draw 'f32[3,5]{1,0:T(2,2)}' --svg fig1.svg\n"))
+    return 2;
+  if (maxRows < 4 || maxCols < 4 || maxSlices < 2)
+    return cli::usageError("--max-rows and --max-cols must be at least 4, "
+                           "--max-slices at least 2");
+  std::optional<TiledLayout> layout = loadLayout(layoutText);
+  if (!layout)
+    return 1;
+  PictureOptions options;
+  options.maxRows = maxRows;
+  options.maxColumns = maxCols;
+  options.maxSlices = maxSlices;
+  if (!svgPath.empty()) {
+    std::string error =
+        cli::writeFileAtomically(svgPath, renderLayoutSvg(*layout, options));
+    if (!error.empty())
+      return cli::fail(error);
+  }
+  llvm::outs() << renderLayoutText(*layout, options);
+  return 0;
+}
+
+int runTpu(int argc, char **argv) {
+  cl::opt<std::string> shapeText(cl::Positional, cl::Required,
+                                 cl::desc("<SHAPE>"), cl::cat(cli::category()));
+  cl::opt<bool> packedPred("packed-pred",
+                           cl::desc("store pred bit-packed (E(1))"),
+                           cl::cat(cli::category()));
+  cl::opt<bool> json("json", cl::desc("print a JSON object"),
+                     cl::cat(cli::category()));
+  if (!cli::parseOptions(argc, argv,
+                         "the tiling a TPU compiler picks for a shape\n\n"
+                         "  tessel layout tpu 'bf16[3,300]'\n"))
+    return 2;
+  Expected<Shape> shape = parseShape(shapeText);
+  if (!shape)
+    return cli::fail("in '" + shapeText + "' at column " +
+                     shape.error().message);
+  Expected<TpuLayoutChoice> choice =
+      chooseTpuLayout(*shape, TpuOptions{packedPred});
+  if (!choice)
+    return cli::fail(choice.error().message);
+  LayoutSizes sizes = computeSizes(*TiledLayout::get(choice->shape));
+  if (json) {
+    llvm::json::Object object{{"layout", choice->shape.toString()},
+                              {"reason", choice->reason},
+                              {"physical_bytes", sizes.physicalBytes},
+                              {"utilization", sizes.utilization}};
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
+                 << "\n";
+    return 0;
+  }
+  llvm::outs() << choice->shape.toString() << "\n  why: " << choice->reason
+               << "\n  size: " << humanBytes(sizes.physicalBytes)
+               << ", utilization " << percent(sizes.utilization) << "\n";
+  return 0;
+}
+
+int runDecompose(int argc, char **argv) {
+  cl::opt<std::string> layoutText(cl::Positional, cl::Required,
+                                  cl::desc("<LAYOUT>"),
+                                  cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "the layout as pad, reshape (bitcast) and transpose steps\n\n"
+          "  tessel layout decompose 'f32[3,5]{1,0:T(2,2)}'\n"))
+    return 2;
+  std::optional<TiledLayout> layout = loadLayout(layoutText);
+  if (!layout)
+    return 1;
+  std::vector<DecompositionStep> steps = decompose(*layout);
+  llvm::outs() << layout->shape().toString() << "\n";
+  if (steps.empty())
+    llvm::outs() << "row major without tiles: the buffer is the array "
+                    "itself, no steps\n";
+  llvm::outs() << printDecomposition(steps);
+  llvm::outs() << "the buffer is the row-major order of "
+               << dimsText(steps.empty() ? layout->logicalDims()
+                                         : steps.back().outputDims)
+               << "\n";
+  return 0;
+}
+
 const cli::Verb kVerbs[] = {
     {"index", "offset of a logical index, or the index at an offset", runIndex},
+    {"explain", "sizes, padding, utilization and a cheaper layout", runExplain},
+    {"draw", "picture of the offsets (terminal and --svg)", runDraw},
+    {"tpu", "the tiling a TPU compiler picks for a shape", runTpu},
+    {"decompose", "the layout as pad, reshape and transpose steps",
+     runDecompose},
 };
 
 } // namespace
