@@ -60,8 +60,26 @@ private:
   Expected<Literal> evaluate(const HloInstruction &inst,
                              const std::vector<Value> &operands,
                              const std::vector<Value> &arguments, int depth);
-  Expected<Literal> make(const Shape &shape) {
-    return Literal::create(shape, options.maxElements);
+  /// Why a value of `shape` may not be created (too many elements,
+  /// dynamic dims), or nullopt.
+  std::optional<std::string> tooLarge(const Shape &shape) const {
+    if (shape.isTuple()) {
+      for (const Shape &element : shape.tupleShapes)
+        if (std::optional<std::string> problem = tooLarge(element))
+          return problem;
+      return std::nullopt;
+    }
+    if (!shape.isArray())
+      return std::nullopt;
+    bool dynamic = false;
+    for (bool d : shape.dynamicDims)
+      dynamic |= d;
+    std::optional<int64_t> count = shape.elementCount();
+    if (dynamic || !count || *count > options.maxElements)
+      return "cannot hold a value of shape " + shape.toString() +
+             " (dynamic, or more than " + std::to_string(options.maxElements) +
+             " elements)";
+    return std::nullopt;
   }
   Expected<Literal> iota(const HloInstruction &inst);
   Expected<Literal> broadcast(const HloInstruction &inst, const Literal &x);
@@ -154,12 +172,8 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
   for (const Value &operand : operands)
     if (operand->isElided())
       return Error("a constant has elided contents {...}");
-  if (shape.isArray() && !shape.isTuple()) {
-    Expected<Literal> probe = Literal::create(
-        Shape(shape.elementType, shape.dims), options.maxElements);
-    if (!probe)
-      return probe.takeError();
-  }
+  if (std::optional<std::string> tooBig = tooLarge(shape))
+    return Error(*tooBig);
   auto x = [&](size_t i) -> const Literal & { return *operands[i]; };
   if (isElementwiseUnary(op))
     return eval::unary(op, x(0), shape);
