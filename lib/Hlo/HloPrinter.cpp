@@ -185,11 +185,13 @@ std::string HloComputation::toString() const {
   std::string out = isEntry() ? "ENTRY %" : "%";
   out += theName + " (";
   std::vector<HloInstruction *> params = parameters();
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (!params[i])
-      continue;
-    out += (i ? ", " : "") + params[i]->name() + ": " +
-           params[i]->shape().toStringWithoutLayout();
+  bool first = true;
+  for (HloInstruction *param : params) {
+    if (!param)
+      continue; // a missing number; the verifier reports it
+    out += (first ? "" : ", ") + param->name() + ": " +
+           param->shape().toStringWithoutLayout();
+    first = false;
   }
   out += ") -> " + (theRoot ? theRoot->shape().toStringWithoutLayout() : "()") +
          " {\n";
