@@ -6,6 +6,8 @@ namespace tessel {
 
 /// `tessel layout VERB ...`; argv[0] is "layout".
 int runLayoutCommand(int argc, char **argv);
+/// `tessel hlo VERB ...`; argv[0] is "hlo".
+int runHloCommand(int argc, char **argv);
 
 } // namespace tessel
 

@@ -1,0 +1,61 @@
+//===- HloEvaluator.h - Exact reference evaluator for HLO -------*- C++ -*-===//
+//
+// Runs a module on concrete arrays with XLA's semantics, one instruction at
+// a time, as the reference that generated kernels are checked against:
+//
+//   auto module = parseHloModule(text);             // ENTRY: negate(f32[2])
+//   Literal x(Shape(PrimitiveType::F32, {2}));
+//   x.setDouble(0, 1.5);
+//   Expected<Literal> y = evaluateHloModule(**module, {x});  // {-1.5, -0}
+//
+// Semantics (docs/hlo.md lists them with examples):
+//   - bf16, f16 and f8 ops compute in f32 and round the result to the type
+//     (nearest, ties to even) after every op, as XLA:CPU does; f32 ops in
+//     f32, f64 in f64. Transcendental functions use the C library's, which
+//     agree with XLA's own approximations to a few ulps, not bit for bit.
+//   - integers wrap around; x / 0 = -1, x % 0 = x, INT_MIN / -1 = INT_MIN,
+//     INT_MIN % -1 = 0; shifts by >= the bit width give 0 (or the sign for
+//     shift-right-arithmetic); integer power with a negative exponent is 1
+//     for a base of 1 and 0 otherwise.
+//   - maximum/minimum propagate NaN and order -0 below +0.
+//   - float -> integer convert saturates and sends NaN to 0.
+//   - dot accumulates products in f64 (f32 and narrower) and rounds once;
+//     reduce and reduce-window apply to_apply in row-major order of the
+//     reduced elements.
+//   - bitcast reinterprets the physical buffer, so layouts (tiled ones too)
+//     of its operand and result matter; every other op is layout-agnostic.
+//
+// Arrays are logical (row-major Literals). `toPhysical`/`fromPhysical`
+// (Literal.h) move them to and from the buffers of a layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_HLO_HLOEVALUATOR_H
+#define TESSEL_HLO_HLOEVALUATOR_H
+
+#include "tessel/Hlo/HloModule.h"
+#include "tessel/Support/Expected.h"
+
+#include <vector>
+
+namespace tessel {
+
+struct EvaluatorOptions {
+  /// Refuse to create a value with more elements than this.
+  int64_t maxElements = int64_t(1) << 31;
+};
+
+/// Evaluates the ENTRY computation. The arguments must match the entry's
+/// parameters in element type and dims. @pre the module verifies
+/// (verifyHloModule); an unverified module may give an error, never a crash.
+Expected<Literal> evaluateHloModule(const HloModule &module,
+                                    const std::vector<Literal> &arguments,
+                                    const EvaluatorOptions &options = {});
+
+/// Evaluates one computation on arguments (see evaluateHloModule).
+Expected<Literal> evaluateComputation(const HloComputation &computation,
+                                      const std::vector<Literal> &arguments,
+                                      const EvaluatorOptions &options = {});
+
+} // namespace tessel
+
+#endif // TESSEL_HLO_HLOEVALUATOR_H

@@ -1,0 +1,45 @@
+//===- EvaluatorOps.h - Elementwise kernels of the evaluator ----*- C++ -*-===//
+//
+// Private to lib/Hlo. Whole-array elementwise ops with XLA's semantics (see
+// HloEvaluator.h), and the element-level binary op the reduce fast path
+// uses.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_HLO_EVALUATOROPS_H
+#define TESSEL_LIB_HLO_EVALUATOROPS_H
+
+#include "tessel/Hlo/HloInstruction.h"
+#include "tessel/Support/Expected.h"
+
+namespace tessel::eval {
+
+/// How an element type computes.
+enum class Kind { Pred, Signed, Unsigned, Narrow, F64, Complex, Other };
+Kind kindOf(PrimitiveType type);
+
+/// Whether `op` on elements of `type` is defined here (binaryAt may be
+/// used).
+bool supportsBinary(HloOpcode op, PrimitiveType type);
+
+/// out[o] = op(a[i], b[j]) for elements of one type (the type of `out`).
+/// @pre supportsBinary(op, out.elementType())
+void binaryAt(HloOpcode op, const Literal &a, int64_t i, const Literal &b,
+              int64_t j, Literal &out, int64_t o);
+
+/// The elementwise ops on whole arrays; `result` has the shape to produce.
+/// A rank-0 operand of select (pred) and clamp (bounds) is broadcast.
+Expected<Literal> unary(HloOpcode op, const Literal &x, const Shape &result);
+Expected<Literal> binary(HloOpcode op, const Literal &x, const Literal &y,
+                         const Shape &result);
+Expected<Literal> compare(const HloAttributes &attributes, const Literal &x,
+                          const Literal &y, const Shape &result);
+Expected<Literal> convert(const Literal &x, const Shape &result);
+Expected<Literal> bitcastConvert(const Literal &x, const Shape &result);
+Expected<Literal> select(const Literal &p, const Literal &t, const Literal &f,
+                         const Shape &result);
+Expected<Literal> clamp(const Literal &lo, const Literal &x, const Literal &hi,
+                        const Shape &result);
+
+} // namespace tessel::eval
+
+#endif // TESSEL_LIB_HLO_EVALUATOROPS_H

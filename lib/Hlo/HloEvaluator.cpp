@@ -1,0 +1,704 @@
+//===- HloEvaluator.cpp - Exact reference evaluator for HLO ---------------===//
+//
+// Evaluates a computation instruction by instruction in definition order,
+// keeping each value until its last user has run. Data-movement ops copy
+// element bytes by index; elementwise ops live in HloEvaluatorOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Hlo/HloEvaluator.h"
+
+#include "EvaluatorOps.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace tessel {
+namespace {
+
+using Value = std::shared_ptr<const Literal>;
+
+/// Steps a row-major multi-index; returns false after the last one.
+bool nextIndex(std::vector<int64_t> &index, const std::vector<int64_t> &dims) {
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    if (++index[d] < dims[d])
+      return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
+void copyElement(const Literal &from, int64_t i, Literal &to, int64_t j) {
+  int64_t width = to.elementBytes();
+  std::memcpy(to.data() + j * width, from.data() + i * width, width);
+}
+
+/// If `computation` is `ROOT op(parameter(0), parameter(1))` for an
+/// elementwise binary op, that op (the reduce fast path).
+std::optional<HloOpcode> simpleBinary(const HloComputation &computation) {
+  const HloInstruction *root = computation.root();
+  if (computation.instructionCount() != 3 ||
+      !isElementwiseBinary(root->opcode()) || root->operandCount() != 2)
+    return std::nullopt;
+  const HloInstruction *a = root->operand(0), *b = root->operand(1);
+  if (a->opcode() != HloOpcode::Parameter ||
+      b->opcode() != HloOpcode::Parameter || a->parameterNumber() != 0 ||
+      b->parameterNumber() != 1)
+    return std::nullopt;
+  if (!eval::supportsBinary(root->opcode(), root->shape().elementType))
+    return std::nullopt;
+  return root->opcode();
+}
+
+class Evaluator {
+public:
+  explicit Evaluator(const EvaluatorOptions &options) : options(options) {}
+  Expected<Literal> run(const HloComputation &computation,
+                        const std::vector<Value> &arguments, int depth = 0);
+
+private:
+  Expected<Literal> evaluate(const HloInstruction &inst,
+                             const std::vector<Value> &operands,
+                             const std::vector<Value> &arguments, int depth);
+  /// Why a value of `shape` may not be created (too many elements,
+  /// dynamic dims), or nullopt.
+  std::optional<std::string> tooLarge(const Shape &shape) const {
+    if (shape.isTuple()) {
+      for (const Shape &element : shape.tupleShapes)
+        if (std::optional<std::string> problem = tooLarge(element))
+          return problem;
+      return std::nullopt;
+    }
+    if (!shape.isArray())
+      return std::nullopt;
+    bool dynamic = false;
+    for (bool d : shape.dynamicDims)
+      dynamic |= d;
+    std::optional<int64_t> count = shape.elementCount();
+    if (dynamic || !count || *count > options.maxElements)
+      return "cannot hold a value of shape " + shape.toString() +
+             " (dynamic, or more than " + std::to_string(options.maxElements) +
+             " elements)";
+    return std::nullopt;
+  }
+  Expected<Literal> iota(const HloInstruction &inst);
+  Expected<Literal> broadcast(const HloInstruction &inst, const Literal &x);
+  Expected<Literal> transpose(const HloInstruction &inst, const Literal &x);
+  Expected<Literal> slice(const HloInstruction &inst, const Literal &x);
+  Expected<Literal> dynamicSlice(const HloInstruction &inst,
+                                 const std::vector<Value> &operands);
+  Expected<Literal> dynamicUpdateSlice(const HloInstruction &inst,
+                                       const std::vector<Value> &operands);
+  Expected<Literal> reverse(const HloInstruction &inst, const Literal &x);
+  Expected<Literal> pad(const HloInstruction &inst, const Literal &x,
+                        const Literal &value);
+  Expected<Literal> concatenate(const HloInstruction &inst,
+                                const std::vector<Value> &operands);
+  Expected<Literal> reduce(const HloInstruction &inst,
+                           const std::vector<Value> &operands, int depth);
+  Expected<Literal> reduceWindow(const HloInstruction &inst,
+                                 const std::vector<Value> &operands, int depth);
+  Expected<Literal> dot(const HloInstruction &inst, const Literal &lhs,
+                        const Literal &rhs);
+  Expected<Literal> map(const HloInstruction &inst,
+                        const std::vector<Value> &operands, int depth);
+  /// Applies a reducer to accumulators and elements (scalars), updating
+  /// the accumulators.
+  Expected<bool> combine(const HloComputation &reducer,
+                         std::vector<Literal> &accumulators,
+                         const std::vector<Value> &inputs,
+                         const std::vector<int64_t> &inputIndex, int depth);
+
+  const EvaluatorOptions &options;
+};
+
+Expected<Literal> Evaluator::run(const HloComputation &computation,
+                                 const std::vector<Value> &arguments,
+                                 int depth) {
+  if (depth > 256)
+    return Error("calls nested more than 256 deep");
+  const auto &instructions = computation.instructions();
+  int64_t count = computation.instructionCount();
+  // The last user of each value, to free it early.
+  std::vector<int64_t> lastUse(count, -1);
+  for (int64_t i = 0; i < count; ++i)
+    for (HloInstruction *operand : instructions[i]->operands())
+      lastUse[operand->index()] = i;
+  std::vector<Value> values(count);
+  for (int64_t i = 0; i < count; ++i) {
+    const HloInstruction &inst = *instructions[i];
+    std::vector<Value> operands;
+    for (HloInstruction *operand : inst.operands()) {
+      if (operand->parent() != &computation || !values[operand->index()])
+        return Error("%" + inst.name() + " uses %" + operand->name() +
+                     " before it is defined");
+      operands.push_back(values[operand->index()]);
+    }
+    if (inst.opcode() == HloOpcode::Parameter) {
+      int64_t n = inst.parameterNumber();
+      if (n < 0 || n >= static_cast<int64_t>(arguments.size()))
+        return Error("%" + inst.name() + ": parameter " + std::to_string(n) +
+                     " has no argument");
+      values[i] = arguments[n];
+    } else {
+      Expected<Literal> result = evaluate(inst, operands, arguments, depth);
+      if (!result)
+        return Error("%" + inst.name() + ": " + result.error().message);
+      values[i] = std::make_shared<const Literal>(std::move(*result));
+    }
+    for (HloInstruction *operand : inst.operands())
+      if (lastUse[operand->index()] == i && operand != computation.root())
+        values[operand->index()].reset();
+  }
+  const HloInstruction *root = computation.root();
+  if (!root || root->parent() != &computation)
+    return Error("%" + computation.name() + " has no root");
+  Literal result = *values[root->index()];
+  result.setLayout(root->shape().isTuple() ? std::nullopt
+                                           : root->shape().layout);
+  return result;
+}
+
+Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
+                                      const std::vector<Value> &operands,
+                                      const std::vector<Value> &arguments,
+                                      int depth) {
+  (void)arguments;
+  HloOpcode op = inst.opcode();
+  const Shape &shape = inst.shape();
+  if (!isSupportedOpcode(op))
+    return Error("opcode " + std::string(hloOpcodeName(op)) +
+                 " is not supported by the evaluator");
+  for (const Value &operand : operands)
+    if (operand->isElided())
+      return Error("a constant has elided contents {...}");
+  if (std::optional<std::string> tooBig = tooLarge(shape))
+    return Error(*tooBig);
+  auto x = [&](size_t i) -> const Literal & { return *operands[i]; };
+  if (isElementwiseUnary(op))
+    return eval::unary(op, x(0), shape);
+  if (isElementwiseBinary(op))
+    return eval::binary(op, x(0), x(1), shape);
+  switch (op) {
+  case HloOpcode::Constant:
+    if (inst.literal().isElided())
+      return Error("the constant has elided contents {...}");
+    return inst.literal();
+  case HloOpcode::Iota:
+    return iota(inst);
+  case HloOpcode::Broadcast:
+    return broadcast(inst, x(0));
+  case HloOpcode::Transpose:
+    return transpose(inst, x(0));
+  case HloOpcode::Reshape:
+  case HloOpcode::Copy: {
+    Literal out(Shape(shape.elementType, shape.dims));
+    if (out.elementCount() > 0)
+      std::memcpy(out.data(), x(0).data(),
+                  out.elementCount() * out.elementBytes());
+    return out;
+  }
+  case HloOpcode::Bitcast: {
+    Expected<std::string> buffer = toPhysical(x(0), inst.operand(0)->shape());
+    if (!buffer)
+      return buffer.takeError();
+    return fromPhysical(*buffer, shape);
+  }
+  case HloOpcode::Slice:
+    return slice(inst, x(0));
+  case HloOpcode::DynamicSlice:
+    return dynamicSlice(inst, operands);
+  case HloOpcode::DynamicUpdateSlice:
+    return dynamicUpdateSlice(inst, operands);
+  case HloOpcode::Reverse:
+    return reverse(inst, x(0));
+  case HloOpcode::Pad:
+    return pad(inst, x(0), x(1));
+  case HloOpcode::Concatenate:
+    return concatenate(inst, operands);
+  case HloOpcode::Reduce:
+    return reduce(inst, operands, depth);
+  case HloOpcode::ReduceWindow:
+    return reduceWindow(inst, operands, depth);
+  case HloOpcode::Select:
+    return eval::select(x(0), x(1), x(2), shape);
+  case HloOpcode::Clamp:
+    return eval::clamp(x(0), x(1), x(2), shape);
+  case HloOpcode::Compare:
+    return eval::compare(inst.attributes(), x(0), x(1), shape);
+  case HloOpcode::Convert:
+    return eval::convert(x(0), shape);
+  case HloOpcode::BitcastConvert:
+    return eval::bitcastConvert(x(0), shape);
+  case HloOpcode::Tuple: {
+    std::vector<Literal> elements;
+    for (const Value &operand : operands)
+      elements.push_back(*operand);
+    return Literal::makeTuple(std::move(elements));
+  }
+  case HloOpcode::GetTupleElement: {
+    const std::vector<Literal> &elements = x(0).tupleElements();
+    if (inst.tupleIndex() < 0 ||
+        inst.tupleIndex() >= static_cast<int64_t>(elements.size()))
+      return Error("tuple index out of range");
+    return elements[inst.tupleIndex()];
+  }
+  case HloOpcode::Fusion:
+  case HloOpcode::Call:
+    return run(*inst.calledComputation(), operands, depth + 1);
+  case HloOpcode::Dot:
+    return dot(inst, x(0), x(1));
+  case HloOpcode::Map:
+    return map(inst, operands, depth);
+  default:
+    return Error("opcode " + std::string(hloOpcodeName(op)) +
+                 " is not supported by the evaluator");
+  }
+}
+
+Expected<Literal> Evaluator::iota(const HloInstruction &inst) {
+  Literal out(Shape(inst.shape().elementType, inst.shape().dims));
+  int64_t dim = inst.attributes().iotaDimension;
+  eval::Kind kind = eval::kindOf(out.elementType());
+  if (kind == eval::Kind::Complex || kind == eval::Kind::Other)
+    return Error("iota of " +
+                 std::string(primitiveTypeName(out.elementType())) +
+                 " is not supported by the evaluator");
+  std::vector<int64_t> index(out.rank(), 0);
+  for (int64_t i = 0; i < out.elementCount(); ++i, nextIndex(index, out.dims()))
+    if (kind == eval::Kind::Narrow || kind == eval::Kind::F64)
+      out.setDouble(i, static_cast<double>(index[dim]));
+    else
+      out.setInt(i, index[dim]);
+  return out;
+}
+
+Expected<Literal> Evaluator::broadcast(const HloInstruction &inst,
+                                       const Literal &x) {
+  Literal out(Shape(inst.shape().elementType, inst.shape().dims));
+  const std::vector<int64_t> &dims = inst.dimensions();
+  std::vector<int64_t> index(out.rank(), 0), from(x.rank(), 0);
+  for (int64_t i = 0; i < out.elementCount();
+       ++i, nextIndex(index, out.dims())) {
+    for (size_t d = 0; d < dims.size(); ++d)
+      from[d] = index[dims[d]];
+    copyElement(x, x.linearIndex(from), out, i);
+  }
+  return out;
+}
+
+Expected<Literal> Evaluator::transpose(const HloInstruction &inst,
+                                       const Literal &x) {
+  Literal out(Shape(inst.shape().elementType, inst.shape().dims));
+  const std::vector<int64_t> &dims = inst.dimensions();
+  std::vector<int64_t> index(out.rank(), 0), from(x.rank(), 0);
+  for (int64_t i = 0; i < out.elementCount();
+       ++i, nextIndex(index, out.dims())) {
+    for (size_t d = 0; d < dims.size(); ++d)
+      from[dims[d]] = index[d];
+    copyElement(x, x.linearIndex(from), out, i);
+  }
+  return out;
+}
+
+Expected<Literal> Evaluator::slice(const HloInstruction &inst,
+                                   const Literal &x) {
+  Literal out(Shape(inst.shape().elementType, inst.shape().dims));
+  const std::vector<SliceDim> &s = inst.attributes().slice;
+  std::vector<int64_t> index(out.rank(), 0), from(x.rank(), 0);
+  for (int64_t i = 0; i < out.elementCount();
+       ++i, nextIndex(index, out.dims())) {
+    for (size_t d = 0; d < s.size(); ++d)
+      from[d] = s[d].start + index[d] * s[d].stride;
+    copyElement(x, x.linearIndex(from), out, i);
+  }
+  return out;
+}
+
+/// Start indices of dynamic-slice and dynamic-update-slice, clamped so the
+/// slice stays inside the operand.
+std::vector<int64_t> clampedStarts(const std::vector<Value> &operands,
+                                   size_t first, const Literal &x,
+                                   const std::vector<int64_t> &sizes) {
+  std::vector<int64_t> starts;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    const Literal &s = *operands[first + d];
+    int64_t start = isUnsignedInteger(s.elementType()) &&
+                            static_cast<int64_t>(s.getBits(0)) < 0
+                        ? INT64_MAX
+                        : s.getInt(0);
+    starts.push_back(std::clamp<int64_t>(start, 0, x.dims()[d] - sizes[d]));
+  }
+  return starts;
+}
+
+Expected<Literal> Evaluator::dynamicSlice(const HloInstruction &inst,
+                                          const std::vector<Value> &operands) {
+  const Literal &x = *operands[0];
+  Literal out(Shape(inst.shape().elementType, inst.shape().dims));
+  std::vector<int64_t> starts = clampedStarts(operands, 1, x, out.dims());
+  std::vector<int64_t> index(out.rank(), 0), from(x.rank(), 0);
+  for (int64_t i = 0; i < out.elementCount();
+       ++i, nextIndex(index, out.dims())) {
+    for (int64_t d = 0; d < x.rank(); ++d)
+      from[d] = starts[d] + index[d];
+    copyElement(x, x.linearIndex(from), out, i);
+  }
+  return out;
+}
+
+Expected<Literal>
+Evaluator::dynamicUpdateSlice(const HloInstruction &inst,
+                              const std::vector<Value> &operands) {
+  (void)inst;
+  Literal out = *operands[0];
+  out.setLayout(std::nullopt);
+  const Literal &update = *operands[1];
+  std::vector<int64_t> starts = clampedStarts(operands, 2, out, update.dims());
+  std::vector<int64_t> index(update.rank(), 0), to(out.rank(), 0);
+  for (int64_t i = 0; i < update.elementCount();
+       ++i, nextIndex(index, update.dims())) {
+    for (int64_t d = 0; d < out.rank(); ++d)
+      to[d] = starts[d] + index[d];
+    copyElement(update, i, out, out.linearIndex(to));
+  }
+  return out;
+}
+
+Expected<Literal> Evaluator::reverse(const HloInstruction &inst,
+                                     const Literal &x) {
+  Literal out(Shape(x.elementType(), x.dims()));
+  std::vector<bool> reversed(x.rank(), false);
+  for (int64_t d : inst.dimensions())
+    reversed[d] = true;
+  std::vector<int64_t> index(out.rank(), 0), from(x.rank(), 0);
+  for (int64_t i = 0; i < out.elementCount();
+       ++i, nextIndex(index, out.dims())) {
+    for (int64_t d = 0; d < x.rank(); ++d)
+      from[d] = reversed[d] ? x.dims()[d] - 1 - index[d] : index[d];
+    copyElement(x, x.linearIndex(from), out, i);
+  }
+  return out;
+}
+
+Expected<Literal> Evaluator::pad(const HloInstruction &inst, const Literal &x,
+                                 const Literal &value) {
+  Literal out(Shape(inst.shape().elementType, inst.shape().dims));
+  for (int64_t i = 0; i < out.elementCount(); ++i)
+    copyElement(value, 0, out, i);
+  const std::vector<PadDim> &p = inst.attributes().padding;
+  std::vector<int64_t> index(x.rank(), 0), to(out.rank(), 0);
+  for (int64_t i = 0; i < x.elementCount(); ++i, nextIndex(index, x.dims())) {
+    bool inside = true;
+    for (int64_t d = 0; d < x.rank() && inside; ++d) {
+      to[d] = p[d].low + index[d] * (p[d].interior + 1);
+      inside = to[d] >= 0 && to[d] < out.dims()[d];
+    }
+    if (inside)
+      copyElement(x, i, out, out.linearIndex(to));
+  }
+  return out;
+}
+
+Expected<Literal> Evaluator::concatenate(const HloInstruction &inst,
+                                         const std::vector<Value> &operands) {
+  Literal out(Shape(inst.shape().elementType, inst.shape().dims));
+  int64_t dim = inst.dimensions()[0];
+  int64_t offset = 0;
+  for (const Value &operand : operands) {
+    const Literal &x = *operand;
+    std::vector<int64_t> index(x.rank(), 0);
+    for (int64_t i = 0; i < x.elementCount(); ++i, nextIndex(index, x.dims())) {
+      std::vector<int64_t> to = index;
+      to[dim] += offset;
+      copyElement(x, i, out, out.linearIndex(to));
+    }
+    offset += x.dims()[dim];
+  }
+  return out;
+}
+
+Expected<bool> Evaluator::combine(const HloComputation &reducer,
+                                  std::vector<Literal> &accumulators,
+                                  const std::vector<Value> &inputs,
+                                  const std::vector<int64_t> &inputIndex,
+                                  int depth) {
+  std::vector<Value> args;
+  for (const Literal &accumulator : accumulators)
+    args.push_back(std::make_shared<const Literal>(accumulator));
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    Literal element(Shape(inputs[k]->elementType(), {}));
+    copyElement(*inputs[k], inputIndex[k], element, 0);
+    args.push_back(std::make_shared<const Literal>(std::move(element)));
+  }
+  Expected<Literal> result = run(reducer, args, depth + 1);
+  if (!result)
+    return result.takeError();
+  if (accumulators.size() == 1 && !result->isTuple()) {
+    accumulators[0] = std::move(*result);
+  } else {
+    if (result->tupleElements().size() != accumulators.size())
+      return Error("%" + reducer.name() +
+                   " returns the wrong number of values");
+    for (size_t k = 0; k < accumulators.size(); ++k)
+      accumulators[k] = result->tupleElements()[k];
+  }
+  return true;
+}
+
+Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
+                                    const std::vector<Value> &operands,
+                                    int depth) {
+  size_t n = operands.size() / 2;
+  std::vector<Value> inputs(operands.begin(), operands.begin() + n);
+  const Literal &first = *inputs[0];
+  std::vector<bool> reduced(first.rank(), false);
+  for (int64_t d : inst.dimensions())
+    reduced[d] = true;
+  std::vector<int64_t> outDims;
+  for (int64_t d = 0; d < first.rank(); ++d)
+    if (!reduced[d])
+      outDims.push_back(first.dims()[d]);
+  std::vector<Literal> results;
+  for (size_t k = 0; k < n; ++k) {
+    Literal r(Shape(inputs[k]->elementType(), outDims));
+    for (int64_t o = 0; o < r.elementCount(); ++o)
+      copyElement(*operands[n + k], 0, r, o);
+    results.push_back(std::move(r));
+  }
+  const HloComputation &reducer = *inst.calledComputation();
+  std::optional<HloOpcode> fast = n == 1 ? simpleBinary(reducer) : std::nullopt;
+  if (fast && reducer.root()->shape().elementType != first.elementType())
+    fast.reset();
+  std::vector<int64_t> index(first.rank(), 0), outIndex(outDims.size(), 0);
+  std::vector<Literal> accumulators(n);
+  for (int64_t i = 0; i < first.elementCount();
+       ++i, nextIndex(index, first.dims())) {
+    size_t k = 0;
+    for (int64_t d = 0; d < first.rank(); ++d)
+      if (!reduced[d])
+        outIndex[k++] = index[d];
+    int64_t o = results[0].linearIndex(outIndex);
+    if (fast) {
+      eval::binaryAt(*fast, results[0], o, first, i, results[0], o);
+      continue;
+    }
+    for (size_t j = 0; j < n; ++j) {
+      accumulators[j] = Literal(Shape(results[j].elementType(), {}));
+      copyElement(results[j], o, accumulators[j], 0);
+    }
+    Expected<bool> ok = combine(reducer, accumulators, inputs,
+                                std::vector<int64_t>(n, i), depth);
+    if (!ok)
+      return ok.takeError();
+    for (size_t j = 0; j < n; ++j)
+      copyElement(accumulators[j], 0, results[j], o);
+  }
+  if (n == 1)
+    return std::move(results[0]);
+  return Literal::makeTuple(std::move(results));
+}
+
+Expected<Literal> Evaluator::reduceWindow(const HloInstruction &inst,
+                                          const std::vector<Value> &operands,
+                                          int depth) {
+  size_t n = operands.size() / 2;
+  std::vector<Value> inputs(operands.begin(), operands.begin() + n);
+  const Literal &first = *inputs[0];
+  const std::vector<WindowDim> &window = inst.attributes().window;
+  const Shape &shape = inst.shape();
+  std::vector<int64_t> outDims =
+      shape.isTuple() ? shape.tupleShapes[0].dims : shape.dims;
+  std::vector<int64_t> windowDims;
+  for (const WindowDim &w : window)
+    windowDims.push_back(w.size);
+  std::vector<Literal> results;
+  for (size_t k = 0; k < n; ++k)
+    results.emplace_back(Shape(inputs[k]->elementType(), outDims));
+  const HloComputation &reducer = *inst.calledComputation();
+  std::optional<HloOpcode> fast = n == 1 ? simpleBinary(reducer) : std::nullopt;
+  if (fast && reducer.root()->shape().elementType != first.elementType())
+    fast.reset();
+  int64_t windowCount = 1;
+  for (int64_t size : windowDims)
+    windowCount *= size;
+  std::vector<int64_t> outIndex(outDims.size(), 0), from(first.rank(), 0);
+  std::vector<Literal> accumulators(n);
+  for (int64_t o = 0; o < results[0].elementCount();
+       ++o, nextIndex(outIndex, outDims)) {
+    for (size_t k = 0; k < n; ++k)
+      copyElement(*operands[n + k], 0, results[k], o);
+    std::vector<int64_t> w(window.size(), 0);
+    for (int64_t step = 0; step < windowCount;
+         ++step, nextIndex(w, windowDims)) {
+      bool inside = true;
+      for (size_t d = 0; d < window.size() && inside; ++d) {
+        const WindowDim &wd = window[d];
+        int64_t offset = wd.reversal ? wd.size - 1 - w[d] : w[d];
+        int64_t pos = outIndex[d] * wd.stride + offset * wd.windowDilation -
+                      wd.paddingLow;
+        inside = pos >= 0 && pos % wd.baseDilation == 0 &&
+                 pos / wd.baseDilation < first.dims()[d];
+        from[d] = inside ? pos / wd.baseDilation : 0;
+      }
+      if (!inside)
+        continue;
+      int64_t i = first.linearIndex(from);
+      if (fast) {
+        eval::binaryAt(*fast, results[0], o, first, i, results[0], o);
+        continue;
+      }
+      for (size_t j = 0; j < n; ++j) {
+        accumulators[j] = Literal(Shape(results[j].elementType(), {}));
+        copyElement(results[j], o, accumulators[j], 0);
+      }
+      Expected<bool> ok = combine(reducer, accumulators, inputs,
+                                  std::vector<int64_t>(n, i), depth);
+      if (!ok)
+        return ok.takeError();
+      for (size_t j = 0; j < n; ++j)
+        copyElement(accumulators[j], 0, results[j], o);
+    }
+  }
+  if (n == 1)
+    return std::move(results[0]);
+  return Literal::makeTuple(std::move(results));
+}
+
+Expected<Literal> Evaluator::dot(const HloInstruction &inst, const Literal &lhs,
+                                 const Literal &rhs) {
+  const DotDimensionNumbers &dn = inst.attributes().dotDimensionNumbers;
+  Literal out(Shape(inst.shape().elementType, inst.shape().dims));
+  eval::Kind kind = eval::kindOf(out.elementType());
+  eval::Kind lk = eval::kindOf(lhs.elementType());
+  eval::Kind rk = eval::kindOf(rhs.elementType());
+  bool isFloatResult = kind == eval::Kind::Narrow || kind == eval::Kind::F64;
+  for (eval::Kind k : {kind, lk, rk})
+    if (k == eval::Kind::Complex || k == eval::Kind::Other ||
+        k == eval::Kind::Pred)
+      return Error("dot of these element types is not supported by the "
+                   "evaluator");
+  auto strides = [](const Literal &x) {
+    std::vector<int64_t> s(x.rank(), 1);
+    for (int64_t d = x.rank() - 2; d >= 0; --d)
+      s[d] = s[d + 1] * x.dims()[d + 1];
+    return s;
+  };
+  std::vector<int64_t> ls = strides(lhs), rs = strides(rhs);
+  auto freeDims = [](const Literal &x, const std::vector<int64_t> &batch,
+                     const std::vector<int64_t> &contracting) {
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+          std::find(contracting.begin(), contracting.end(), d) ==
+              contracting.end())
+        dims.push_back(d);
+    return dims;
+  };
+  std::vector<int64_t> lf =
+      freeDims(lhs, dn.lhsBatchDims, dn.lhsContractingDims);
+  std::vector<int64_t> rf =
+      freeDims(rhs, dn.rhsBatchDims, dn.rhsContractingDims);
+  // Offsets of every point of the contracting space, in lhs and rhs.
+  std::vector<int64_t> cdims;
+  for (int64_t d : dn.lhsContractingDims)
+    cdims.push_back(lhs.dims()[d]);
+  std::vector<int64_t> lOff, rOff, c(cdims.size(), 0);
+  int64_t points = 1;
+  for (int64_t size : cdims)
+    points *= size;
+  for (int64_t p = 0; p < points; ++p, nextIndex(c, cdims)) {
+    int64_t lo = 0, ro = 0;
+    for (size_t k = 0; k < cdims.size(); ++k) {
+      lo += c[k] * ls[dn.lhsContractingDims[k]];
+      ro += c[k] * rs[dn.rhsContractingDims[k]];
+    }
+    lOff.push_back(lo);
+    rOff.push_back(ro);
+  }
+  std::vector<int64_t> index(out.rank(), 0);
+  for (int64_t i = 0; i < out.elementCount();
+       ++i, nextIndex(index, out.dims())) {
+    int64_t lBase = 0, rBase = 0;
+    size_t r = 0;
+    for (size_t k = 0; k < dn.lhsBatchDims.size(); ++k, ++r) {
+      lBase += index[r] * ls[dn.lhsBatchDims[k]];
+      rBase += index[r] * rs[dn.rhsBatchDims[k]];
+    }
+    for (int64_t d : lf)
+      lBase += index[r++] * ls[d];
+    for (int64_t d : rf)
+      rBase += index[r++] * rs[d];
+    if (isFloatResult) {
+      double sum = 0;
+      for (int64_t p = 0; p < points; ++p)
+        sum += lhs.getDouble(lBase + lOff[p]) * rhs.getDouble(rBase + rOff[p]);
+      out.setDouble(i, sum);
+    } else {
+      uint64_t sum = 0;
+      for (int64_t p = 0; p < points; ++p)
+        sum += static_cast<uint64_t>(lhs.getInt(lBase + lOff[p])) *
+               static_cast<uint64_t>(rhs.getInt(rBase + rOff[p]));
+      out.setInt(i, static_cast<int64_t>(sum));
+    }
+  }
+  return out;
+}
+
+Expected<Literal> Evaluator::map(const HloInstruction &inst,
+                                 const std::vector<Value> &operands,
+                                 int depth) {
+  Literal out(Shape(inst.shape().elementType, inst.shape().dims));
+  const HloComputation &callee = *inst.calledComputation();
+  for (int64_t i = 0; i < out.elementCount(); ++i) {
+    std::vector<Value> args;
+    for (const Value &operand : operands) {
+      Literal element(Shape(operand->elementType(), {}));
+      copyElement(*operand, i, element, 0);
+      args.push_back(std::make_shared<const Literal>(std::move(element)));
+    }
+    Expected<Literal> r = run(callee, args, depth + 1);
+    if (!r)
+      return r.takeError();
+    copyElement(*r, 0, out, i);
+  }
+  return out;
+}
+
+} // namespace
+
+Expected<Literal> evaluateComputation(const HloComputation &computation,
+                                      const std::vector<Literal> &arguments,
+                                      const EvaluatorOptions &options) {
+  std::vector<HloInstruction *> params = computation.parameters();
+  if (params.size() != arguments.size())
+    return Error("%" + computation.name() + " takes " +
+                 std::to_string(params.size()) + " arguments, given " +
+                 std::to_string(arguments.size()));
+  std::vector<Value> values;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Shape &want = params[i]->shape();
+    const Shape &have = arguments[i].shape();
+    bool ok = want.isTuple() == have.isTuple() &&
+              want.elementType == have.elementType && want.dims == have.dims;
+    if (!ok || (want.isTuple() &&
+                want.toStringWithoutLayout() != have.toStringWithoutLayout()))
+      return Error("argument " + std::to_string(i) + " is " +
+                   have.toStringWithoutLayout() + ", expected " +
+                   want.toStringWithoutLayout() + " for parameter %" +
+                   params[i]->name());
+    values.push_back(std::make_shared<const Literal>(arguments[i]));
+  }
+  Evaluator evaluator(options);
+  return evaluator.run(computation, values);
+}
+
+Expected<Literal> evaluateHloModule(const HloModule &module,
+                                    const std::vector<Literal> &arguments,
+                                    const EvaluatorOptions &options) {
+  if (!module.entry())
+    return Error("the module has no ENTRY computation");
+  return evaluateComputation(*module.entry(), arguments, options);
+}
+
+} // namespace tessel

@@ -1,0 +1,134 @@
+//===- HloModule.cpp - HLO modules, computations and instructions ---------===//
+#include "tessel/Hlo/HloModule.h"
+
+#include <algorithm>
+
+namespace tessel {
+
+std::string_view comparisonDirectionName(ComparisonDirection direction) {
+  switch (direction) {
+  case ComparisonDirection::Eq:
+    return "EQ";
+  case ComparisonDirection::Ne:
+    return "NE";
+  case ComparisonDirection::Ge:
+    return "GE";
+  case ComparisonDirection::Gt:
+    return "GT";
+  case ComparisonDirection::Le:
+    return "LE";
+  case ComparisonDirection::Lt:
+    return "LT";
+  }
+  return "EQ";
+}
+
+std::string_view comparisonTypeName(ComparisonType type) {
+  switch (type) {
+  case ComparisonType::Default:
+    return "";
+  case ComparisonType::Float:
+    return "FLOAT";
+  case ComparisonType::TotalOrder:
+    return "TOTALORDER";
+  case ComparisonType::Signed:
+    return "SIGNED";
+  case ComparisonType::Unsigned:
+    return "UNSIGNED";
+  }
+  return "";
+}
+
+std::string_view fusionKindName(FusionKind kind) {
+  switch (kind) {
+  case FusionKind::Loop:
+    return "kLoop";
+  case FusionKind::Input:
+    return "kInput";
+  case FusionKind::Output:
+    return "kOutput";
+  case FusionKind::Custom:
+    return "kCustom";
+  }
+  return "kLoop";
+}
+
+void HloInstruction::appendOperand(HloInstruction *operand) {
+  theOperands.push_back(operand);
+  std::vector<HloInstruction *> &users = operand->theUsers;
+  if (std::find(users.begin(), users.end(), this) == users.end())
+    users.push_back(this);
+}
+
+const std::string *HloInstruction::rawAttribute(std::string_view key) const {
+  for (const RawAttribute &attribute : raw)
+    if (attribute.key == key)
+      return &attribute.value;
+  return nullptr;
+}
+
+bool HloInstruction::isRoot() const {
+  return theParent && theParent->root() == this;
+}
+
+bool HloComputation::isEntry() const {
+  return theParent && theParent->entry() == this;
+}
+
+HloInstruction *
+HloComputation::addInstruction(std::unique_ptr<HloInstruction> instruction) {
+  instruction->theParent = this;
+  instruction->theIndex = instructionCount();
+  theInstructions.push_back(std::move(instruction));
+  return theInstructions.back().get();
+}
+
+HloInstruction *HloComputation::instruction(const std::string &name) const {
+  for (const auto &instruction : theInstructions)
+    if (instruction->name() == name)
+      return instruction.get();
+  return nullptr;
+}
+
+std::vector<HloInstruction *> HloComputation::parameters() const {
+  std::vector<HloInstruction *> result;
+  for (const auto &instruction : theInstructions) {
+    if (instruction->opcode() != HloOpcode::Parameter)
+      continue;
+    int64_t number = instruction->parameterNumber();
+    if (number < 0 || number > instructionCount())
+      continue;
+    if (static_cast<int64_t>(result.size()) <= number)
+      result.resize(number + 1, nullptr);
+    if (!result[number])
+      result[number] = instruction.get();
+  }
+  return result;
+}
+
+HloComputation *
+HloModule::addComputation(std::unique_ptr<HloComputation> computation) {
+  computation->theParent = this;
+  theComputations.push_back(std::move(computation));
+  return theComputations.back().get();
+}
+
+HloComputation *HloModule::computation(const std::string &name) const {
+  for (const auto &computation : theComputations)
+    if (computation->name() == name)
+      return computation.get();
+  return nullptr;
+}
+
+ProgramShape HloModule::entryProgramShape() const {
+  if (entryLayout)
+    return *entryLayout;
+  ProgramShape shape;
+  for (HloInstruction *parameter : theEntry->parameters())
+    shape.parameters.push_back(parameter ? parameter->shape() : Shape());
+  if (theEntry->root())
+    shape.result = theEntry->root()->shape();
+  return shape;
+}
+
+} // namespace tessel

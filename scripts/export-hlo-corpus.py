@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""Exports the HLO corpus in test/Hlo/corpus/ from jax (XLA:CPU).
+
+For every case below, jax lowers a real function to HLO text and XLA:CPU runs
+it on fixed inputs. Each case directory gets:
+
+  module.hlo     the HLO jax hands to XLA (as `lowered.as_text("hlo")`)
+  optimized.hlo  the module after XLA:CPU's passes (fusions, metadata, ...)
+  inputN.npy     the inputs, outputN.npy XLA:CPU's results
+
+and MANIFEST.txt lists the cases with the tolerance tessel's evaluator must
+meet: `name rtol atol` (0 0 means bit-exact). Run it from anywhere:
+
+  scripts/export-hlo-corpus.py          # installs requirements-jax.txt into .venv
+
+The outputs are deterministic for a given jax/jaxlib version (pinned in
+requirements-jax.txt); the test suite only reads the committed files.
+"""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
+
+
+def ensure_jax():
+    try:
+        import jax  # noqa: F401
+        return
+    except ImportError:
+        pass
+    if os.path.abspath(sys.executable) != os.path.abspath(VENV_PYTHON):
+        if not os.path.exists(VENV_PYTHON):
+            subprocess.check_call([os.path.join(ROOT, "scripts", "bootstrap.sh")])
+        os.execv(VENV_PYTHON, [VENV_PYTHON] + sys.argv)
+    print("export-hlo-corpus: installing requirements-jax.txt into .venv")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q",
+                           "--disable-pip-version-check", "-r",
+                           os.path.join(ROOT, "requirements-jax.txt")])
+
+
+ensure_jax()
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import ml_dtypes  # noqa: E402
+import numpy as np  # noqa: E402
+from jax import lax  # noqa: E402
+
+jax.config.update("jax_platforms", "cpu")
+
+F32, BF16 = np.float32, ml_dtypes.bfloat16
+OUT = os.path.join(ROOT, "test", "Hlo", "corpus")
+
+
+def rand(seed, shape, dtype, scale=1.0):
+    x = np.random.RandomState(seed).standard_normal(shape) * scale
+    return x.astype(dtype)
+
+
+# --- the functions -----------------------------------------------------------
+
+def gelu_tanh(x):
+    return jax.nn.gelu(x, approximate=True)
+
+
+def gelu_erf(x):
+    return jax.nn.gelu(x, approximate=False)
+
+
+def softmax(x):
+    return jax.nn.softmax(x, axis=-1)
+
+
+def layer_norm(x, gamma, beta):
+    mean = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=-1, keepdims=True)
+    return (x - mean) * lax.rsqrt(var + 1e-5) * gamma + beta
+
+
+def attention_scores(q, k):
+    s = jnp.einsum("bhqd,bhkd->bhqk", q, k) / np.sqrt(q.shape[-1]).astype(q.dtype)
+    return jax.nn.softmax(s, axis=-1)
+
+
+def matmul_bias_relu(x, w, b):
+    return jnp.maximum(jnp.dot(x, w) + b, 0)
+
+
+def transpose_2d(x):
+    return x.T
+
+
+def transpose_3d(x):
+    return jnp.transpose(x, (2, 0, 1))
+
+
+def transpose_4d(x):
+    return jnp.transpose(x, (0, 2, 3, 1)) * 2
+
+
+def row_reduce(x):
+    return jnp.sum(x, axis=1), jnp.max(x, axis=1)
+
+
+def column_reduce(x):
+    return jnp.sum(x, axis=0), jnp.min(x, axis=0)
+
+
+def reduce_3d(x):
+    return jnp.sum(x, axis=(0, 2))
+
+
+def argmax_rows(x):
+    return jnp.argmax(x, axis=1).astype(jnp.int32)
+
+
+def pad_slice_concat(x):
+    a = lax.pad(x, np.array(-1, x.dtype), [(1, 2, 1), (-1, 3, 0)])
+    b = x[1:5:2, ::3]
+    c = jnp.concatenate([x[:, :2], jnp.flip(x, axis=0)[:, 1:4], a[:6, :3]], axis=1)
+    return a, b, c
+
+
+def dynamic_slices(x, i, j):
+    s = lax.dynamic_slice(x, (i, j), (3, 4))
+    u = lax.dynamic_update_slice(x, jnp.full((2, 5), 7, x.dtype), (j, i))
+    return s, u
+
+
+def pooling(x):
+    mx = lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    avg = lax.reduce_window(x, 0.0, lax.add, (1, 3, 3, 1), (1, 1, 1, 1), "SAME") / 9
+    return mx, avg
+
+
+def unary_math(x):
+    pos = jnp.abs(x) + 0.5
+    return (jnp.exp(x), jnp.log(pos), jnp.sqrt(pos), lax.rsqrt(pos), jnp.tanh(x),
+            jnp.sin(x), jnp.cos(x), jax.nn.sigmoid(x), jnp.expm1(x), jnp.log1p(pos),
+            jnp.cbrt(x), jnp.floor(x * 3), jnp.ceil(x * 3),
+            lax.round(x * 3, lax.RoundingMethod.AWAY_FROM_ZERO),
+            lax.round(x * 3, lax.RoundingMethod.TO_NEAREST_EVEN),
+            jnp.sign(x), jnp.isfinite(x / (x - x[0, 0])))
+
+
+def binary_math(x, y):
+    return (x + y, x - y, x * y, x / y, lax.rem(x, y), jnp.power(jnp.abs(x), y),
+            jnp.maximum(x, y), jnp.minimum(x, y), jnp.arctan2(x, y),
+            lax.clamp(np.float32(-0.5), x, np.float32(0.5)), jnp.where(x > y, x, y))
+
+
+def nan_min_max(x, y):
+    return jnp.maximum(x, y), jnp.minimum(x, y), x == y, x != y, x < y, x >= y
+
+
+def integer_ops(a, b):
+    return (a + b, a - b, a * b, lax.div(a, b), lax.rem(a, b), lax.max(a, b),
+            lax.min(a, b), a & b, a | b, a ^ b, ~a,
+            lax.shift_left(a, b), lax.shift_right_logical(a, b),
+            lax.shift_right_arithmetic(a, b), lax.population_count(a), lax.clz(a),
+            jnp.abs(a), -a, jnp.sign(a), lax.clamp(np.int32(-100), a, np.int32(100)),
+            (a < b).astype(jnp.int32))
+
+
+def integer_u8(a, b):
+    return (a + b, a * b, lax.div(a, b), lax.rem(a, b), lax.shift_right_arithmetic(a, b),
+            lax.shift_left(a, b), a > b, lax.population_count(a))
+
+
+def converts(x):
+    big = x * 1e10
+    return (big.astype(jnp.int32), x.astype(jnp.bfloat16), x.astype(jnp.float16),
+            (x * 100).astype(jnp.uint8), (x * 300).astype(jnp.float8_e4m3fn),
+            (x * 1000).astype(jnp.float8_e5m2), (x * 3).astype(jnp.int8),
+            x.astype(jnp.bool_))
+
+
+def iota_broadcast(x):
+    r = jnp.arange(12, dtype=jnp.int32).reshape(3, 4)
+    f = lax.broadcasted_iota(jnp.float32, (3, 4, 5), 2)
+    return r * 2 + x, f + x[:, :, None], lax.rev(x, (0, 1))
+
+
+def nested_call(x):
+    inner = jax.jit(lambda v: jnp.tanh(v) * 2)
+    return inner(x) + inner(x * 3)
+
+
+def bitcast_convert(x):
+    return lax.bitcast_convert_type(x, jnp.int32), lax.bitcast_convert_type(x, jnp.uint16)
+
+
+def mixed_bf16_dot(x, w):
+    return jnp.dot(x, w, preferred_element_type=jnp.float32)
+
+
+ints = lambda seed, shape, lo, hi, dt: (  # noqa: E731
+    np.random.RandomState(seed).randint(lo, hi, size=shape).astype(dt))
+
+# name, function, inputs, rtol, atol (0 0: bit-exact)
+CASES = [
+    ("gelu_tanh_f32", gelu_tanh, [rand(1, (8, 128), F32, 2)], 2e-6, 1e-6),
+    ("gelu_tanh_bf16", gelu_tanh, [rand(2, (8, 128), BF16, 2)], 1.6e-2, 1e-3),
+    ("gelu_erf_f32", gelu_erf, [rand(3, (4, 64), F32, 2)], 2e-6, 1e-7),
+    ("softmax_f32", softmax, [rand(4, (16, 64), F32, 3)], 2e-6, 1e-8),
+    ("softmax_bf16", softmax, [rand(5, (16, 64), BF16, 3)], 1.6e-2, 1e-4),
+    ("layer_norm_f32", layer_norm,
+     [rand(6, (8, 64), F32, 2), rand(7, (64,), F32), rand(8, (64,), F32)], 1e-5, 1e-5),
+    ("layer_norm_bf16", layer_norm,
+     [rand(9, (8, 64), BF16, 2), rand(10, (64,), BF16), rand(11, (64,), BF16)], 3e-2, 3e-2),
+    ("attention_scores_f32", attention_scores,
+     [rand(12, (2, 4, 8, 16), F32), rand(13, (2, 4, 8, 16), F32)], 1e-5, 1e-7),
+    ("attention_scores_bf16", attention_scores,
+     [rand(14, (2, 2, 8, 16), BF16), rand(15, (2, 2, 8, 16), BF16)], 3e-2, 1e-3),
+    ("matmul_bias_relu_f32", matmul_bias_relu,
+     [rand(16, (16, 32), F32), rand(17, (32, 8), F32), rand(18, (8,), F32)], 1e-5, 1e-5),
+    ("mixed_bf16_dot", mixed_bf16_dot,
+     [rand(19, (8, 32), BF16), rand(20, (32, 16), BF16)], 1e-6, 1e-6),
+    ("transpose_2d_f32", transpose_2d, [rand(21, (32, 48), F32)], 0, 0),
+    ("transpose_3d_bf16", transpose_3d, [rand(22, (4, 6, 8), BF16)], 0, 0),
+    ("transpose_4d_f32", transpose_4d, [rand(23, (2, 3, 4, 5), F32)], 0, 0),
+    ("row_reduce_f32", row_reduce, [rand(24, (16, 128), F32)], 1e-5, 1e-5),
+    ("column_reduce_f32", column_reduce, [rand(25, (128, 16), F32)], 1e-5, 1e-5),
+    ("row_reduce_bf16", row_reduce, [rand(26, (8, 64), BF16)], 1.6e-2, 2e-2),
+    ("reduce_3d_f32", reduce_3d, [rand(27, (4, 5, 6), F32)], 1e-5, 1e-5),
+    ("argmax_rows_f32", argmax_rows, [rand(28, (8, 33), F32)], 0, 0),
+    ("pad_slice_concat_f32", pad_slice_concat, [rand(29, (6, 7), F32)], 0, 0),
+    ("pad_slice_concat_bf16", pad_slice_concat, [rand(30, (6, 7), BF16)], 0, 0),
+    ("dynamic_slices_s32", dynamic_slices,
+     [ints(31, (6, 9), -50, 50, np.int32), np.int32(2), np.int32(7)], 0, 0),
+    ("pooling_f32", pooling, [rand(32, (2, 8, 8, 3), F32)], 1e-6, 1e-6),
+    ("unary_math_f32", unary_math, [rand(33, (8, 16), F32, 2)], 4e-6, 1e-6),
+    ("binary_math_f32", binary_math,
+     [rand(34, (8, 16), F32, 2), rand(35, (8, 16), F32, 2)], 4e-6, 1e-6),
+    ("nan_min_max_f32", nan_min_max,
+     [np.array([[np.nan, 1, -0.0, np.inf], [2, np.nan, 0.0, -np.inf]], F32),
+      np.array([[1, np.nan, 0.0, 3], [np.nan, np.nan, -0.0, 5]], F32)], 0, 0),
+    ("integer_ops_s32", integer_ops,
+     [np.concatenate([ints(36, (60,), -2**31, 2**31 - 1, np.int32),
+                      np.array([-2**31, -2**31, 7, -7], np.int32)]),
+      np.concatenate([ints(37, (60,), -40, 40, np.int32),
+                      np.array([-1, 0, 0, 33], np.int32)])], 0, 0),
+    ("integer_ops_u8", integer_u8,
+     [ints(38, (64,), 0, 256, np.uint8), ints(39, (64,), 0, 12, np.uint8)], 0, 0),
+    ("converts_f32", converts,
+     [np.concatenate([rand(40, (60,), F32, 2),
+                      np.array([np.nan, np.inf, -np.inf, 0.0], F32)])], 0, 0),
+    ("iota_broadcast_f32", iota_broadcast, [rand(41, (3, 4), F32)], 0, 0),
+    ("nested_call_f32", nested_call, [rand(42, (4, 8), F32)], 4e-6, 1e-6),
+    ("bitcast_convert_f32", bitcast_convert, [rand(43, (4, 8), F32)], 0, 0),
+]
+
+
+def save(path, array):
+    array = np.asarray(array)
+    if array.dtype.type.__module__.split(".")[0] == "ml_dtypes" or array.dtype.kind == "V":
+        # bf16 and f8 arrays: numpy's own readers only know them as raw bytes.
+        array = array.view(np.dtype("V%d" % array.dtype.itemsize))
+    np.save(path, array, allow_pickle=False)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    lines = ["# name rtol atol (0 0: bit-exact); written by scripts/export-hlo-corpus.py",
+             "# jax %s, jaxlib %s, XLA:CPU" % (jax.__version__, jax.lib.__version__)]
+    for name, fn, inputs, rtol, atol in CASES:
+        case = os.path.join(OUT, name)
+        os.makedirs(case, exist_ok=True)
+        for old in os.listdir(case):
+            os.remove(os.path.join(case, old))
+        lowered = jax.jit(fn).lower(*inputs)
+        compiled = lowered.compile()
+        with open(os.path.join(case, "module.hlo"), "w") as f:
+            f.write(lowered.as_text(dialect="hlo"))
+        with open(os.path.join(case, "optimized.hlo"), "w") as f:
+            f.write(compiled.as_text())
+        outputs = compiled(*inputs)
+        if not isinstance(outputs, (tuple, list)):
+            outputs = [outputs]
+        for i, x in enumerate(inputs):
+            save(os.path.join(case, "input%d.npy" % i), x)
+        for i, y in enumerate(outputs):
+            save(os.path.join(case, "output%d.npy" % i), y)
+        lines.append("%s %g %g" % (name, rtol, atol))
+        print("export-hlo-corpus: %s (%d inputs, %d outputs)" % (name, len(inputs), len(outputs)))
+    with open(os.path.join(OUT, "MANIFEST.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,302 @@
+//===- HloCommand.cpp - `tessel hlo ...` ----------------------------------===//
+//
+//   tessel hlo fmt M.hlo                     parse, verify, print in XLA's form
+//   tessel hlo verify M.hlo                  shape inference on every op
+//   tessel hlo eval M.hlo --input x.npy ... [--output y.npy ...]
+//
+// eval reads and writes arrays in the physical layouts of the entry's
+// parameters and results (entry_computation_layout, else the shapes of the
+// parameters and the root): a row-major layout is the plain array, another
+// dim order is the array with its dims in physical (major to minor) order,
+// a tiled layout is the flat buffer with its padding. --logical ignores the
+// layouts.
+//
+//===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+#include "Commands.h"
+
+#include "tessel/Hlo/HloEvaluator.h"
+#include "tessel/Hlo/HloParser.h"
+#include "tessel/Hlo/HloVerifier.h"
+#include "tessel/Layout/TiledLayout.h"
+#include "tessel/Support/Npy.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+namespace cl = llvm::cl;
+
+namespace tessel {
+namespace {
+
+/// Reads, parses and (unless told not to) verifies a module, printing the
+/// error with the file name.
+std::unique_ptr<HloModule> loadModule(const std::string &path, bool verify) {
+  Expected<std::string> text = readFileBytes(path);
+  if (!text) {
+    cli::fail(text.error().message);
+    return nullptr;
+  }
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(*text);
+  if (!module) {
+    cli::fail(path + ":" + module.error().message);
+    return nullptr;
+  }
+  if (verify)
+    if (std::optional<Error> problem = verifyHloModule(**module)) {
+      cli::fail(path + ":" + problem->message);
+      return nullptr;
+    }
+  return std::move(*module);
+}
+
+int runFmt(int argc, char **argv) {
+  cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
+                            cl::cat(cli::category()));
+  cl::opt<bool> noVerify("no-verify", cl::desc("print without checking shapes"),
+                         cl::cat(cli::category()));
+  cl::opt<std::string> output("o", cl::desc("write to FILE, not stdout"),
+                              cl::value_desc("FILE"), cl::cat(cli::category()));
+  if (!cli::parseOptions(argc, argv,
+                         "print an HLO module in XLA's canonical text form\n\n"
+                         "  tessel hlo fmt examples/gelu.hlo\n"))
+    return 2;
+  std::unique_ptr<HloModule> module = loadModule(path, !noVerify);
+  if (!module)
+    return 1;
+  std::string text = module->toString();
+  if (output.empty()) {
+    llvm::outs() << text;
+    return 0;
+  }
+  std::string error = cli::writeFileAtomically(output, text);
+  return error.empty() ? 0 : cli::fail(error);
+}
+
+int runVerify(int argc, char **argv) {
+  cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
+                            cl::cat(cli::category()));
+  if (!cli::parseOptions(argc, argv,
+                         "check an HLO module: names, shapes of every "
+                         "supported op, calls\n\n"
+                         "  tessel hlo verify examples/gelu.hlo   -> ok\n"))
+    return 2;
+  std::unique_ptr<HloModule> module = loadModule(path, true);
+  if (!module)
+    return 1;
+  llvm::outs() << "ok\n";
+  return 0;
+}
+
+/// The dims of the .npy that holds an array of `shape` (with its layout) as
+/// a physical buffer: the logical dims for row-major, the dims in physical
+/// order for another permutation, the flat buffer for tiles and L(n).
+Expected<std::vector<int64_t>> physicalNpyDims(const Shape &shape) {
+  Expected<TiledLayout> layout = TiledLayout::get(shape);
+  if (!layout)
+    return layout.takeError();
+  Layout l = shape.layoutOrDefault();
+  if (!l.tiles.empty() || l.tailPaddingAlignment != 1)
+    return std::vector<int64_t>{layout->physicalElements()};
+  std::vector<int64_t> dims;
+  for (int64_t d : layout->physicalOrder())
+    dims.push_back(shape.dims[d]);
+  return dims;
+}
+
+std::string joinDims(const std::vector<int64_t> &dims) {
+  std::string out = "(";
+  for (size_t i = 0; i < dims.size(); ++i)
+    out += (i ? "," : "") + std::to_string(dims[i]);
+  return out + (dims.size() == 1 ? ",)" : ")");
+}
+
+/// The data of an .npy in C order.
+std::string cOrderData(const NpyArray &array) {
+  if (!array.fortranOrder || array.shape.size() < 2)
+    return array.data;
+  int64_t width = array.itemSize(), rank = array.shape.size();
+  std::string out(array.data.size(), '\0');
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < array.elementCount(); ++i) {
+    int64_t f = 0, stride = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      f += index[d] * stride;
+      stride *= array.shape[d];
+    }
+    std::memcpy(&out[i * width], &array.data[f * width], width);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < array.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+Expected<Literal> readArgument(const std::string &path, const Shape &param,
+                               bool logical) {
+  Expected<NpyArray> array = readNpyFile(path);
+  if (!array)
+    return Error(path + ": " + array.error().message);
+  if (!param.isArray())
+    return Error(path + ": parameter shape " + param.toString() +
+                 " is not an array");
+  if (!npyDescrMatches(array->descr, param.elementType))
+    return Error(path + ": holds '" + array->descr + "' elements, expected " +
+                 npyDescr(param.elementType) + " for " +
+                 std::string(primitiveTypeName(param.elementType)));
+  Shape logicalShape(param.elementType, param.dims);
+  bool physical = !logical && param.layout &&
+                  *param.layout != Layout::rowMajor(param.rank());
+  std::vector<int64_t> want = param.dims;
+  if (physical) {
+    Expected<std::vector<int64_t>> dims = physicalNpyDims(param);
+    if (!dims)
+      return Error(path + ": " + dims.error().message);
+    want = *dims;
+  }
+  if (array->shape != want)
+    return Error(path + ": shape " + joinDims(array->shape) + ", expected " +
+                 joinDims(want) + " for " + param.toString() +
+                 (physical ? " (its physical buffer; --logical reads the "
+                             "logical array)"
+                           : ""));
+  std::string data = cOrderData(*array);
+  if (physical) {
+    Expected<Literal> literal = fromPhysical(data, param);
+    if (!literal)
+      return Error(path + ": " + literal.error().message);
+    return std::move(*literal);
+  }
+  Expected<Literal> literal = Literal::create(logicalShape);
+  if (!literal)
+    return Error(path + ": " + literal.error().message);
+  if (!data.empty())
+    std::memcpy(literal->data(), data.data(), data.size());
+  return std::move(*literal);
+}
+
+Expected<NpyArray> resultArray(const Literal &value, const Shape &shape,
+                               bool logical) {
+  NpyArray array;
+  array.descr = npyDescr(value.elementType());
+  bool physical = !logical && shape.layout &&
+                  *shape.layout != Layout::rowMajor(shape.rank());
+  if (!physical) {
+    array.shape = value.dims();
+    array.data.assign(reinterpret_cast<const char *>(value.data()),
+                      value.elementCount() * value.elementBytes());
+    return array;
+  }
+  Expected<std::vector<int64_t>> dims = physicalNpyDims(shape);
+  if (!dims)
+    return dims.takeError();
+  Expected<std::string> buffer = toPhysical(value, shape);
+  if (!buffer)
+    return buffer.takeError();
+  array.shape = *dims;
+  array.data = std::move(*buffer);
+  return array;
+}
+
+int runEval(int argc, char **argv) {
+  cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
+                            cl::cat(cli::category()));
+  cl::list<std::string> inputs(
+      "input", cl::desc("an argument, in parameter order (.npy)"),
+      cl::value_desc("FILE"), cl::cat(cli::category()));
+  cl::list<std::string> outputs(
+      "output",
+      cl::desc("where to write the result (.npy); one per tuple element"),
+      cl::value_desc("FILE"), cl::cat(cli::category()));
+  cl::opt<bool> logical(
+      "logical",
+      cl::desc("read and write logical row-major arrays, ignoring layouts"),
+      cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "evaluate an HLO module with XLA's semantics (the reference "
+          "evaluator)\n\n"
+          "  tessel hlo eval m.hlo --input x.npy --output y.npy\n"
+          "  tessel hlo eval m.hlo --input x.npy          prints the result\n\n"
+          "Arrays are in the physical layouts of entry_computation_layout: "
+          "a tiled\nresult is its flat buffer, padding included.\n"))
+    return 2;
+  std::unique_ptr<HloModule> module = loadModule(path, true);
+  if (!module)
+    return 1;
+  ProgramShape program = module->entryProgramShape();
+  if (inputs.size() != program.parameters.size())
+    return cli::usageError(
+        "the entry takes " + std::to_string(program.parameters.size()) +
+        " parameters, given " + std::to_string(inputs.size()) + " --input");
+  std::vector<Literal> arguments;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Expected<Literal> argument =
+        readArgument(inputs[i], program.parameters[i], logical);
+    if (!argument)
+      return cli::fail(argument.error().message);
+    arguments.push_back(std::move(*argument));
+  }
+  Expected<Literal> result = evaluateHloModule(*module, arguments);
+  if (!result)
+    return cli::fail(path + ": " + result.error().message);
+  std::vector<const Literal *> values;
+  std::vector<Shape> shapes;
+  if (result->isTuple()) {
+    for (size_t i = 0; i < result->tupleElements().size(); ++i) {
+      values.push_back(&result->tupleElements()[i]);
+      shapes.push_back(i < program.result.tupleShapes.size()
+                           ? program.result.tupleShapes[i]
+                           : result->tupleElements()[i].shape());
+    }
+  } else {
+    values.push_back(&*result);
+    shapes.push_back(program.result);
+  }
+  if (outputs.empty()) {
+    for (size_t i = 0; i < values.size(); ++i)
+      llvm::outs() << values[i]->shape().toStringWithoutLayout() << " "
+                   << values[i]->toString() << "\n";
+    return 0;
+  }
+  if (outputs.size() != values.size())
+    return cli::usageError("the result has " + std::to_string(values.size()) +
+                           " arrays, given " + std::to_string(outputs.size()) +
+                           " --output");
+  std::vector<std::string> files;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i]->isTuple())
+      return cli::fail("result " + std::to_string(i) +
+                       " is a nested tuple, expected arrays");
+    Expected<NpyArray> array = resultArray(*values[i], shapes[i], logical);
+    if (!array)
+      return cli::fail(array.error().message);
+    files.push_back(writeNpy(*array));
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string error = cli::writeFileAtomically(outputs[i], files[i]);
+    if (!error.empty())
+      return cli::fail(error);
+  }
+  return 0;
+}
+
+const cli::Verb kVerbs[] = {
+    {"fmt", "parse, verify and print a module in XLA's form", runFmt},
+    {"verify", "check names and shapes of a module", runVerify},
+    {"eval", "evaluate a module on .npy arrays", runEval},
+};
+
+} // namespace
+
+int runHloCommand(int argc, char **argv) {
+  return cli::dispatch("hlo",
+                       "HLO modules as XLA and JAX print them: parse, "
+                       "verify, print, evaluate.",
+                       kVerbs, argc, argv);
+}
+
+} // namespace tessel

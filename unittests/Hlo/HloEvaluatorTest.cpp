@@ -1,0 +1,229 @@
+//===- HloEvaluatorTest.cpp - The reference evaluator's semantics ---------===//
+#include "tessel/Hlo/HloEvaluator.h"
+#include "tessel/Hlo/HloParser.h"
+#include "tessel/Hlo/HloVerifier.h"
+#include "tessel/Layout/ShapeParser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace tessel;
+
+namespace {
+
+/// Evaluates `body` (the ENTRY, with %add and %max defined) on arguments
+/// given as literal texts of the parameter shapes; returns the printed
+/// result or the error.
+std::string run(const std::string &body,
+                const std::vector<std::string> &arguments = {}) {
+  std::string text = "HloModule m\n"
+                     "add {\n  a = f32[] parameter(0)\n  b = f32[] "
+                     "parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+                     "ENTRY e {\n" +
+                     body + "}\n";
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  if (!module)
+    return "parse: " + module.error().message;
+  if (std::optional<Error> problem = verifyHloModule(**module))
+    return "verify: " + problem->message;
+  std::vector<HloInstruction *> params = (*module)->entry()->parameters();
+  std::vector<Literal> values;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    Shape shape = params[i]->shape();
+    shape.layout.reset();
+    Expected<Literal> literal = parseLiteral(arguments[i], shape);
+    if (!literal)
+      return "argument: " + literal.error().message;
+    values.push_back(std::move(*literal));
+  }
+  Expected<Literal> result = evaluateHloModule(**module, values);
+  return result ? result->toString() : "error: " + result.error().message;
+}
+
+TEST(HloEvaluator, IntegerEdgeCasesFollowXla) {
+  const char *params = "  a = s32[6] parameter(0)\n  b = s32[6] parameter(1)\n";
+  std::vector<std::string> args = {"{7, -7, -2147483648, -2147483648, 5, 1}",
+                                   "{0, 0, -1, 2, 32, -1}"};
+  EXPECT_EQ(run(std::string(params) + "  ROOT r = s32[6] divide(a, b)\n", args),
+            "{-1, -1, -2147483648, -1073741824, 0, -1}");
+  EXPECT_EQ(
+      run(std::string(params) + "  ROOT r = s32[6] remainder(a, b)\n", args),
+      "{7, -7, 0, 0, 5, 0}");
+  EXPECT_EQ(
+      run(std::string(params) + "  ROOT r = s32[6] shift-left(a, b)\n", args),
+      "{7, -7, 0, 0, 0, 0}");
+  EXPECT_EQ(run(std::string(params) +
+                    "  ROOT r = s32[6] shift-right-arithmetic(a, b)\n",
+                args),
+            "{7, -7, -1, -536870912, 0, 0}");
+  EXPECT_EQ(
+      run(std::string(params) + "  ROOT r = s32[6] shift-right-logical(a, b)\n",
+          args),
+      "{7, -7, 0, 536870912, 0, 0}");
+  EXPECT_EQ(
+      run(std::string(params) + "  ROOT r = s32[6] multiply(a, b)\n", args),
+      "{0, 0, -2147483648, 0, 160, -1}");
+  EXPECT_EQ(run(std::string(params) + "  ROOT r = s32[6] power(b, a)\n", args),
+            "{0, 0, 0, 0, 33554432, -1}");
+  EXPECT_EQ(run("  a = u8[3] parameter(0)\n  b = u8[3] parameter(1)\n"
+                "  ROOT r = u8[3] divide(a, b)\n",
+                {"{7, 255, 200}", "{0, 2, 100}"}),
+            "{255, 127, 2}");
+  EXPECT_EQ(run("  a = s8[4] parameter(0)\n"
+                "  ROOT r = s8[4] abs(a)\n",
+                {"{-128, -5, 0, 127}"}),
+            "{-128, 5, 0, 127}");
+  EXPECT_EQ(run("  a = u16[3] parameter(0)\n"
+                "  ROOT r = u16[3] count-leading-zeros(a)\n",
+                {"{0, 1, 65535}"}),
+            "{16, 15, 0}");
+  EXPECT_EQ(run("  a = s32[3] parameter(0)\n"
+                "  ROOT r = s32[3] popcnt(a)\n",
+                {"{-1, 0, 7}"}),
+            "{32, 0, 3}");
+}
+
+TEST(HloEvaluator, FloatSemantics) {
+  EXPECT_EQ(run("  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n"
+                "  ROOT r = f32[4] maximum(a, b)\n",
+                {"{nan, 1, -0, 2}", "{1, nan, 0, -inf}"}),
+            "{nan, nan, 0, 2}");
+  EXPECT_EQ(run("  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n"
+                "  ROOT r = f32[4] minimum(a, b)\n",
+                {"{nan, 1, -0, 2}", "{1, nan, 0, -inf}"}),
+            "{nan, nan, -0, -inf}");
+  EXPECT_EQ(run("  a = f32[4] parameter(0)\n"
+                "  ROOT r = f32[4] round-nearest-afz(a)\n",
+                {"{0.5, 1.5, 2.5, -2.5}"}),
+            "{1, 2, 3, -3}");
+  EXPECT_EQ(run("  a = f32[4] parameter(0)\n"
+                "  ROOT r = f32[4] round-nearest-even(a)\n",
+                {"{0.5, 1.5, 2.5, -2.5}"}),
+            "{0, 2, 2, -2}");
+  EXPECT_EQ(run("  a = f32[4] parameter(0)\n  ROOT r = f32[4] sign(a)\n",
+                {"{-3, -0, nan, 0.25}"}),
+            "{-1, -0, nan, 1}");
+  EXPECT_EQ(run("  a = f32[2] parameter(0)\n  b = f32[2] parameter(1)\n"
+                "  ROOT r = f32[2] remainder(a, b)\n",
+                {"{-7, 7}", "{2, -2}"}),
+            "{-1, 1}");
+  EXPECT_EQ(run("  a = f32[5] parameter(0)\n  ROOT r = s32[5] convert(a)\n",
+                {"{nan, inf, -inf, 1e10, -2.9}"}),
+            "{0, 2147483647, -2147483648, 2147483647, -2}");
+  EXPECT_EQ(run("  a = f32[3] parameter(0)\n  ROOT r = u8[3] convert(a)\n",
+                {"{-5, 300, 7.9}"}),
+            "{0, 255, 7}");
+  // bf16 ops compute in f32 and round once: 1 + 2^-8 is a tie -> 1.
+  EXPECT_EQ(run("  a = bf16[2] parameter(0)\n  b = bf16[2] parameter(1)\n"
+                "  ROOT r = bf16[2] add(a, b)\n",
+                {"{1, 1}", "{0.00390625, 0.01171875}"}),
+            "{1, 1.016}");
+  EXPECT_EQ(run("  a = f32[2] parameter(0)\n  b = f32[2] parameter(1)\n"
+                "  ROOT r = pred[2] compare(a, b), direction=LT, "
+                "type=TOTALORDER\n",
+                {"{-0, nan}", "{0, inf}"}),
+            "{true, false}");
+  EXPECT_EQ(run("  a = f32[2] parameter(0)\n  b = f32[2] parameter(1)\n"
+                "  ROOT r = pred[2] compare(a, b), direction=NE\n",
+                {"{-0, nan}", "{0, nan}"}),
+            "{false, true}");
+}
+
+TEST(HloEvaluator, DataMovement) {
+  const char *x = "{ { 1, 2, 3 }, { 4, 5, 6 } }";
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n"
+                "  ROOT t = f32[3,2] transpose(p), dimensions={1,0}\n",
+                {x}),
+            "{ { 1, 4 }, { 2, 5 }, { 3, 6 } }");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n"
+                "  ROOT q = f32[3,5] pad(p, z), padding=1_0x0_0_1\n",
+                {x}),
+            "{ { 0, 0, 0, 0, 0 }, { 1, 0, 2, 0, 3 }, { 4, 0, 5, 0, 6 } }");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n"
+                "  ROOT q = f32[1,2] pad(p, z), padding=0_-1x-1_0\n",
+                {x}),
+            "{ { 2, 3 } }");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n"
+                "  ROOT r = f32[2,3] reverse(p), dimensions={0,1}\n",
+                {x}),
+            "{ { 6, 5, 4 }, { 3, 2, 1 } }");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n"
+                "  ROOT s = f32[1,2] slice(p), slice={[1:2], [0:3:2]}\n",
+                {x}),
+            "{ { 4, 6 } }");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n  i = s32[] constant(5)\n"
+                "  ROOT s = f32[2,2] dynamic-slice(p, i, i), "
+                "dynamic_slice_sizes={2,2}\n",
+                {x}),
+            "{ { 2, 3 }, { 5, 6 } }");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n  i = s32[] constant(-4)\n"
+                "  u = f32[1,2] constant({ { 9, 8 } })\n"
+                "  ROOT s = f32[2,3] dynamic-update-slice(p, u, i, i)\n",
+                {x}),
+            "{ { 9, 8, 3 }, { 4, 5, 6 } }");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n"
+                "  ROOT c = f32[2,6] concatenate(p, p), dimensions={1}\n",
+                {x}),
+            "{ { 1, 2, 3, 1, 2, 3 }, { 4, 5, 6, 4, 5, 6 } }");
+  EXPECT_EQ(run("  p = f32[3] parameter(0)\n"
+                "  ROOT b = f32[2,3] broadcast(p), dimensions={1}\n",
+                {"{1, 2, 3}"}),
+            "{ { 1, 2, 3 }, { 1, 2, 3 } }");
+  EXPECT_EQ(run("  ROOT i = s32[2,3] iota(), iota_dimension=1\n"),
+            "{ { 0, 1, 2 }, { 0, 1, 2 } }");
+}
+
+TEST(HloEvaluator, ReductionsDotAndWindows) {
+  const char *x = "{ { 1, 2, 3 }, { 4, 5, 6 } }";
+  EXPECT_EQ(
+      run("  p = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n"
+          "  ROOT r = f32[3] reduce(p, z), dimensions={0}, to_apply=add\n",
+          {x}),
+      "{5, 7, 9}");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n  z = f32[] constant(10)\n"
+                "  ROOT r = f32[] reduce(p, z), dimensions={0,1}, "
+                "to_apply=add\n",
+                {x}),
+            "31");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n"
+                "  ROOT d = f32[2,2] dot(p, p), lhs_contracting_dims={1}, "
+                "rhs_contracting_dims={1}\n",
+                {x}),
+            "{ { 14, 32 }, { 32, 77 } }");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n"
+                "  ROOT w = f32[2,2] reduce-window(p, z), window={size=1x2 "
+                "stride=1x1}, to_apply=add\n",
+                {x}),
+            "{ { 3, 5 }, { 9, 11 } }");
+  EXPECT_EQ(run("  p = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n"
+                "  ROOT w = f32[2,3] reduce-window(p, z), window={size=1x3 "
+                "pad=0_0x1_1}, to_apply=add\n",
+                {x}),
+            "{ { 3, 6, 5 }, { 9, 15, 11 } }");
+}
+
+TEST(HloEvaluator, BitcastReadsThePhysicalBuffer) {
+  // f32[2,3]{1,0} and f32[3,2]{0,1} share one buffer: the bitcast is a
+  // transpose of the logical arrays.
+  EXPECT_EQ(run("  p = f32[2,3]{1,0} parameter(0)\n"
+                "  ROOT b = f32[3,2]{0,1} bitcast(p)\n",
+                {"{ { 1, 2, 3 }, { 4, 5, 6 } }"}),
+            "{ { 1, 4 }, { 2, 5 }, { 3, 6 } }");
+  // A tiled operand: f32[2,2]{1,0:T(2,2)} is row-major within one tile.
+  EXPECT_EQ(run("  p = f32[3,2]{1,0:T(2,2)} parameter(0)\n"
+                "  ROOT b = f32[8] bitcast(p)\n",
+                {"{ { 1, 2 }, { 3, 4 }, { 5, 6 } }"}),
+            "{1, 2, 3, 4, 5, 6, 0, 0}");
+}
+
+TEST(HloEvaluator, RefusesWhatItCannotDo) {
+  EXPECT_EQ(run("  p = f32[4] parameter(0)\n"
+                "  ROOT c = f32[4] custom-call(p), custom_call_target=\"x\"\n",
+                {"{1, 2, 3, 4}"}),
+            "error: %c: opcode custom-call is not supported by the evaluator");
+  EXPECT_EQ(run("  ROOT c = f32[3] constant({...})\n"),
+            "error: %c: the constant has elided contents {...}");
+}
+
+} // namespace
