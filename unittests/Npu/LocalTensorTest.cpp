@@ -274,3 +274,152 @@ TEST(LocalTensor, AliasingStrides) {
 }
 
 } // namespace
+
+#include "RandomTensors.h"
+
+namespace {
+
+std::string describe(const LocalTensor &t) {
+  const TensorDesc &d = t.desc();
+  std::string out = npuTypeName(d.type) + " (" + std::to_string(d.shape[0]);
+  for (int i = 1; i < 4; ++i)
+    out += "," + std::to_string(d.shape[i]);
+  out += ") " + std::string(layoutName(d.layout)) + " " +
+         std::string(modeName(d.mode)) + " @" + std::to_string(d.address) +
+         " on " + t.config().toString();
+  return out;
+}
+
+/// Every logical element: locate is in range, injective, and classify
+/// inverts it on each of its bytes.
+void checkForwardMap(const LocalTensor &t) {
+  const Dims4 &s = t.shape();
+  int64_t eb = t.elementBytes();
+  std::map<std::pair<int64_t, int64_t>, Dims4> seen;
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < s[1]; ++c)
+      for (int64_t h = 0; h < s[2]; ++h)
+        for (int64_t w = 0; w < s[3]; ++w) {
+          Dims4 i{n, c, h, w};
+          NpuPlace p = t.locate(i);
+          ASSERT_TRUE(t.touchesNpu(p.npu)) << describe(t);
+          ASSERT_GE(p.offset, t.start().offset) << describe(t);
+          ASSERT_LE(p.offset + eb, t.start().offset + t.bytesPerNpu())
+              << describe(t);
+          for (int64_t b = 0; b < eb; ++b) {
+            auto [it, fresh] = seen.emplace(std::pair(p.npu, p.offset + b), i);
+            ASSERT_TRUE(fresh)
+                << describe(t) << " element " << n << c << h << w;
+            ByteInfo info = t.classify({p.npu, p.offset + b});
+            ASSERT_EQ(info.kind, ByteKind::Element) << describe(t);
+            ASSERT_EQ(info.index, i) << describe(t);
+            ASSERT_EQ(info.byte, b) << describe(t);
+          }
+        }
+}
+
+/// Every byte of every NPU: the kinds add up to the usage report.
+void checkByteCensus(const LocalTensor &t) {
+  const NpuConfig &config = t.config();
+  for (int64_t npu = 0; npu < config.npus(); ++npu) {
+    NpuUsage want = t.usageOn(npu), got;
+    for (int64_t off = 0; off < config.bytesPerNpu(); ++off) {
+      ByteInfo info = t.classify({npu, off});
+      bool inside = t.touchesNpu(npu) && off >= t.start().offset &&
+                    off < t.start().offset + t.bytesPerNpu();
+      ASSERT_EQ(info.kind == ByteKind::Outside, !inside) << describe(t);
+      switch (info.kind) {
+      case ByteKind::Element:
+        ++got.data;
+        break;
+      case ByteKind::Dummy:
+        ++got.dummy;
+        break;
+      case ByteKind::MatrixTail:
+        ++got.matrixTail;
+        break;
+      case ByteKind::FeaturePadding:
+        ++got.featurePadding;
+        break;
+      case ByteKind::EmptySlot:
+        ++got.emptySlots;
+        break;
+      case ByteKind::Gap:
+        ++got.gaps;
+        break;
+      case ByteKind::Outside:
+        break;
+      }
+    }
+    EXPECT_EQ(got.data, want.data) << describe(t) << " npu " << npu;
+    EXPECT_EQ(got.dummy, want.dummy) << describe(t) << " npu " << npu;
+    EXPECT_EQ(got.matrixTail, want.matrixTail) << describe(t);
+    EXPECT_EQ(got.featurePadding, want.featurePadding) << describe(t);
+    EXPECT_EQ(got.emptySlots, want.emptySlots) << describe(t);
+    EXPECT_EQ(got.gaps, want.gaps) << describe(t) << " npu " << npu;
+    EXPECT_EQ(want.data + want.wasted(), want.reserved) << describe(t);
+  }
+  EXPECT_EQ(t.totalUsage().data, t.logicalElements() * t.elementBytes());
+}
+
+TEST(LocalTensorProperty, RandomTensorsMapInjectivelyAndInvert) {
+  std::mt19937_64 rng(20240611);
+  int checked = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    NpuConfig config = npu_testing::randomConfig(rng);
+    std::optional<LocalTensor> t = npu_testing::randomPlacedTensor(rng, config);
+    if (!t)
+      continue;
+    ASSERT_FALSE(t->checkNoAliasing()) << describe(*t);
+    checkForwardMap(*t);
+    checkByteCensus(*t);
+    if (::testing::Test::HasFailure())
+      return;
+    ++checked;
+  }
+  EXPECT_GT(checked, 1500);
+}
+
+TEST(LocalTensorProperty, StridesMatchTheirDefinitions) {
+  // N stride: n -> n+1; C stride: c -> c+X (same NPU); H and W strides.
+  std::mt19937_64 rng(7);
+  for (int iter = 0; iter < 300; ++iter) {
+    NpuConfig config = npu_testing::randomConfig(rng);
+    std::optional<LocalTensor> t = npu_testing::randomPlacedTensor(rng, config);
+    if (!t || t->layout() == NpuLayout::Matrix ||
+        t->mode() != StorageMode::Normal)
+      continue;
+    const Dims4 &s = t->shape();
+    int64_t x = config.npus(), eb = t->elementBytes();
+    Dims4 i{s[0] - 1, s[1] - 1, s[2] - 1, s[3] - 1};
+    NpuPlace base = t->locate({0, 0, 0, 0});
+    if (s[0] > 1) {
+      EXPECT_EQ(t->locate({1, 0, 0, 0}).offset - base.offset,
+                eb * t->strides()[0]);
+    }
+    if (s[1] > x) {
+      EXPECT_EQ(t->locate({0, x, 0, 0}).npu, base.npu);
+      EXPECT_EQ(t->locate({0, x, 0, 0}).offset - base.offset,
+                eb * t->strides()[1]);
+    }
+    if (s[2] > 1) {
+      EXPECT_EQ(t->locate({0, 0, 1, 0}).offset - base.offset,
+                eb * t->strides()[2]);
+    }
+    if (s[3] > 1) {
+      EXPECT_EQ(t->locate({0, 0, 0, 1}).offset - base.offset,
+                eb * t->strides()[3]);
+    }
+    // The spec's formula for any element.
+    int64_t q = t->start().npu;
+    NpuPlace p = t->locate(i);
+    EXPECT_EQ(p.npu, (q + i[1]) % x);
+    EXPECT_EQ(p.offset,
+              t->start().offset +
+                  eb * (i[0] * t->strides()[0] +
+                        (q + i[1]) / x * t->strides()[1] +
+                        i[2] * t->strides()[2] + i[3] * t->strides()[3]));
+  }
+}
+
+} // namespace
