@@ -241,7 +241,7 @@ std::string legendText(const MemoryModel &m,
   size_t width = 0;
   if (byTensor) {
     for (size_t k = 0; k < tensors.size(); ++k)
-      out += std::string(k ? "  " : "") + kSymbols[k % kNumSymbols] + " " +
+      out += std::string(k ? "  " : "") + kSymbols[k % kNumSymbols] + " = " +
              tensors[k].name;
   } else {
     for (const auto &[key, symbol] : m.features) {

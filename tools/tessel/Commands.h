@@ -7,6 +7,9 @@ namespace tessel {
 /// `tessel layout VERB ...`; argv[0] is "layout".
 int runLayoutCommand(int argc, char **argv);
 
+/// `tessel npu VERB ...`; argv[0] is "npu".
+int runNpuCommand(int argc, char **argv);
+
 } // namespace tessel
 
 #endif // TESSEL_TOOLS_COMMANDS_H
