@@ -193,6 +193,8 @@ int runDraw(int argc, char **argv) {
   std::optional<LocalTensor> t = makeTensor(*config, *spec, status);
   if (!t)
     return status;
+  if (std::optional<Error> e = t->checkFits())
+    return cli::fail(e->message);
   if (options.title.empty())
     options.title = tensorLine(*t) + " on " + std::to_string(config->npus()) +
                     " npus x " + formatBytes(config->bytesPerNpu());
