@@ -202,9 +202,8 @@ std::vector<std::string> suggestCheaper(const LocalTensor &t) {
     out.push_back("start at npu " + range(0, lastGood) + " (address " +
                   std::to_string(at.offset) +
                   " for npu 0): " + std::to_string(minCpn) +
-                  " channel slots per npu instead "
-                  "of " +
-                  std::to_string(t.channelsPerNpu()) +
+                  (minCpn == 1 ? " channel slot" : " channel slots") +
+                  " per npu instead of " + std::to_string(t.channelsPerNpu()) +
                   (moved ? ", " + saving(t.bytesPerNpu(), moved->bytesPerNpu())
                          : std::string()));
   }

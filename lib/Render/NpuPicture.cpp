@@ -330,7 +330,7 @@ void drawPart(SvgWriter &svg, const Part &part, double x, double y, double w,
     svg.rect(x, y, w, h, "none", "#999", 0.6);
     return;
   case ByteKind::EmptySlot:
-    svg.rect(x, y, w, h, "#d9d9d9", "#999", 0.6);
+    svg.rect(x, y, w, h, "#a6a6a6", "#999", 0.6);
     return;
   case ByteKind::Dummy:
     svg.rect(x, y, w, h, "#ffffff", "#555", 0.6);
@@ -401,7 +401,7 @@ LegendItems memoryLegend(const MemoryModel &model,
     if (kind == ByteKind::FeaturePadding || kind == ByteKind::MatrixTail)
       legend.push_back({"hatch", kindText(kind)});
     else if (kind == ByteKind::EmptySlot)
-      legend.push_back({"#d9d9d9", kindText(kind)});
+      legend.push_back({"#a6a6a6", kindText(kind)});
     else if (kind == ByteKind::Dummy)
       legend.push_back({"#ffffff", "0 dummy"});
     else if (kind == ByteKind::Gap)
@@ -444,8 +444,9 @@ Expected<std::string> drawMemorySvg(const std::vector<NamedTensor> &tensors,
     return model.takeError();
   Grid g;
   int64_t blocks = o.rowBytes / o.blockBytes;
-  if (blocks > 48)
-    g.cellW = 16;
+  int64_t parts = o.blockBytes / model->partBytes;
+  // Sub-block elements (int8, 4N lanes) get room for their labels.
+  g.cellW = blocks > 48 ? 16 : std::max<double>(26, 14.0 * parts);
   int64_t npuCount = 0, lastNpu = -1;
   for (const Row &row : model->rows)
     if (row.npu != lastNpu) {
@@ -531,13 +532,13 @@ std::string drawScatterSvg(const LocalTensor &t, const NpuPictureOptions &o) {
           svg.rect(cx, y, cellW, cellH, tileColor(c), "#555", 0.8);
           svg.text(cx + cellW / 2, y + cellH / 2, pair(n, c), 10);
         } else {
-          svg.rect(cx, y, cellW, cellH, t.touchesNpu(npu) ? "#d9d9d9" : "#fff",
+          svg.rect(cx, y, cellW, cellH, t.touchesNpu(npu) ? "#a6a6a6" : "#fff",
                    "#999", 0.8);
         }
       }
     }
   drawLegend(svg, 10, top + rows * cellH + 14,
-             {{"#d9d9d9", "empty slot"}, {"#ffffff", "npu unused"}},
+             {{"#a6a6a6", "empty slot"}, {"#ffffff", "npu unused"}},
              left + x * cellW);
   return svg.finish();
 }
