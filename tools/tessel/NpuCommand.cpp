@@ -31,6 +31,51 @@ llvm::json::Object placeJson(NpuPlace p) {
   return llvm::json::Object{{"npu", p.npu}, {"offset", p.offset}};
 }
 
+/// --npu Q --offset R: the address.
+int addressOf(const NpuConfig &config, NpuPlace place, bool json) {
+  if (place.npu < 0 || place.npu >= config.npus() || place.offset < 0 ||
+      place.offset >= config.bytesPerNpu())
+    return cli::fail("npu " + std::to_string(place.npu) + " offset " +
+                     std::to_string(place.offset) +
+                     " is outside local memory, expected npu 0.." +
+                     std::to_string(config.npus() - 1) + " and offset 0.." +
+                     std::to_string(config.bytesPerNpu() - 1));
+  int64_t a = config.address(place);
+  if (json)
+    printJson(llvm::json::Object{{"address", a}});
+  else
+    llvm::outs() << "address " << a << "\n";
+  return 0;
+}
+
+/// Addresses: one (npu, offset) each.
+int splitAddresses(const NpuConfig &config,
+                   const std::vector<std::string> &addresses, bool json) {
+  llvm::json::Array out;
+  std::string text;
+  for (const std::string &arg : addresses) {
+    int64_t a;
+    if (llvm::StringRef(arg).getAsInteger(0, a))
+      return cli::fail("address '" + arg + "' is not an integer");
+    Expected<NpuPlace> p = config.split(a);
+    if (!p)
+      return cli::fail(p.error().message);
+    text += "npu " + std::to_string(p->npu) + " offset " +
+            std::to_string(p->offset) + "\n";
+    llvm::json::Object o = placeJson(*p);
+    if (addresses.size() > 1)
+      o["address"] = a;
+    out.push_back(std::move(o));
+  }
+  if (!json)
+    llvm::outs() << text;
+  else if (out.size() == 1)
+    printJson(std::move(out[0]));
+  else
+    printJson(std::move(out));
+  return 0;
+}
+
 int runAddress(int argc, char **argv) {
   ConfigOptions configOpts;
   cl::list<std::string> addresses(cl::Positional, cl::desc("[A...]"),
@@ -58,45 +103,9 @@ int runAddress(int argc, char **argv) {
   bool reverse = npu.getNumOccurrences() || offset.getNumOccurrences();
   if (reverse == !addresses.empty())
     return cli::usageError("give addresses, or --npu Q --offset R");
-  if (reverse) {
-    if (npu < 0 || npu >= config->npus() || offset < 0 ||
-        offset >= config->bytesPerNpu())
-      return cli::fail("npu " + std::to_string(npu) + " offset " +
-                       std::to_string(offset) +
-                       " is outside local memory, "
-                       "expected npu 0.." +
-                       std::to_string(config->npus() - 1) + " and offset 0.." +
-                       std::to_string(config->bytesPerNpu() - 1));
-    int64_t a = config->address({npu, offset});
-    if (json)
-      printJson(llvm::json::Object{{"address", a}});
-    else
-      llvm::outs() << "address " << a << "\n";
-    return 0;
-  }
-  llvm::json::Array out;
-  std::string text;
-  for (const std::string &arg : addresses) {
-    int64_t a;
-    if (llvm::StringRef(arg).getAsInteger(0, a))
-      return cli::fail("address '" + arg + "' is not an integer");
-    Expected<NpuPlace> p = config->split(a);
-    if (!p)
-      return cli::fail(p.error().message);
-    text += "npu " + std::to_string(p->npu) + " offset " +
-            std::to_string(p->offset) + "\n";
-    llvm::json::Object o = placeJson(*p);
-    if (addresses.size() > 1)
-      o["address"] = a;
-    out.push_back(std::move(o));
-  }
-  if (!json)
-    llvm::outs() << text;
-  else if (out.size() == 1)
-    printJson(std::move(out[0]));
-  else
-    printJson(std::move(out));
-  return 0;
+  if (reverse)
+    return addressOf(*config, {npu, offset}, json);
+  return splitAddresses(*config, addresses, json);
 }
 
 //===----------------------------------------------------------------------===//

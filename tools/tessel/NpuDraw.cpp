@@ -130,6 +130,28 @@ int drawAddresses(const NpuConfig &config, const std::string &list,
               svgPath, !svgPath.empty());
 }
 
+int drawTensor(const NpuConfig &config, const TensorSpec &spec,
+               NpuPictureOptions &options, bool scatter,
+               const std::string &svg) {
+  int status = 0;
+  std::optional<LocalTensor> t = makeTensor(config, spec, status);
+  if (!t)
+    return status;
+  if (std::optional<Error> e = t->checkFits())
+    return cli::fail(e->message);
+  if (options.title.empty())
+    options.title = tensorLine(*t) + " on " + std::to_string(config.npus()) +
+                    " npus x " + formatBytes(config.bytesPerNpu());
+  if (scatter)
+    return emit(svg.empty() ? drawScatterText(*t, options)
+                            : drawScatterSvg(*t, options),
+                svg, !svg.empty());
+  std::vector<NamedTensor> tensors{{spec.name, *t}};
+  return emit(svg.empty() ? drawMemoryText(tensors, options)
+                          : drawMemorySvg(tensors, options),
+              svg, !svg.empty());
+}
+
 } // namespace
 
 int runDraw(int argc, char **argv) {
@@ -190,22 +212,7 @@ int runDraw(int argc, char **argv) {
   std::optional<TensorSpec> spec = tensorOpts.resolve(specText, status);
   if (!spec || !chooseMatrixW(*config, *spec, status))
     return status;
-  std::optional<LocalTensor> t = makeTensor(*config, *spec, status);
-  if (!t)
-    return status;
-  if (std::optional<Error> e = t->checkFits())
-    return cli::fail(e->message);
-  if (options.title.empty())
-    options.title = tensorLine(*t) + " on " + std::to_string(config->npus()) +
-                    " npus x " + formatBytes(config->bytesPerNpu());
-  if (scatter)
-    return emit(svg.empty() ? drawScatterText(*t, options)
-                            : drawScatterSvg(*t, options),
-                svg, !svg.empty());
-  std::vector<NamedTensor> tensors{{spec->name, *t}};
-  return emit(svg.empty() ? drawMemoryText(tensors, options)
-                          : drawMemorySvg(tensors, options),
-              svg, !svg.empty());
+  return drawTensor(*config, *spec, options, scatter, svg);
 }
 
 } // namespace tessel::npucli
