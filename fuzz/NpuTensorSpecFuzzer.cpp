@@ -2,9 +2,9 @@
 //
 // Any input must parse as a list of tensor specs or fail with a message. A
 // parsed spec prints back to text that parses to the same spec. When it
-// describes a valid local tensor of the seed's configuration, locate and
-// classify agree on a few elements, and a small tensor that fits round-trips
-// through the local-memory simulator.
+// describes a valid local tensor of the seed's configuration whose elements
+// do not alias, locate and classify agree on a few elements, and a small
+// tensor that fits round-trips through the local-memory simulator.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Npu/LocalMemory.h"
@@ -16,6 +16,10 @@
 using namespace tessel;
 
 static void checkTensor(const LocalTensor &t) {
+  // Aliasing strides give several elements one place; classify then names
+  // one of them.
+  if (t.checkNoAliasing())
+    return;
   const Dims4 &s = t.shape();
   for (int pass = 0; pass < 3; ++pass) {
     Dims4 i;
@@ -26,8 +30,7 @@ static void checkTensor(const LocalTensor &t) {
     if (info.kind != ByteKind::Element || info.index != i || info.byte != 0)
       abort();
   }
-  if (t.logicalElements() > 4096 || t.checkAlignment() || t.checkFits() ||
-      t.checkNoAliasing())
+  if (t.logicalElements() > 4096 || t.checkAlignment() || t.checkFits())
     return;
   LocalMemory mem = *LocalMemory::create(t.config());
   int64_t bytes = t.logicalElements() * t.elementBytes();

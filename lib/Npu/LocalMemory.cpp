@@ -64,32 +64,50 @@ int64_t systemOffset(const Dims4 &i, const Dims4 &strides, int64_t eb) {
                i[3] * strides[3]);
 }
 
+/// Copies `count` elements of `EB` bytes between strided places; a constant
+/// size lets the compiler turn each memcpy into one load and store.
+template <int64_t EB>
+void copyElements(uint8_t *dst, int64_t dstStep, const uint8_t *src,
+                  int64_t srcStep, int64_t count) {
+  for (int64_t k = 0; k < count; ++k)
+    std::memcpy(dst + k * dstStep, src + k * srcStep, EB);
+}
+
+void copyStrided(uint8_t *dst, int64_t dstStep, const uint8_t *src,
+                 int64_t srcStep, int64_t count, int64_t eb) {
+  if (dstStep == eb && srcStep == eb) {
+    std::memcpy(dst, src, count * eb);
+    return;
+  }
+  switch (eb) {
+  case 1:
+    return copyElements<1>(dst, dstStep, src, srcStep, count);
+  case 2:
+    return copyElements<2>(dst, dstStep, src, srcStep, count);
+  case 4:
+    return copyElements<4>(dst, dstStep, src, srcStep, count);
+  case 8:
+    return copyElements<8>(dst, dstStep, src, srcStep, count);
+  default:
+    for (int64_t k = 0; k < count; ++k)
+      std::memcpy(dst + k * dstStep, src + k * srcStep, eb);
+  }
+}
+
 /// Copies one run from system bytes into an NPU's bytes.
 void copyRunToLocal(const Run &run, uint8_t *npuBase, const uint8_t *system,
                     const Dims4 &strides, int64_t eb) {
-  uint8_t *local = npuBase + run.offset;
-  const uint8_t *sys = system + systemOffset(run.start, strides, eb);
-  int64_t sysStep = eb * strides[run.runDim];
-  if (run.stepBytes == eb && sysStep == eb) {
-    std::memcpy(local, sys, run.count * eb);
-    return;
-  }
-  for (int64_t k = 0; k < run.count; ++k)
-    std::memcpy(local + k * run.stepBytes, sys + k * sysStep, eb);
+  copyStrided(npuBase + run.offset, run.stepBytes,
+              system + systemOffset(run.start, strides, eb),
+              eb * strides[run.runDim], run.count, eb);
 }
 
 /// Copies one run from an NPU's bytes into system bytes.
 void copyRunToSystem(const Run &run, const uint8_t *npuBase, uint8_t *system,
                      const Dims4 &strides, int64_t eb) {
-  const uint8_t *local = npuBase + run.offset;
-  uint8_t *sys = system + systemOffset(run.start, strides, eb);
-  int64_t sysStep = eb * strides[run.runDim];
-  if (run.stepBytes == eb && sysStep == eb) {
-    std::memcpy(sys, local, run.count * eb);
-    return;
-  }
-  for (int64_t k = 0; k < run.count; ++k)
-    std::memcpy(sys + k * sysStep, local + k * run.stepBytes, eb);
+  copyStrided(system + systemOffset(run.start, strides, eb),
+              eb * strides[run.runDim], npuBase + run.offset, run.stepBytes,
+              run.count, eb);
 }
 
 std::optional<Error> checkConfig(const LocalTensor &tensor,

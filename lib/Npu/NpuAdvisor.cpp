@@ -257,9 +257,12 @@ std::optional<LocalTensor> placeFirstFit(const TensorDesc &desc,
   for (int64_t q = 0; q < config.npus(); ++q)
     starts[q] = q;
   int64_t channels = probe->storageShape()[1];
-  std::stable_sort(starts.begin(), starts.end(), [&](int64_t a, int64_t b) {
-    return config.channelsPerNpu(a, channels) <
-           config.channelsPerNpu(b, channels);
+  // std::sort with the NPU as tie-break: clang warns on libstdc++'s
+  // stable_sort (get_temporary_buffer is deprecated).
+  std::sort(starts.begin(), starts.end(), [&](int64_t a, int64_t b) {
+    int64_t ca = config.channelsPerNpu(a, channels);
+    int64_t cb = config.channelsPerNpu(b, channels);
+    return ca != cb ? ca < cb : a < b;
   });
   for (int64_t offset : offsets)
     for (int64_t q : starts) {
@@ -363,7 +366,7 @@ Expected<FitReport> fitTensors(const NpuConfig &config,
       if (specs[i].hasAddress == (pass == 0))
         if (Expected<bool> ok = addEntry(config, specs[i], i, report); !ok)
           return ok.takeError();
-  std::stable_sort(
+  std::sort(
       report.entries.begin(), report.entries.end(),
       [](const FitEntry &a, const FitEntry &b) { return a.order < b.order; });
   tally(config, report);

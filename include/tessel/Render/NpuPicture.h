@@ -14,9 +14,9 @@
 //
 // Terminal memory picture of fp32 (2,3,4,5) aligned at address 0, X = 4:
 //
-//   npu 0      0 |aaaaaaaa aaaaaaaa aaaa.... ........|
-//            128 |dddddddd dddddddd dddd.... ........|
-//   npu 1      0 |bbbbbbbb bbbbbbbb bbbb.... ........|
+//   npu 0         0 |aaaaaaaa aaaaaaaa aaaa.... ........|
+//               128 |dddddddd dddddddd dddd.... ........|
+//   npu 1         0 |bbbbbbbb bbbbbbbb bbbb.... ........|
 //   ...
 //   a (0,0)  b (0,1)  c (0,2)  d (1,0)  e (1,1)  f (1,2)
 //   . padding  (blank) free
