@@ -9,6 +9,9 @@ int runLayoutCommand(int argc, char **argv);
 /// `tessel hlo VERB ...`; argv[0] is "hlo".
 int runHloCommand(int argc, char **argv);
 
+/// `tessel npu VERB ...`; argv[0] is "npu".
+int runNpuCommand(int argc, char **argv);
+
 } // namespace tessel
 
 #endif // TESSEL_TOOLS_COMMANDS_H

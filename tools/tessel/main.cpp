@@ -2,6 +2,7 @@
 //
 // tessel layout ...   tiled layouts: offsets, sizes, pictures, TPU tilings
 // tessel hlo ...      HLO modules: parse, verify, print, evaluate
+// tessel npu ...      NPU local memory: addresses, strides, pictures, fit
 //
 // Each group lives in its own <Group>Command.cpp and is listed in kGroups.
 //
@@ -27,6 +28,8 @@ const Group kGroups[] = {
      tessel::runLayoutCommand},
     {"hlo", "HLO modules: parse, verify, print, evaluate",
      tessel::runHloCommand},
+    {"npu", "NPU local memory: addresses, strides, layouts, pictures, fit",
+     tessel::runNpuCommand},
 };
 
 void printHelp() {

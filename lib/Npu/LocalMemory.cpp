@@ -1,0 +1,269 @@
+//===- LocalMemory.cpp - A simulator of the NPUs' local memories ----------===//
+#include "tessel/Npu/LocalMemory.h"
+
+#include "tessel/Support/MathExtras.h"
+
+#include <cstring>
+
+namespace tessel {
+namespace {
+
+/// A run of logical elements along one dim that the local layout keeps at a
+/// constant byte step: along w for tensors, along the columns of one channel
+/// for a matrix.
+struct Run {
+  Dims4 start;       ///< logical index of the first element
+  int runDim;        ///< the logical dim the run walks
+  int64_t count;     ///< elements in the run
+  int64_t npu;       ///< where the first element lives
+  int64_t offset;    ///< its byte offset in the NPU
+  int64_t stepBytes; ///< local bytes between consecutive elements
+};
+
+/// Calls fn(run) for every run of the tensor's logical elements.
+template <typename Fn> void forEachRun(const LocalTensor &t, Fn fn) {
+  const NpuConfig &config = t.config();
+  const Dims4 &shape = t.shape(), &stored = t.storageShape();
+  const Dims4 &s = t.strides();
+  int64_t pb = t.storedBytes(), eb = t.elementBytes();
+  NpuPlace origin = t.start();
+  if (t.layout() == NpuLayout::Matrix) {
+    int64_t w = stored[3];
+    for (int64_t n = 0; n < shape[0]; ++n)
+      for (int64_t c = 0; c < stored[1]; ++c) {
+        ChannelSlot cs = config.channelSlot(origin.npu, c);
+        int64_t off = origin.offset + pb * (n * s[0] + cs.slot * s[1]);
+        fn(Run{{n, c * w, 0, 0},
+               1,
+               std::min(w, shape[1] - c * w),
+               cs.npu,
+               off,
+               pb * s[3]});
+      }
+    return;
+  }
+  int64_t lanes = modeLanes(t.mode());
+  for (int64_t n = 0; n < shape[0]; ++n)
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      ChannelSlot cs = config.channelSlot(origin.npu, c);
+      int64_t base = origin.offset + pb * (n / lanes * s[0] + cs.slot * s[1]) +
+                     n % lanes * eb;
+      for (int64_t h = 0; h < shape[2]; ++h)
+        fn(Run{{n, c, h, 0},
+               3,
+               shape[3],
+               cs.npu,
+               base + pb * h * s[2],
+               pb * s[3]});
+    }
+}
+
+/// Byte offset in system memory of logical index i.
+int64_t systemOffset(const Dims4 &i, const Dims4 &strides, int64_t eb) {
+  return eb * (i[0] * strides[0] + i[1] * strides[1] + i[2] * strides[2] +
+               i[3] * strides[3]);
+}
+
+/// Copies `count` elements of `EB` bytes between strided places; a constant
+/// size lets the compiler turn each memcpy into one load and store.
+template <int64_t EB>
+void copyElements(uint8_t *dst, int64_t dstStep, const uint8_t *src,
+                  int64_t srcStep, int64_t count) {
+  for (int64_t k = 0; k < count; ++k)
+    std::memcpy(dst + k * dstStep, src + k * srcStep, EB);
+}
+
+void copyStrided(uint8_t *dst, int64_t dstStep, const uint8_t *src,
+                 int64_t srcStep, int64_t count, int64_t eb) {
+  if (dstStep == eb && srcStep == eb) {
+    std::memcpy(dst, src, count * eb);
+    return;
+  }
+  switch (eb) {
+  case 1:
+    return copyElements<1>(dst, dstStep, src, srcStep, count);
+  case 2:
+    return copyElements<2>(dst, dstStep, src, srcStep, count);
+  case 4:
+    return copyElements<4>(dst, dstStep, src, srcStep, count);
+  case 8:
+    return copyElements<8>(dst, dstStep, src, srcStep, count);
+  default:
+    for (int64_t k = 0; k < count; ++k)
+      std::memcpy(dst + k * dstStep, src + k * srcStep, eb);
+  }
+}
+
+/// Copies one run from system bytes into an NPU's bytes.
+void copyRunToLocal(const Run &run, uint8_t *npuBase, const uint8_t *system,
+                    const Dims4 &strides, int64_t eb) {
+  copyStrided(npuBase + run.offset, run.stepBytes,
+              system + systemOffset(run.start, strides, eb),
+              eb * strides[run.runDim], run.count, eb);
+}
+
+/// Copies one run from an NPU's bytes into system bytes.
+void copyRunToSystem(const Run &run, const uint8_t *npuBase, uint8_t *system,
+                     const Dims4 &strides, int64_t eb) {
+  copyStrided(system + systemOffset(run.start, strides, eb),
+              eb * strides[run.runDim], npuBase + run.offset, run.stepBytes,
+              run.count, eb);
+}
+
+std::optional<Error> checkConfig(const LocalTensor &tensor,
+                                 const NpuConfig &config) {
+  if (tensor.config() == config)
+    return std::nullopt;
+  return Error("tensor is described for " + tensor.config().toString() +
+               ", not for this memory (" + config.toString() + ")");
+}
+
+/// Zeros the dummy lanes of the last packed N group.
+int64_t zeroDummies(const LocalTensor &t, std::vector<uint8_t> &memory) {
+  int64_t lanes = modeLanes(t.mode());
+  int64_t n = t.shape()[0];
+  if (lanes == 1 || n % lanes == 0)
+    return 0;
+  const Dims4 &stored = t.storageShape(), &s = t.strides();
+  int64_t pb = t.storedBytes(), eb = t.elementBytes();
+  int64_t first = n % lanes, bytes = (lanes - first) * eb, written = 0;
+  NpuPlace origin = t.start();
+  int64_t memBytes = t.config().bytesPerNpu();
+  for (int64_t c = 0; c < stored[1]; ++c) {
+    ChannelSlot cs = t.config().channelSlot(origin.npu, c);
+    for (int64_t h = 0; h < stored[2]; ++h)
+      for (int64_t w = 0; w < stored[3]; ++w) {
+        int64_t off = origin.offset +
+                      pb * ((stored[0] - 1) * s[0] + cs.slot * s[1] + h * s[2] +
+                            w * s[3]) +
+                      first * eb;
+        std::memset(memory.data() + cs.npu * memBytes + off, 0, bytes);
+        written += bytes;
+      }
+  }
+  return written;
+}
+
+} // namespace
+
+std::optional<int64_t> systemBufferBytes(const Dims4 &shape,
+                                         const Dims4 &strides,
+                                         int64_t elementBytes) {
+  int64_t span = 1;
+  for (int d = 0; d < 4; ++d) {
+    if (shape[d] <= 1)
+      continue;
+    std::optional<int64_t> term = checkedMul(shape[d] - 1, strides[d]);
+    std::optional<int64_t> sum = term ? checkedAdd(span, *term) : std::nullopt;
+    if (!sum)
+      return std::nullopt;
+    span = *sum;
+  }
+  return checkedMul(span, elementBytes);
+}
+
+LocalMemory::LocalMemory(const NpuConfig &config)
+    : cfg(config), memory(config.totalBytes(), 0) {}
+
+Expected<LocalMemory> LocalMemory::create(const NpuConfig &config) {
+  if (config.totalBytes() > kMaxBytes)
+    return Error("simulating " + formatBytes(config.totalBytes()) +
+                 " of local memory is more than the " + formatBytes(kMaxBytes) +
+                 " tessel allows");
+  return LocalMemory(config);
+}
+
+void LocalMemory::fill(uint8_t value) {
+  std::memset(memory.data(), value, memory.size());
+}
+
+Expected<int64_t> LocalMemory::place(const LocalTensor &tensor,
+                                     std::string name) {
+  if (std::optional<Error> e = checkConfig(tensor, cfg))
+    return *e;
+  if (name.empty())
+    name = "tensor " + std::to_string(tensors.size() + 1);
+  if (std::optional<Error> e = tensor.checkAlignment())
+    return Error(name + ": " + e->message);
+  if (std::optional<Error> e = tensor.checkFits())
+    return Error(name + ": " + e->message);
+  if (std::optional<Error> e = tensor.checkNoAliasing())
+    return Error(name + ": " + e->message);
+  for (const Placed &p : tensors)
+    if (std::optional<Error> e = tensor.checkOverlap(p.tensor, name, p.name))
+      return *e;
+  tensors.push_back({std::move(name), tensor});
+  return static_cast<int64_t>(tensors.size() - 1);
+}
+
+std::optional<Error> LocalMemory::checkSystem(const LocalTensor &tensor,
+                                              int64_t bufferBytes,
+                                              const Dims4 &strides,
+                                              bool forWriting) const {
+  for (int d = 0; d < 4; ++d)
+    if (strides[d] < 0)
+      return Error("system stride " + std::to_string(strides[d]) +
+                   " is negative, expected strides >= 0");
+  std::optional<int64_t> need =
+      systemBufferBytes(tensor.shape(), strides, tensor.elementBytes());
+  if (!need || *need > bufferBytes)
+    return Error("system buffer of " + std::to_string(bufferBytes) +
+                 " bytes is too small for the strides, expected at least " +
+                 (need ? std::to_string(*need) : std::string("2^63")) +
+                 " bytes");
+  if (forWriting)
+    if (std::optional<Error> e = checkStridesInjective(tensor.shape(), strides))
+      return Error("system destination: " + e->message);
+  return std::nullopt;
+}
+
+Expected<int64_t> LocalMemory::store(const LocalTensor &tensor,
+                                     const uint8_t *src, int64_t srcBytes,
+                                     const Dims4 &srcStrides,
+                                     std::string name) {
+  if (std::optional<Error> e = checkConfig(tensor, cfg))
+    return *e;
+  if (std::optional<Error> e =
+          checkSystem(tensor, srcBytes, srcStrides, /*forWriting=*/false))
+    return *e;
+  bool already = false;
+  for (const Placed &p : tensors)
+    already |= p.tensor.desc() == tensor.desc();
+  if (!already) {
+    Expected<int64_t> placedAt = place(tensor, std::move(name));
+    if (!placedAt)
+      return placedAt.takeError();
+  }
+  int64_t eb = tensor.elementBytes(), memBytes = cfg.bytesPerNpu();
+  int64_t written = 0;
+  forEachRun(tensor, [&](const Run &run) {
+    copyRunToLocal(run, memory.data() + run.npu * memBytes, src, srcStrides,
+                   eb);
+    written += run.count * eb;
+  });
+  return written + zeroDummies(tensor, memory);
+}
+
+Expected<int64_t> LocalMemory::load(const LocalTensor &tensor, uint8_t *dst,
+                                    int64_t dstBytes,
+                                    const Dims4 &dstStrides) const {
+  if (std::optional<Error> e = checkConfig(tensor, cfg))
+    return *e;
+  if (std::optional<Error> e = tensor.checkAlignment())
+    return *e;
+  if (std::optional<Error> e = tensor.checkFits())
+    return *e;
+  if (std::optional<Error> e =
+          checkSystem(tensor, dstBytes, dstStrides, /*forWriting=*/true))
+    return *e;
+  int64_t eb = tensor.elementBytes(), memBytes = cfg.bytesPerNpu();
+  int64_t written = 0;
+  forEachRun(tensor, [&](const Run &run) {
+    copyRunToSystem(run, memory.data() + run.npu * memBytes, dst, dstStrides,
+                    eb);
+    written += run.count * eb;
+  });
+  return written;
+}
+
+} // namespace tessel

@@ -1,0 +1,547 @@
+//===- NpuCommand.cpp - `tessel npu ...` ----------------------------------===//
+//
+//   tessel npu address  A -> (npu, offset) and back
+//   tessel npu explain  placement, strides and what they mean, footprint, waste
+//   tessel npu where    element -> (npu, slot, byte) and byte -> element
+//   tessel npu draw     the seed's figures, in the terminal or as SVG
+//   tessel npu fit      matrix W advice; whether tensors fit, where the waste
+//   is
+//
+//===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+#include "Commands.h"
+#include "NpuOptions.h"
+#include "NpuVerbs.h"
+
+#include "tessel/Npu/NpuAdvisor.h"
+#include "tessel/Support/MathExtras.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tessel {
+namespace npucli {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// address
+//===----------------------------------------------------------------------===//
+
+llvm::json::Object placeJson(NpuPlace p) {
+  return llvm::json::Object{{"npu", p.npu}, {"offset", p.offset}};
+}
+
+/// --npu Q --offset R: the address.
+int addressOf(const NpuConfig &config, NpuPlace place, bool json) {
+  if (place.npu < 0 || place.npu >= config.npus() || place.offset < 0 ||
+      place.offset >= config.bytesPerNpu())
+    return cli::fail("npu " + std::to_string(place.npu) + " offset " +
+                     std::to_string(place.offset) +
+                     " is outside local memory, expected npu 0.." +
+                     std::to_string(config.npus() - 1) + " and offset 0.." +
+                     std::to_string(config.bytesPerNpu() - 1));
+  int64_t a = config.address(place);
+  if (json)
+    printJson(llvm::json::Object{{"address", a}});
+  else
+    llvm::outs() << "address " << a << "\n";
+  return 0;
+}
+
+/// Addresses: one (npu, offset) each.
+int splitAddresses(const NpuConfig &config,
+                   const std::vector<std::string> &addresses, bool json) {
+  llvm::json::Array out;
+  std::string text;
+  for (const std::string &arg : addresses) {
+    int64_t a;
+    if (llvm::StringRef(arg).getAsInteger(0, a))
+      return cli::fail("address '" + arg + "' is not an integer");
+    Expected<NpuPlace> p = config.split(a);
+    if (!p)
+      return cli::fail(p.error().message);
+    text += "npu " + std::to_string(p->npu) + " offset " +
+            std::to_string(p->offset) + "\n";
+    llvm::json::Object o = placeJson(*p);
+    if (addresses.size() > 1)
+      o["address"] = a;
+    out.push_back(std::move(o));
+  }
+  if (!json)
+    llvm::outs() << text;
+  else if (out.size() == 1)
+    printJson(std::move(out[0]));
+  else
+    printJson(std::move(out));
+  return 0;
+}
+
+int runAddress(int argc, char **argv) {
+  ConfigOptions configOpts;
+  cl::list<std::string> addresses(cl::Positional, cl::desc("[A...]"),
+                                  cl::cat(cli::category()));
+  cl::opt<int64_t> npu("npu", cl::desc("with --offset: the address of a place"),
+                       cl::value_desc("Q"), cl::init(-1),
+                       cl::cat(cli::category()));
+  cl::opt<int64_t> offset("offset", cl::desc("byte offset R inside the npu"),
+                          cl::value_desc("R"), cl::init(-1),
+                          cl::cat(cli::category()));
+  cl::opt<bool> json("json", cl::desc("print JSON"), cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "split a local-memory address A into npu Q = A / S, offset R = A % "
+          "S\n\n"
+          "  tessel npu address --npus 4 --mem 1024 1472   -> npu 1 offset "
+          "448\n"
+          "  tessel npu address --npus 4 --mem 1024 --npu 1 --offset 448\n"
+          "                                                -> address 1472\n"))
+    return 2;
+  int status = 0;
+  std::optional<NpuConfig> config = configOpts.resolve(status);
+  if (!config)
+    return status;
+  bool reverse = npu.getNumOccurrences() || offset.getNumOccurrences();
+  if (reverse == !addresses.empty())
+    return cli::usageError("give addresses, or --npu Q --offset R");
+  if (reverse)
+    return addressOf(*config, {npu, offset}, json);
+  return splitAddresses(*config, addresses, json);
+}
+
+//===----------------------------------------------------------------------===//
+// explain
+//===----------------------------------------------------------------------===//
+
+std::string field(const std::string &name, const std::string &value) {
+  std::string head = name;
+  head.resize(std::max<size_t>(12, name.size() + 1), ' ');
+  return head + value + "\n";
+}
+
+/// Why each stride has its value, or why it is unused.
+std::string strideMeaning(const LocalTensor &t, int d) {
+  const Dims4 &s = t.strides(), &st = t.storageShape();
+  int64_t x = t.config().npus();
+  static const char *kMove[4] = {"n -> n+1", "c -> c+", "h -> h+1", "w -> w+1"};
+  std::string move = kMove[d];
+  if (d == 1)
+    move += std::to_string(x) + " (same npu)";
+  if (!t.stridesUsed()[d])
+    return d == 1 && st[1] > 1 ? "unused: one channel per npu"
+                               : std::string("unused: ") + "NCHW"[d] + " = 1";
+  if (t.layout() == NpuLayout::Strided)
+    return move + ": given";
+  int64_t plane = st[2] * st[3];
+  switch (d) {
+  case 0:
+    return move + ": c stride " + std::to_string(s[1]) + " x " +
+           std::to_string(t.channelsPerNpu()) +
+           (t.channelsPerNpu() == 1 ? " channel" : " channels") + " per npu";
+  case 1:
+    if (t.alignElements() == 0)
+      return move + ": H * W = " + std::to_string(plane);
+    return move + ": ceil(" + std::to_string(plane) + " / " +
+           std::to_string(t.alignElements()) + ") * " +
+           std::to_string(t.alignElements()) +
+           (s[1] > plane
+                ? ", " + std::to_string(s[1] - plane) +
+                      " padding elements after each " + std::to_string(plane)
+                : std::string());
+  case 2:
+    return move + ": W = " + std::to_string(st[3]);
+  default:
+    return move;
+  }
+}
+
+std::string wasteText(const NpuUsage &u) {
+  std::string out;
+  auto add = [&](int64_t bytes, const char *what) {
+    if (bytes)
+      out += (out.empty() ? "" : ", ") + std::to_string(bytes) + " " + what;
+  };
+  add(u.featurePadding, "alignment padding");
+  add(u.emptySlots, "empty slots");
+  add(u.dummy, "dummy lanes");
+  add(u.matrixTail, "unused matrix columns");
+  add(u.gaps, "gaps between strided elements");
+  return u.wasted() == 0 ? "none"
+                         : std::to_string(u.wasted()) + " bytes: " + out;
+}
+
+std::string storedText(const LocalTensor &t) {
+  const TensorDesc &d = t.desc();
+  std::string shape = t.storedTypeName() + " " + dimsText(t.storageShape());
+  if (d.layout == NpuLayout::Matrix)
+    return shape + ": columns [" + std::to_string(d.matrixW) + "k, " +
+           std::to_string(d.matrixW) + "k+" + std::to_string(d.matrixW) +
+           ") in channel k";
+  if (d.mode == StorageMode::N4)
+    return shape + ": n 4m..4m+3 packed in one 32-bit element";
+  if (d.mode == StorageMode::N2)
+    return shape + ": n 2m, 2m+1 packed in one 32-bit element";
+  if (d.mode == StorageMode::IC2)
+    return shape + ": input channels 2j, 2j+1 packed in one 64-bit element";
+  return "";
+}
+
+std::vector<std::string> problemsOf(const LocalTensor &t) {
+  std::vector<std::string> out;
+  for (std::optional<Error> e :
+       {t.checkAlignment(), t.checkFits(), t.checkNoAliasing()})
+    if (e)
+      out.push_back(e->message);
+  return out;
+}
+
+std::string explainText(const LocalTensor &t) {
+  const NpuConfig &c = t.config();
+  NpuPlace p = t.start();
+  NpuUsage u = t.totalUsage();
+  const Dims4 &s = t.strides();
+  std::string out =
+      field("tensor", tensorLine(t)) + field("chip", c.toString());
+  out += field("start", "npu " + std::to_string(p.npu) + ", offset " +
+                            std::to_string(p.offset) + "  (" +
+                            std::to_string(t.desc().address) + " = " +
+                            std::to_string(p.npu) + " * " +
+                            std::to_string(c.bytesPerNpu()) + " + " +
+                            std::to_string(p.offset) + ")");
+  int64_t channels = t.storageShape()[1];
+  out +=
+      field("channels",
+            std::to_string(channels) + " on " + npuListText(t.npus()) + "; " +
+                std::to_string(t.channelsPerNpu()) + " per npu = ceil((" +
+                std::to_string(p.npu) + " + " + std::to_string(channels) +
+                ") / " + std::to_string(c.npus()) + ")");
+  if (std::string stored = storedText(t); !stored.empty())
+    out += field("stored as", stored);
+  out +=
+      field("strides",
+            "n " + std::to_string(s[0]) + "  c " + std::to_string(s[1]) +
+                "  h " + std::to_string(s[2]) + "  w " + std::to_string(s[3]) +
+                "  (in " + t.storedTypeName() + " elements)");
+  for (int d = 0; d < 4; ++d)
+    out += field(std::string("  ") + "nchw"[d] + " " + std::to_string(s[d]),
+                 strideMeaning(t, d));
+  out += field("per npu", std::to_string(t.bytesPerNpu()) + " bytes, offsets " +
+                              std::to_string(p.offset) + ".." +
+                              std::to_string(p.offset + t.bytesPerNpu() - 1) +
+                              " of " + npuListText(t.npus()) + " (" +
+                              std::to_string(u.reserved) + " bytes in all)");
+  out += field("data", std::to_string(u.data) + " bytes (" +
+                           std::to_string(t.logicalElements()) + " " +
+                           npuTypeName(t.desc().type) + ")");
+  out += field("waste", wasteText(u));
+  if (c.banks() > 1)
+    out += field("banks", std::to_string(p.offset / c.bankBytes()) + ".." +
+                              std::to_string((p.offset + t.bytesPerNpu() - 1) /
+                                             c.bankBytes()) +
+                              " (" + formatBytes(c.bankBytes()) + " each)");
+  return out;
+}
+
+llvm::json::Object explainJson(const LocalTensor &t) {
+  NpuUsage u = t.totalUsage();
+  std::array<bool, 4> used = t.stridesUsed();
+  llvm::json::Array npus, problems, suggestions;
+  for (int64_t n : t.npus())
+    npus.push_back(n);
+  for (const std::string &p : problemsOf(t))
+    problems.push_back(p);
+  for (const std::string &s : suggestCheaper(t))
+    suggestions.push_back(s);
+  TensorSpec spec{"", t.desc(), true};
+  return llvm::json::Object{
+      {"tensor", printTensorSpec(spec)},
+      {"config", configJson(t.config())},
+      {"start_npu", t.start().npu},
+      {"offset", t.start().offset},
+      {"address", t.desc().address},
+      {"channels_per_npu", t.channelsPerNpu()},
+      {"npus", std::move(npus)},
+      {"stored_type", t.storedTypeName()},
+      {"stored_shape", dimsJson(t.storageShape())},
+      {"strides", stridesJson(t.strides())},
+      {"strides_used",
+       llvm::json::Object{
+           {"n", used[0]}, {"c", used[1]}, {"h", used[2]}, {"w", used[3]}}},
+      {"bytes_per_npu", t.bytesPerNpu()},
+      {"total_bytes", u.reserved},
+      {"data_bytes", u.data},
+      {"waste", llvm::json::Object{{"padding", u.featurePadding},
+                                   {"empty_slots", u.emptySlots},
+                                   {"dummy", u.dummy},
+                                   {"matrix_tail", u.matrixTail},
+                                   {"gaps", u.gaps},
+                                   {"total", u.wasted()}}},
+      {"problems", std::move(problems)},
+      {"suggestions", std::move(suggestions)}};
+}
+
+/// A tensor in system memory (the continuous layout): strides and bytes.
+int explainSystem(const TensorSpec &spec, bool json) {
+  const TensorDesc &d = spec.desc;
+  if (d.mode != StorageMode::Normal)
+    return cli::fail("storage modes apply to local memory, not to the "
+                     "continuous layout");
+  std::optional<int64_t> bytes = byteWidth(d.type);
+  for (int64_t dim : d.shape)
+    bytes = bytes ? checkedMul(*bytes, dim) : std::nullopt;
+  if (!bytes)
+    return cli::fail("tensor " + dimsText(d.shape) + " is too large");
+  Dims4 s = continuousStrides(d.shape);
+  if (json) {
+    printJson(llvm::json::Object{{"memory", "system"},
+                                 {"shape", dimsJson(d.shape)},
+                                 {"strides", stridesJson(s)},
+                                 {"bytes", *bytes}});
+    return 0;
+  }
+  static const char *kWhy[4] = {"n -> n+1: C * H * W", "c -> c+1: H * W",
+                                "h -> h+1: W", "w -> w+1"};
+  std::string out =
+      field("tensor", npuTypeName(d.type) + " " + dimsText(d.shape) +
+                          " continuous (system memory)");
+  out +=
+      field("strides",
+            "n " + std::to_string(s[0]) + "  c " + std::to_string(s[1]) +
+                "  h " + std::to_string(s[2]) + "  w " + std::to_string(s[3]));
+  for (int i = 0; i < 4; ++i)
+    out += field(std::string("  ") + "nchw"[i] + " " + std::to_string(s[i]),
+                 d.shape[i] > 1 ? kWhy[i]
+                                : std::string("unused: ") + "NCHW"[i] + " = 1");
+  llvm::outs() << out << field("bytes", std::to_string(*bytes));
+  return 0;
+}
+
+int runExplain(int argc, char **argv) {
+  ConfigOptions configOpts;
+  TensorOptions tensorOpts;
+  cl::opt<std::string> specText(cl::Positional, cl::desc("[SPEC]"),
+                                cl::cat(cli::category()));
+  cl::opt<bool> json("json", cl::desc("print JSON"), cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "where a tensor lives in local memory: start npu, channels per npu,\n"
+          "strides and what they mean, bytes per npu, wasted bytes and why\n\n"
+          "  tessel npu explain --npus 4 --mem 1024 --shape 2,3,4,5 --dtype "
+          "fp32 \\\n      --layout aligned --address 2048\n"
+          "  tessel npu explain --chip bm1684x 'x=fp16[1,96,56,56]:eu@0'\n"
+          "  tessel npu explain --npus 4 --mem 1024 'fp32[2,40]:matrix(20)'\n"
+          "  tessel npu explain 'fp32[2,3,4,5]:continuous'   (system "
+          "memory)\n"))
+    return 2;
+  int status = 0;
+  std::optional<TensorSpec> spec = tensorOpts.resolve(specText, status);
+  if (!spec)
+    return status;
+  if (spec->desc.layout == NpuLayout::Continuous)
+    return explainSystem(*spec, json);
+  std::optional<NpuConfig> config = configOpts.resolve(status);
+  bool chooseW =
+      spec->desc.layout == NpuLayout::Matrix && spec->desc.matrixW == 0;
+  if (!config || !chooseMatrixW(*config, *spec, status))
+    return status;
+  std::optional<LocalTensor> t = makeTensor(*config, *spec, status);
+  if (!t)
+    return status;
+  std::vector<std::string> problems = problemsOf(*t);
+  if (json) {
+    printJson(explainJson(*t));
+  } else {
+    std::string out = explainText(*t);
+    if (chooseW)
+      out += field("matrix W", std::to_string(spec->desc.matrixW) +
+                                   ", the matrix advisor's choice (tessel "
+                                   "npu fit --matrix explains it)");
+    for (const std::string &p : problems)
+      out += field("problem", p);
+    std::vector<std::string> cheaper = suggestCheaper(*t);
+    for (size_t i = 0; i < cheaper.size(); ++i)
+      out += field(i ? "" : "cheaper", cheaper[i]);
+    llvm::outs() << out;
+  }
+  return problems.empty() ? 0 : cli::fail(problems.front());
+}
+
+//===----------------------------------------------------------------------===//
+// where
+//===----------------------------------------------------------------------===//
+
+int whereElement(const LocalTensor &t, const std::string &indexText,
+                 bool json) {
+  std::vector<int64_t> values;
+  std::string error;
+  if (!cli::parseIntList(indexText, values, error))
+    return cli::fail("--index: " + error);
+  bool matrix = t.layout() == NpuLayout::Matrix;
+  int rank = matrix ? 2 : 4;
+  if (static_cast<int>(values.size()) != rank)
+    return cli::fail("index " + indexText + " has " +
+                     std::to_string(values.size()) + " entries, expected " +
+                     std::to_string(rank));
+  Dims4 index{0, 0, 0, 0};
+  for (int d = 0; d < rank; ++d) {
+    if (values[d] < 0 || values[d] >= t.shape()[d])
+      return cli::fail("index " + std::to_string(values[d]) + " of dim " +
+                       std::to_string(d) + " is out of range, expected 0.." +
+                       std::to_string(t.shape()[d] - 1));
+    index[d] = values[d];
+  }
+  NpuPlace p = t.locate(index);
+  int64_t slot = t.slotOf(index);
+  int64_t address = t.config().address(p);
+  if (json) {
+    printJson(llvm::json::Object{{"index", dimsJson(index, rank)},
+                                 {"npu", p.npu},
+                                 {"slot", slot},
+                                 {"offset", p.offset},
+                                 {"address", address}});
+    return 0;
+  }
+  llvm::outs() << "npu " << p.npu << " slot " << slot << " offset " << p.offset
+               << " (address " << address << ")\n";
+  return 0;
+}
+
+std::string placeText(const LocalTensor &t, const ByteInfo &info,
+                      NpuPlace place) {
+  bool matrix = t.layout() == NpuLayout::Matrix;
+  const Dims4 &i = info.index;
+  switch (info.kind) {
+  case ByteKind::Element:
+    return "element " + dimsText(i, matrix ? 2 : 4) + ", byte " +
+           std::to_string(info.byte) + " of " +
+           std::to_string(t.elementBytes());
+  case ByteKind::Dummy:
+    return "dummy lane " + std::to_string(info.byte / t.elementBytes()) +
+           " of " + t.storedTypeName() + " element " + dimsText(i) +
+           " (written as zero)";
+  case ByteKind::MatrixTail:
+    return "unused column " + std::to_string(i[1] * t.desc().matrixW + i[3]) +
+           " of row " + std::to_string(i[0]) + " (the matrix has " +
+           std::to_string(t.shape()[1]) + " columns)";
+  case ByteKind::FeaturePadding:
+    return "alignment padding after channel (" + std::to_string(i[0]) + "," +
+           std::to_string(i[1]) + "), byte " + std::to_string(info.byte) +
+           " of the padding";
+  case ByteKind::EmptySlot:
+    return "empty slot " + std::to_string(info.slot) + " of n " +
+           std::to_string(i[0]) + " on npu " + std::to_string(place.npu) +
+           " (no channel of this tensor)";
+  case ByteKind::Gap:
+    return "a gap between strided elements";
+  case ByteKind::Outside:
+    break;
+  }
+  if (!t.touchesNpu(place.npu))
+    return "not part of the tensor: it has no channel on npu " +
+           std::to_string(place.npu);
+  return "not part of the tensor: it uses offsets " +
+         std::to_string(t.start().offset) + ".." +
+         std::to_string(t.start().offset + t.bytesPerNpu() - 1);
+}
+
+int wherePlace(const LocalTensor &t, NpuPlace place, bool json) {
+  ByteInfo info = t.classify(place);
+  if (!json) {
+    llvm::outs() << placeText(t, info, place) << "\n";
+    return 0;
+  }
+  llvm::json::Object o{{"npu", place.npu},
+                       {"offset", place.offset},
+                       {"address", t.config().address(place)},
+                       {"kind", std::string(byteKindName(info.kind))}};
+  o["slot"] = info.slot;
+  if (info.kind == ByteKind::Element) {
+    o["index"] = dimsJson(info.index, t.layout() == NpuLayout::Matrix ? 2 : 4);
+    o["byte"] = info.byte;
+  } else if (info.kind != ByteKind::Outside && info.kind != ByteKind::Gap) {
+    o["stored_index"] = dimsJson(info.index);
+  }
+  printJson(std::move(o));
+  return 0;
+}
+
+int runWhere(int argc, char **argv) {
+  ConfigOptions configOpts;
+  TensorOptions tensorOpts;
+  cl::opt<std::string> specText(cl::Positional, cl::desc("[SPEC]"),
+                                cl::cat(cli::category()));
+  cl::opt<std::string> index("index",
+                             cl::desc("the element N,C,H,W (ROW,COL for a "
+                                      "matrix) to locate"),
+                             cl::value_desc("I"), cl::cat(cli::category()));
+  cl::opt<int64_t> npu("npu", cl::desc("with --offset: what this npu holds"),
+                       cl::value_desc("Q"), cl::init(-1),
+                       cl::cat(cli::category()));
+  cl::opt<int64_t> offset("offset", cl::desc("byte offset inside --npu"),
+                          cl::value_desc("B"), cl::init(-1),
+                          cl::cat(cli::category()));
+  cl::opt<int64_t> at("at", cl::desc("what local-memory address A holds"),
+                      cl::value_desc("A"), cl::init(-1),
+                      cl::cat(cli::category()));
+  cl::opt<bool> json("json", cl::desc("print JSON"), cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "element to place, and place to element\n\n"
+          "  tessel npu where --npus 4 --mem 1024 'fp32[2,3,4,5]@2048' "
+          "--index 1,2,3,4\n      -> npu 0 slot 1 offset 460 (address 460)\n"
+          "  tessel npu where --npus 4 --mem 1024 'fp32[2,3,4,5]@2048' "
+          "--npu 0 --offset 460\n      -> element (1,2,3,4), byte 0 of 4\n"))
+    return 2;
+  int ways = !index.empty() +
+             (npu.getNumOccurrences() > 0 || offset.getNumOccurrences() > 0) +
+             (at.getNumOccurrences() > 0);
+  if (ways != 1)
+    return cli::usageError("give --index I, or --npu Q --offset B, or --at A");
+  int status = 0;
+  std::optional<NpuConfig> config = configOpts.resolve(status);
+  if (!config)
+    return status;
+  std::optional<TensorSpec> spec = tensorOpts.resolve(specText, status);
+  if (!spec || !chooseMatrixW(*config, *spec, status))
+    return status;
+  std::optional<LocalTensor> t = makeTensor(*config, *spec, status);
+  if (!t)
+    return status;
+  if (!index.empty())
+    return whereElement(*t, index, json);
+  NpuPlace place{npu, offset};
+  if (at.getNumOccurrences()) {
+    Expected<NpuPlace> split = config->split(at);
+    if (!split)
+      return cli::fail(split.error().message);
+    place = *split;
+  } else if (npu < 0 || npu >= config->npus() || offset < 0 ||
+             offset >= config->bytesPerNpu()) {
+    return cli::fail("npu " + std::to_string(npu) + " offset " +
+                     std::to_string(offset) + " is outside local memory");
+  }
+  return wherePlace(*t, place, json);
+}
+
+const cli::Verb kVerbs[] = {
+    {"address", "split an address into (npu, offset) and back", runAddress},
+    {"explain", "placement, strides, footprint and waste of a tensor",
+     runExplain},
+    {"where", "element to (npu, slot, byte) and byte to element", runWhere},
+    {"draw", "pictures of local memory: the seed's figures, text or SVG",
+     runDraw},
+    {"fit", "matrix W advice; whether tensors fit and where the waste is",
+     runFit},
+};
+
+} // namespace
+} // namespace npucli
+
+int runNpuCommand(int argc, char **argv) {
+  return cli::dispatch("npu",
+                       "NPU local memory of a Sophgo-style TPU: X NPUs of S "
+                       "bytes each,\ntensors scattered over them channel by "
+                       "channel.",
+                       npucli::kVerbs, argc, argv);
+}
+
+} // namespace tessel

@@ -1,0 +1,323 @@
+//===- NpuFit.cpp - `tessel npu fit`: matrix W advice and fit reports -----===//
+#include "NpuOptions.h"
+#include "NpuVerbs.h"
+
+#include "tessel/Npu/NpuAdvisor.h"
+#include "tessel/Render/NpuPicture.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tessel::npucli {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The matrix advisor
+//===----------------------------------------------------------------------===//
+
+llvm::json::Object choiceJson(const MatrixChoice &c) {
+  return llvm::json::Object{{"w", c.w},
+                            {"channels", c.channels},
+                            {"channels_per_npu", c.channelsPerNpu},
+                            {"npus", c.npusUsed},
+                            {"row_bytes", c.rowBytes},
+                            {"fullest_npu_bytes", c.fullestNpuBytes},
+                            {"total_bytes", c.totalBytes},
+                            {"wasted_bytes", c.wastedBytes}};
+}
+
+std::string cell(int64_t v, size_t width) {
+  std::string s = std::to_string(v);
+  return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
+}
+
+std::string choiceRow(const MatrixChoice &c, bool best) {
+  return std::string(best ? "*" : " ") + cell(c.w, 6) + cell(c.channels, 10) +
+         cell(c.channelsPerNpu, 9) + cell(c.npusUsed, 6) +
+         cell(c.rowBytes, 11) + cell(c.fullestNpuBytes, 13) +
+         cell(c.totalBytes, 10) + cell(c.wastedBytes, 7) + "\n";
+}
+
+int adviseMatrixCommand(const NpuConfig &config, const std::string &matrix,
+                        const std::string &dtype, int64_t startNpu,
+                        const std::string &wList, bool json) {
+  std::string dims = matrix;
+  for (char &ch : dims)
+    ch = ch == 'x' || ch == 'X' ? ',' : ch;
+  std::vector<int64_t> rc, ws;
+  std::string error;
+  if (!cli::parseIntList(dims, rc, error) || rc.size() != 2)
+    return cli::fail("--matrix '" + matrix +
+                     "': expected ROWSxCOLS, e.g. 2x40");
+  if (!wList.empty() && !cli::parseIntList(wList, ws, error))
+    return cli::fail("--w: " + error);
+  Expected<PrimitiveType> type = parseNpuType(dtype);
+  if (!type)
+    return cli::fail(type.error().message);
+  Expected<MatrixAdvice> advice =
+      adviseMatrix(config, rc[0], rc[1], *type, startNpu);
+  if (!advice)
+    return cli::fail(advice.error().message);
+  std::vector<MatrixChoice> rows;
+  for (int64_t w : ws) {
+    if (w < 1 || w > rc[1])
+      return cli::fail("W " + std::to_string(w) + " is not 1.." +
+                       std::to_string(rc[1]));
+    rows.push_back(evaluateMatrixW(config, rc[0], rc[1], *type, w, startNpu));
+  }
+  if (ws.empty())
+    for (const MatrixChoice &c : advice->candidates)
+      if (c.channels <= 2 * config.npus() || c.w == advice->best.w)
+        rows.push_back(c);
+  if (json) {
+    llvm::json::Array reasons, choices;
+    for (const std::string &r : advice->reasons)
+      reasons.push_back(r);
+    for (const MatrixChoice &c : rows)
+      choices.push_back(choiceJson(c));
+    printJson(llvm::json::Object{
+        {"rows", rc[0]},
+        {"cols", rc[1]},
+        {"dtype", npuTypeName(*type)},
+        {"start_npu", startNpu},
+        {"config", configJson(config)},
+        {"best", choiceJson(advice->best)},
+        {"ties", llvm::json::Object{{"low", advice->tieLow},
+                                    {"high", advice->tieHigh},
+                                    {"count", advice->tieCount}}},
+        {"reasons", std::move(reasons)},
+        {"choices", std::move(choices)}});
+    return 0;
+  }
+  std::string out = std::to_string(rc[0]) + " x " + std::to_string(rc[1]) +
+                    " " + npuTypeName(*type) + " matrix from npu " +
+                    std::to_string(startNpu) + " on " + config.toString() +
+                    "\nbest W = " + std::to_string(advice->best.w) + "\n";
+  for (const std::string &r : advice->reasons)
+    out += "  " + r + "\n";
+  out += "\n      W  channels  per npu  npus  bytes/row  fullest npu  "
+         "all npus  waste\n";
+  for (const MatrixChoice &c : rows)
+    out += choiceRow(c, c.w == advice->best.w);
+  llvm::outs() << out;
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Fit reports
+//===----------------------------------------------------------------------===//
+
+std::string usageText(const NpuUsage &u) {
+  std::string out = "data " + std::to_string(u.data) + ", waste " +
+                    std::to_string(u.wasted());
+  std::string parts;
+  auto add = [&](int64_t bytes, const char *what) {
+    if (bytes)
+      parts += (parts.empty() ? "" : ", ") + std::to_string(bytes) + " " + what;
+  };
+  add(u.featurePadding, "padding");
+  add(u.emptySlots, "empty slots");
+  add(u.dummy, "dummy");
+  add(u.matrixTail, "matrix tail");
+  add(u.gaps, "gaps");
+  return parts.empty() ? out : out + " (" + parts + ")";
+}
+
+/// Per-NPU lines, NPUs with equal numbers grouped.
+std::string npuLines(const FitReport &r, const NpuConfig &config) {
+  std::string out =
+      "per npu (of " + std::to_string(config.bytesPerNpu()) + " bytes):\n";
+  int64_t x = config.npus();
+  for (int64_t lo = 0; lo < x;) {
+    int64_t hi = lo;
+    while (hi + 1 < x && r.highWater[hi + 1] == r.highWater[lo] &&
+           r.reserved[hi + 1] == r.reserved[lo] && r.data[hi + 1] == r.data[lo])
+      ++hi;
+    std::string who =
+        lo == hi ? "npu " + std::to_string(lo)
+                 : "npus " + std::to_string(lo) + ".." + std::to_string(hi);
+    out += "  " + who +
+           std::string(who.size() < 12 ? 12 - who.size() : 1, ' ') +
+           "used up to " + std::to_string(r.highWater[lo]) + ", reserved " +
+           std::to_string(r.reserved[lo]) + ", data " +
+           std::to_string(r.data[lo]) + "\n";
+    lo = hi + 1;
+  }
+  return out;
+}
+
+std::string fitText(const FitReport &r, const NpuConfig &config) {
+  std::string out = std::to_string(r.entries.size()) + " tensors on " +
+                    config.toString() + "\n";
+  for (const FitEntry &e : r.entries) {
+    out += "  " + printTensorSpec(e.spec) + "\n      " +
+           npuListText(e.tensor.npus()) + ", " +
+           std::to_string(e.tensor.bytesPerNpu()) + " bytes per npu, " +
+           usageText(e.usage) + "\n";
+    if (e.autoPlaced || e.autoW)
+      out += std::string("      ") +
+             (e.autoPlaced && e.autoW ? "placed and W chosen by tessel"
+              : e.autoPlaced          ? "placed by tessel"
+                                      : "W chosen by tessel") +
+             "\n";
+    for (const std::string &s : e.suggestions)
+      out += "      cheaper: " + s + "\n";
+  }
+  out += npuLines(r, config);
+  if (r.fits())
+    return out + "fits\n";
+  out += "does not fit:\n";
+  for (const std::string &p : r.problems)
+    out += "  " + p + "\n";
+  return out;
+}
+
+llvm::json::Object fitJson(const FitReport &r, const NpuConfig &config) {
+  llvm::json::Array tensors, npus, problems;
+  for (const FitEntry &e : r.entries) {
+    llvm::json::Array touched, suggestions;
+    for (int64_t n : e.tensor.npus())
+      touched.push_back(n);
+    for (const std::string &s : e.suggestions)
+      suggestions.push_back(s);
+    tensors.push_back(
+        llvm::json::Object{{"name", e.name},
+                           {"spec", printTensorSpec(e.spec)},
+                           {"npus", std::move(touched)},
+                           {"bytes_per_npu", e.tensor.bytesPerNpu()},
+                           {"data_bytes", e.usage.data},
+                           {"wasted_bytes", e.usage.wasted()},
+                           {"auto_placed", e.autoPlaced},
+                           {"auto_w", e.autoW},
+                           {"suggestions", std::move(suggestions)}});
+  }
+  for (int64_t n = 0; n < config.npus(); ++n)
+    npus.push_back(llvm::json::Object{{"npu", n},
+                                      {"high_water", r.highWater[n]},
+                                      {"reserved", r.reserved[n]},
+                                      {"data", r.data[n]}});
+  for (const std::string &p : r.problems)
+    problems.push_back(p);
+  return llvm::json::Object{{"config", configJson(config)},
+                            {"fits", r.fits()},
+                            {"tensors", std::move(tensors)},
+                            {"npus", std::move(npus)},
+                            {"problems", std::move(problems)}};
+}
+
+/// The specs from the positional arguments and from --tensors FILE.
+bool loadSpecs(const std::vector<std::string> &args, const std::string &file,
+               std::vector<TensorSpec> &specs, int &status) {
+  for (const std::string &text : args) {
+    Expected<TensorSpec> spec = parseTensorSpec(text);
+    if (!spec) {
+      status = cli::fail("in '" + text + "' at column " + spec.error().message);
+      return false;
+    }
+    specs.push_back(std::move(*spec));
+  }
+  if (file.empty())
+    return true;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFileOrSTDIN(file);
+  if (!buffer) {
+    status =
+        cli::fail("cannot read " + file + ": " + buffer.getError().message());
+    return false;
+  }
+  Expected<std::vector<TensorSpec>> list =
+      parseTensorSpecList((*buffer)->getBuffer().str());
+  if (!list) {
+    status = cli::fail(file + ":" + list.error().message);
+    return false;
+  }
+  specs.insert(specs.end(), list->begin(), list->end());
+  return true;
+}
+
+int drawFit(const FitReport &r, const std::string &svgPath, bool text) {
+  std::vector<NamedTensor> tensors;
+  for (const FitEntry &e : r.entries)
+    tensors.push_back({e.name, e.tensor});
+  if (tensors.empty())
+    return 0;
+  NpuPictureOptions options;
+  options.byTensor = true;
+  options.title = "local memory";
+  if (text) {
+    Expected<std::string> picture = drawMemoryText(tensors, options);
+    if (!picture)
+      return cli::fail(picture.error().message);
+    llvm::outs() << *picture;
+  }
+  if (svgPath.empty())
+    return 0;
+  Expected<std::string> svg = drawMemorySvg(tensors, options);
+  if (!svg)
+    return cli::fail(svg.error().message);
+  std::string error = cli::writeFileAtomically(svgPath, *svg);
+  return error.empty() ? 0 : cli::fail(error);
+}
+
+} // namespace
+
+int runFit(int argc, char **argv) {
+  ConfigOptions configOpts;
+  cl::list<std::string> specArgs(cl::Positional, cl::desc("[SPEC...]"),
+                                 cl::cat(cli::category()));
+  cl::opt<std::string> file("tensors",
+                            cl::desc("a file of tensor specs, one per line "
+                                     "or ';'-separated ('-' for stdin)"),
+                            cl::value_desc("FILE"), cl::cat(cli::category()));
+  cl::opt<std::string> matrix("matrix",
+                              cl::desc("advise W for a ROWSxCOLS matrix"),
+                              cl::value_desc("RxC"), cl::cat(cli::category()));
+  cl::opt<std::string> dtype("dtype", cl::desc("--matrix: element type"),
+                             cl::init("fp32"), cl::cat(cli::category()));
+  cl::opt<int64_t> startNpu("start-npu", cl::desc("--matrix: start npu Q"),
+                            cl::init(0), cl::cat(cli::category()));
+  cl::opt<std::string> ws("w", cl::desc("--matrix: the W values to compare"),
+                          cl::value_desc("W,W,..."), cl::cat(cli::category()));
+  cl::opt<bool> draw("draw", cl::desc("draw the tensors in the terminal"),
+                     cl::cat(cli::category()));
+  cl::opt<std::string> svg("svg", cl::desc("write a picture of the tensors"),
+                           cl::value_desc("FILE"), cl::cat(cli::category()));
+  cl::opt<bool> json("json", cl::desc("print JSON"), cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "whether tensors fit in local memory, where the bytes go, and\n"
+          "cheaper choices; or the best W for a matrix\n\n"
+          "  tessel npu fit --npus 4 --mem 1024 --matrix 2x40 --dtype fp32\n"
+          "  tessel npu fit --npus 4 --mem 1024 'a=fp32[2,3,4,5]@0' \\\n"
+          "      'b=fp32[1,1,4,5]' 'c=fp32[2,40]:matrix'\n"
+          "  tessel npu fit --chip bm1684x --tensors layer.txt --svg "
+          "fit.svg\n"))
+    return 2;
+  int status = 0;
+  std::optional<NpuConfig> config = configOpts.resolve(status);
+  if (!config)
+    return status;
+  if (!matrix.empty())
+    return specArgs.empty() && file.empty()
+               ? adviseMatrixCommand(*config, matrix, dtype, startNpu, ws, json)
+               : cli::usageError("give --matrix or tensor specs, not both");
+  std::vector<TensorSpec> specs;
+  if (!loadSpecs(specArgs, file, specs, status))
+    return status;
+  if (specs.empty())
+    return cli::usageError("give tensor SPECs, --tensors FILE or --matrix RxC");
+  Expected<FitReport> report = fitTensors(*config, specs);
+  if (!report)
+    return cli::fail(report.error().message);
+  if (json)
+    printJson(fitJson(*report, *config));
+  else
+    llvm::outs() << fitText(*report, *config);
+  if (int drawn = drawFit(*report, svg, draw && !json))
+    return drawn;
+  if (report->fits())
+    return 0;
+  return cli::fail("the tensors do not fit: " + report->problems.front());
+}
+
+} // namespace tessel::npucli

@@ -1,0 +1,202 @@
+//===- NpuOptions.cpp - Options shared by the `tessel npu` verbs ----------===//
+#include "NpuOptions.h"
+
+#include "tessel/Npu/NpuAdvisor.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tessel::npucli {
+
+std::optional<NpuConfig> ConfigOptions::resolve(int &status) const {
+  bool custom = npus.getNumOccurrences() || mem.getNumOccurrences();
+  if (chip.empty() && !(npus.getNumOccurrences() && mem.getNumOccurrences())) {
+    status = cli::usageError(
+        "give --chip NAME (bm1684, bm1684x, bm1688) or --npus X --mem S, "
+        "e.g. --npus 4 --mem 1024 for the seed's figures");
+    return std::nullopt;
+  }
+  int64_t x = 0, s = 0, b = 1, a = 128;
+  bool packed = true;
+  std::string name = "custom";
+  if (!chip.empty()) {
+    Expected<NpuConfig> preset = NpuConfig::preset(chip);
+    if (!preset) {
+      status = cli::fail(preset.error().message);
+      return std::nullopt;
+    }
+    x = preset->npus();
+    s = preset->bytesPerNpu();
+    b = preset->banks();
+    a = preset->alignBytes();
+    packed = preset->hasPackedModes();
+    name = custom || banks || align ? preset->name() + "-modified"
+                                    : preset->name();
+  }
+  if (npus.getNumOccurrences())
+    x = npus;
+  if (mem.getNumOccurrences()) {
+    Expected<int64_t> bytes = parseByteSize(mem);
+    if (!bytes) {
+      status = cli::fail("--mem: " + bytes.error().message);
+      return std::nullopt;
+    }
+    s = *bytes;
+  }
+  if (banks.getNumOccurrences())
+    b = banks;
+  if (align.getNumOccurrences())
+    a = align;
+  Expected<NpuConfig> config = NpuConfig::get(x, s, b, a, packed, name);
+  if (!config) {
+    status = cli::fail(config.error().message);
+    return std::nullopt;
+  }
+  return *config;
+}
+
+static bool parseDims(const std::string &text, const char *what, size_t want,
+                      std::vector<int64_t> &values, int &status) {
+  std::string error;
+  if (!cli::parseIntList(text, values, error)) {
+    status = cli::fail(std::string(what) + ": " + error);
+    return false;
+  }
+  if (want && values.size() != want) {
+    status = cli::fail(std::string(what) + " '" + text + "' has " +
+                       std::to_string(values.size()) + " values, expected " +
+                       std::to_string(want));
+    return false;
+  }
+  return true;
+}
+
+/// The spec text the flags describe, so that flags and specs share one
+/// parser (and one set of messages).
+std::optional<TensorSpec> TensorOptions::resolve(const std::string &specText,
+                                                 int &status) const {
+  std::string text = specText;
+  bool flags = shape.getNumOccurrences() || dtype.getNumOccurrences() ||
+               layout.getNumOccurrences() || mode.getNumOccurrences() ||
+               w.getNumOccurrences() || strides.getNumOccurrences() ||
+               address.getNumOccurrences();
+  if (!text.empty() && flags) {
+    status = cli::usageError("give the tensor either as a SPEC or as --shape "
+                             "and friends, not both");
+    return std::nullopt;
+  }
+  if (text.empty()) {
+    if (shape.empty()) {
+      status = cli::usageError("give a tensor SPEC such as "
+                               "'fp32[2,3,4,5]:aligned@0' or --shape N,C,H,W");
+      return std::nullopt;
+    }
+    std::string lay = strides.empty() ? layout.getValue() : "strided";
+    text = dtype + "[" + shape + "]:" + lay;
+    if (lay == "matrix" && w > 0)
+      text += "(" + std::to_string(w) + ")";
+    if (!strides.empty()) {
+      std::vector<int64_t> values;
+      if (!parseDims(strides, "--strides", 4, values, status))
+        return std::nullopt;
+      text += "(" + strides + ")";
+    }
+    text += ":" + mode + "@" + address;
+  }
+  Expected<TensorSpec> spec = parseTensorSpec(text);
+  if (!spec) {
+    status = cli::fail("in '" + text + "' at column " + spec.error().message);
+    return std::nullopt;
+  }
+  return *spec;
+}
+
+std::optional<LocalTensor> makeTensor(const NpuConfig &config,
+                                      const TensorSpec &spec, int &status) {
+  Expected<LocalTensor> t = LocalTensor::get(config, spec.desc);
+  if (!t) {
+    status = cli::fail(t.error().message);
+    return std::nullopt;
+  }
+  return *t;
+}
+
+/// Fills in the advisor's W for a matrix given without one.
+bool chooseMatrixW(const NpuConfig &config, TensorSpec &spec, int &status) {
+  TensorDesc &d = spec.desc;
+  if (d.layout != NpuLayout::Matrix || d.matrixW > 0)
+    return true;
+  Expected<NpuPlace> at = config.split(d.address);
+  Expected<MatrixAdvice> advice =
+      adviseMatrix(config, d.shape[0], d.shape[1], d.type, at ? at->npu : 0);
+  if (!advice) {
+    status = cli::fail(advice.error().message);
+    return false;
+  }
+  d.matrixW = advice->best.w;
+  return true;
+}
+
+void printJson(llvm::json::Value value) {
+  llvm::outs() << llvm::formatv("{0:2}", value) << "\n";
+}
+
+llvm::json::Object configJson(const NpuConfig &config) {
+  return llvm::json::Object{{"name", config.name()},
+                            {"npus", config.npus()},
+                            {"bytes_per_npu", config.bytesPerNpu()},
+                            {"banks", config.banks()},
+                            {"align_bytes", config.alignBytes()}};
+}
+
+llvm::json::Object stridesJson(const Dims4 &strides) {
+  return llvm::json::Object{{"n", strides[0]},
+                            {"c", strides[1]},
+                            {"h", strides[2]},
+                            {"w", strides[3]}};
+}
+
+llvm::json::Array dimsJson(const Dims4 &dims, int rank) {
+  llvm::json::Array out;
+  for (int i = 0; i < rank; ++i)
+    out.push_back(dims[i]);
+  return out;
+}
+
+std::string dimsText(const Dims4 &dims, int rank) {
+  std::string out = "(";
+  for (int i = 0; i < rank; ++i)
+    out += (i ? "," : "") + std::to_string(dims[i]);
+  return out + ")";
+}
+
+std::string npuListText(const std::vector<int64_t> &npus) {
+  if (npus.size() == 1)
+    return "npu " + std::to_string(npus[0]);
+  bool run = npus.size() > 2;
+  for (size_t i = 1; i < npus.size(); ++i)
+    run = run && npus[i] == npus[i - 1] + 1;
+  if (run)
+    return "npus " + std::to_string(npus.front()) + ".." +
+           std::to_string(npus.back());
+  std::string out = "npus ";
+  for (size_t i = 0; i < npus.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(npus[i]);
+  return out;
+}
+
+std::string tensorLine(const LocalTensor &t) {
+  const TensorDesc &d = t.desc();
+  bool matrix = d.layout == NpuLayout::Matrix;
+  std::string out = npuTypeName(d.type) + " " +
+                    dimsText(d.shape, matrix ? 2 : 4) + " " +
+                    std::string(layoutName(d.layout));
+  if (matrix)
+    out += " (W " + std::to_string(d.matrixW) + ")";
+  if (d.mode != StorageMode::Normal)
+    out += " in " + std::string(modeName(d.mode)) + " mode";
+  return out + " at address " + std::to_string(d.address);
+}
+
+} // namespace tessel::npucli
