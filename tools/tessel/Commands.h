@@ -6,6 +6,8 @@ namespace tessel {
 
 /// `tessel layout VERB ...`; argv[0] is "layout".
 int runLayoutCommand(int argc, char **argv);
+/// `tessel indexing VERB ...`; argv[0] is "indexing".
+int runIndexingCommand(int argc, char **argv);
 
 } // namespace tessel
 

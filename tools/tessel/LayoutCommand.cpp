@@ -2,9 +2,11 @@
 #include "CommandLine.h"
 #include "Commands.h"
 
+#include "tessel/Indexing/LayoutMap.h"
 #include "tessel/Layout/ShapeParser.h"
 #include "tessel/Layout/TiledLayout.h"
 
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace cl = llvm::cl;
@@ -87,8 +89,37 @@ int runIndex(int argc, char **argv) {
   return 0;
 }
 
+int runMap(int argc, char **argv) {
+  cl::opt<std::string> layoutText(cl::Positional, cl::Required,
+                                  cl::desc("<LAYOUT>"),
+                                  cl::cat(cli::category()));
+  cl::opt<bool> inverse(
+      "inverse",
+      cl::desc("print the map from the offset to the logical index instead "
+               "(padding slots are outside its domain)"),
+      cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "the layout as an indexing map from the logical index to the "
+          "element offset\n\n"
+          "  tessel layout map 'f32[3,5]{1,0:T(2,2)}'\n"
+          "  -> (d0, d1) -> ((d0 floordiv 2) * 12 + (d1 floordiv 2) * 4 + "
+          "(d0 mod 2) * 2 + d1 mod 2), domain: d0 in [0, 2], d1 in [0, 4]\n"
+          "  tessel layout map 'f32[3,5]{1,0:T(2,2)}' --inverse\n"))
+    return 2;
+  std::optional<TiledLayout> layout = loadLayout(layoutText);
+  if (!layout)
+    return 1;
+  mlir::MLIRContext context;
+  IndexingMap map = inverse ? getPhysicalToLogicalMap(*layout, &context)
+                            : getLogicalToPhysicalMap(*layout, &context);
+  llvm::outs() << map << "\n";
+  return 0;
+}
+
 const cli::Verb kVerbs[] = {
     {"index", "offset of a logical index, or the index at an offset", runIndex},
+    {"map", "the layout as an indexing map (logical index -> offset)", runMap},
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- main.cpp - The tessel command line ---------------------------------===//
 //
 // tessel layout ...   tiled layouts: offsets, sizes, pictures, TPU tilings
+// tessel indexing ... indexing maps: simplify, compose, evaluate
 //
 // Each group lives in its own <Group>Command.cpp and is listed in kGroups.
 //
@@ -24,6 +25,8 @@ struct Group {
 const Group kGroups[] = {
     {"layout", "tiled layouts: offsets, sizes, pictures, TPU tilings",
      tessel::runLayoutCommand},
+    {"indexing", "indexing maps: simplify, compose, evaluate",
+     tessel::runIndexingCommand},
 };
 
 void printHelp() {
