@@ -526,8 +526,32 @@ AffineExpr AffineExprSimplifier::simplifyMod(AffineExpr lhs, int64_t modulus) {
   collectAsIs(lhs, 1, sum);
   if (sum.overflow || sum.hasExtremeCoefficient())
     return lhs % modulus;
-  LinearSum reduced;
   bool dropped = false, unwrapped = false;
+  // Coefficients only matter modulo the modulus: align (x floordiv c) * k
+  // with (x mod c) * j when k = c * j (mod modulus), so that the pair
+  // recombines into x * j.
+  for (Term &divided : sum.terms) {
+    auto division = llvm::dyn_cast<AffineBinaryOpExpr>(divided.atom);
+    if (!division || division.getKind() != AffineExprKind::FloorDiv)
+      continue;
+    AffineExpr remainder = division.getLHS() % division.getRHS();
+    for (const Term &term : sum.terms) {
+      if (term.atom != remainder)
+        continue;
+      auto divisorExpr = llvm::dyn_cast<AffineConstantExpr>(division.getRHS());
+      std::optional<int64_t> aligned =
+          divisorExpr ? checkedMul(divisorExpr.getValue(), term.coefficient)
+                      : std::nullopt;
+      int64_t difference;
+      if (aligned &&
+          !__builtin_sub_overflow(divided.coefficient, *aligned, &difference) &&
+          difference != 0 && difference % modulus == 0) {
+        divided.coefficient = *aligned;
+        dropped = true;
+      }
+    }
+  }
+  LinearSum reduced;
   for (const Term &term : sum.terms) {
     if (term.coefficient % modulus == 0) {
       dropped = true;

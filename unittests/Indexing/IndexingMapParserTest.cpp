@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <random>
+
 using namespace tessel;
 
 namespace {
@@ -143,6 +146,60 @@ TEST_F(ParserTest, ErrorsNameTheColumn) {
   EXPECT_EQ(errorOf("KNOWN EMPTY"),
             "1: expected '(' starting the dim variables, as in '(d0, d1) -> "
             "...', found 'KNOWN'");
+}
+
+/// Mutated inputs never crash the parser; whatever parses prints back to a
+/// text that parses to the same map, and simplifies without crashing.
+TEST_F(ParserTest, MutatedInputsNeverCrash) {
+  const char *seeds[] = {
+      "(d0, d1)[s0]{rt0} -> (d1 floordiv 4, (d0 + s0) mod 3, d0 * -2 + rt0 "
+      "ceildiv 2), domain: d0 in [0, 9], d1 in [-3, 19], s0 in [0, 3], rt0 "
+      "in [0, 2], d0 + s0 in [0, 11], (d1 - 1) mod 2 in [0, 0]",
+      "(th_x, bl_x)[vector_index] -> (bl_x floordiv 4096, (bl_x floordiv 8) "
+      "mod 512, (bl_x mod 8) * 512 + th_x * 4 + vector_index), domain: th_x "
+      "in [0, 127], bl_x in [0, 24575], vector_index in [0, 3], "
+      "is_simplified: true",
+  };
+  const std::string alphabet = "()[]{},:+-*0123456789 dsrtmodfloorcilin_x>";
+  std::mt19937_64 rng(5);
+  auto uniform = [&](size_t n) {
+    return std::uniform_int_distribution<size_t>(0, n - 1)(rng);
+  };
+  int parsed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text = seeds[i % 2];
+    for (int edits = 1 + uniform(4); edits > 0; --edits) {
+      size_t at = uniform(text.size());
+      switch (uniform(3)) {
+      case 0:
+        text.erase(at, 1 + uniform(3));
+        break;
+      case 1:
+        text.insert(at, 1, alphabet[uniform(alphabet.size())]);
+        break;
+      default:
+        text[at] = alphabet[uniform(alphabet.size())];
+        break;
+      }
+    }
+    Expected<IndexingMap> map = parseIndexingMap(text, &context);
+    if (!map) {
+      EXPECT_TRUE(
+          std::isdigit(static_cast<unsigned char>(map.error().message[0])))
+          << map.error().message;
+      continue;
+    }
+    ++parsed;
+    ASSERT_FALSE(map->verify().has_value()) << text;
+    if (!map->isKnownEmpty()) {
+      Expected<IndexingMap> again = parseIndexingMap(map->toString(), &context);
+      ASSERT_TRUE(again.ok()) << map->toString();
+      EXPECT_EQ(*again, *map);
+    }
+    IndexingMap simplified = map->simplified();
+    ASSERT_FALSE(simplified.verify().has_value()) << text;
+  }
+  EXPECT_GT(parsed, 300);
 }
 
 TEST_F(ParserTest, ExpressionsAlone) {

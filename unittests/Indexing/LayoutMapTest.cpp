@@ -180,19 +180,22 @@ TEST_F(LayoutMapTest, RoundTripComposesToIdentity) {
     IndexingMap backward = getPhysicalToLogicalMap(*layout, &context);
     IndexingMap roundTrip = composeIndexingMaps(forward, backward);
     roundTrip.simplify();
+    // Simplified too: a dim of size 1 reads as 0.
     IndexingMap identity =
-        IndexingMap::identity(&context, layout->logicalDims());
+        IndexingMap::identity(&context, layout->logicalDims()).simplified();
     Expected<BruteForceComparison> same =
         compareByEnumeration(roundTrip, identity);
     ASSERT_TRUE(same.ok()) << same.error().message;
     ASSERT_TRUE(same->equal) << shape->toString() << ": " << roundTrip << "\n"
                              << same->mismatch;
     identities += roundTrip == identity;
+    if (getenv("SHOW_RT") && roundTrip != identity)
+      std::cout << shape->toString() << "\n  " << roundTrip << "\n";
     ++checked;
   }
   std::cout << identities << " of " << checked
             << " round trips simplify to the identity map\n";
-  EXPECT_GT(identities, checked / 2);
+  EXPECT_GT(identities, checked * 9 / 10);
 }
 
 } // namespace

@@ -78,6 +78,16 @@ TEST_F(SimplifierTest, MultiplesLeaveDivAndMod) {
             "domain: d0 in [0, 15], d1 in [0, 31]");
   EXPECT_GE(stats[SimplifyRule::DivMultiples], 1);
   EXPECT_GE(stats[SimplifyRule::ModMultiples], 1);
+  // Under mod 4, (d0 floordiv 3) * 7 is (d0 floordiv 3) * 3 plus a multiple
+  // of 4, and pairs up with d0 mod 3.
+  EXPECT_EQ(simplify("(d0) -> (((d0 floordiv 3) * 7 + d0 mod 3) mod 4), "
+                     "domain: d0 in [0, 99]"),
+            "(d0) -> (d0 mod 4), domain: d0 in [0, 99]");
+  // Constants between -divisor and divisor stay where they are.
+  EXPECT_EQ(simplify("(d0) -> ((d0 - 1) floordiv 2, (d0 - 5) floordiv 2, (d0 "
+                     "- 1) mod 2), domain: d0 in [0, 99]"),
+            "(d0) -> ((d0 - 1) floordiv 2, (d0 - 1) floordiv 2 - 2, (d0 - 1) "
+            "mod 2), domain: d0 in [0, 99]");
 }
 
 TEST_F(SimplifierTest, NestedDivisionsAndMods) {

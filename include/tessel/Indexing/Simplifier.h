@@ -63,7 +63,8 @@ enum class SimplifyRule : unsigned {
   /// x mod c -> x - q * c when x is in [q * c, q * c + c - 1].
   ModOnePeriod,
   /// (x * c + y) mod c -> y mod c; a constant k with |k| >= c becomes
-  /// k mod c.
+  /// k mod c; ((x floordiv 3) * 7 + x mod 3) mod 4 -> x mod 4 (a
+  /// coefficient changes by a multiple of the modulus to pair up).
   ModMultiples,
   /// (x mod a + y) mod b -> (x + y) mod b when b divides a.
   ModInnerMod,
