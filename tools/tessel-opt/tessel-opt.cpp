@@ -2,7 +2,8 @@
 //
 // The driver for tessel's lit tests: parses MLIR, runs passes given on the
 // command line, prints the result. It registers only the upstream dialects
-// tessel's code generator emits or lowers through.
+// tessel's code generator emits or lowers through, and, when tests are built,
+// the test-only passes of test/lib.
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -20,8 +21,15 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+#ifdef TESSEL_INCLUDE_TEST_PASSES
+#include "TestPasses.h"
+#endif
+
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+#ifdef TESSEL_INCLUDE_TEST_PASSES
+  tessel::test::registerTestPasses();
+#endif
   mlir::DialectRegistry registry;
   registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,

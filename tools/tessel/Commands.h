@@ -11,6 +11,8 @@ int runHloCommand(int argc, char **argv);
 
 /// `tessel npu VERB ...`; argv[0] is "npu".
 int runNpuCommand(int argc, char **argv);
+/// `tessel indexing VERB ...`; argv[0] is "indexing".
+int runIndexingCommand(int argc, char **argv);
 
 } // namespace tessel
 

@@ -2,6 +2,7 @@
 #include "CommandLine.h"
 #include "Commands.h"
 
+#include "tessel/Indexing/LayoutMap.h"
 #include "tessel/Layout/Decomposition.h"
 #include "tessel/Layout/LayoutSizes.h"
 #include "tessel/Layout/ShapeParser.h"
@@ -9,6 +10,7 @@
 #include "tessel/Layout/TpuLayout.h"
 #include "tessel/Render/LayoutPicture.h"
 
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -363,6 +365,34 @@ int runDecompose(int argc, char **argv) {
   return 0;
 }
 
+int runMap(int argc, char **argv) {
+  cl::opt<std::string> layoutText(cl::Positional, cl::Required,
+                                  cl::desc("<LAYOUT>"),
+                                  cl::cat(cli::category()));
+  cl::opt<bool> inverse(
+      "inverse",
+      cl::desc("print the map from the offset to the logical index instead "
+               "(padding slots are outside its domain)"),
+      cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "the layout as an indexing map from the logical index to the "
+          "element offset\n\n"
+          "  tessel layout map 'f32[3,5]{1,0:T(2,2)}'\n"
+          "  -> (d0, d1) -> ((d0 floordiv 2) * 12 + (d1 floordiv 2) * 4 + "
+          "(d0 mod 2) * 2 + d1 mod 2), domain: d0 in [0, 2], d1 in [0, 4]\n"
+          "  tessel layout map 'f32[3,5]{1,0:T(2,2)}' --inverse\n"))
+    return 2;
+  std::optional<TiledLayout> layout = loadLayout(layoutText);
+  if (!layout)
+    return 1;
+  mlir::MLIRContext context;
+  IndexingMap map = inverse ? getPhysicalToLogicalMap(*layout, &context)
+                            : getLogicalToPhysicalMap(*layout, &context);
+  llvm::outs() << map << "\n";
+  return 0;
+}
+
 const cli::Verb kVerbs[] = {
     {"index", "offset of a logical index, or the index at an offset", runIndex},
     {"explain", "sizes, padding, utilization and a cheaper layout", runExplain},
@@ -370,6 +400,7 @@ const cli::Verb kVerbs[] = {
     {"tpu", "the tiling a TPU compiler picks for a shape", runTpu},
     {"decompose", "the layout as pad, reshape and transpose steps",
      runDecompose},
+    {"map", "the layout as an indexing map (logical index -> offset)", runMap},
 };
 
 } // namespace

@@ -3,6 +3,7 @@
 // tessel layout ...   tiled layouts: offsets, sizes, pictures, TPU tilings
 // tessel hlo ...      HLO modules: parse, verify, print, evaluate
 // tessel npu ...      NPU local memory: addresses, strides, pictures, fit
+// tessel indexing ... indexing maps: simplify, compose, evaluate
 //
 // Each group lives in its own <Group>Command.cpp and is listed in kGroups.
 //
@@ -30,6 +31,8 @@ const Group kGroups[] = {
      tessel::runHloCommand},
     {"npu", "NPU local memory: addresses, strides, layouts, pictures, fit",
      tessel::runNpuCommand},
+    {"indexing", "indexing maps: simplify, compose, evaluate",
+     tessel::runIndexingCommand},
 };
 
 void printHelp() {

@@ -1,0 +1,589 @@
+//===- IndexingMapParser.cpp - XLA's text form of indexing maps -----------===//
+//
+//   map        := '(' names ')' ['[' names ']'] ['{' names '}'] '->'
+//                 '(' [expr (',' expr)*] ')'
+//                 [',' 'domain' ':' bound (',' bound)* (',' constraint)*]
+//                 [',' 'is_simplified' ':' ('true' | 'false')]
+//   bound      := NAME 'in' interval     (every variable, in order)
+//   constraint := expr 'in' interval
+//   interval   := '[' INT ',' INT ']'
+//   expr       := product (('+' | '-') product)*
+//   product    := unary (('*' | 'floordiv' | 'ceildiv' | 'mod') unary)*
+//   unary      := '-' unary | INT | NAME | '(' expr ')'
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Indexing/IndexingMap.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cctype>
+
+using mlir::AffineBinaryOpExpr;
+using mlir::AffineConstantExpr;
+using mlir::AffineExpr;
+using mlir::AffineExprKind;
+
+namespace tessel {
+namespace {
+
+struct Token {
+  enum Kind {
+    Identifier,
+    Integer,
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    LBrace,
+    RBrace,
+    Comma,
+    Colon,
+    Plus,
+    Minus,
+    Star,
+    Arrow,
+    End,
+    Invalid
+  };
+  Kind kind = Invalid;
+  llvm::StringRef text;
+  size_t offset = 0;
+};
+
+/// Constants an expression may hold before MLIR's folding could overflow:
+/// every constant MLIR folds is bounded by sums and products of these.
+constexpr int64_t kConstantLimit = int64_t(1) << 62;
+
+/// A bound on the constants MLIR can fold out of `expr`: the sum of the
+/// magnitudes of its constants, saturated at kConstantLimit.
+int64_t constantMagnitude(AffineExpr expr) {
+  __int128 total = 0;
+  expr.walk([&](AffineExpr sub) {
+    if (auto constant = llvm::dyn_cast<AffineConstantExpr>(sub)) {
+      __int128 value = constant.getValue();
+      total += value < 0 ? -value : value;
+    }
+  });
+  return total >= kConstantLimit ? kConstantLimit : static_cast<int64_t>(total);
+}
+
+class Parser {
+public:
+  Parser(llvm::StringRef text, mlir::MLIRContext *context)
+      : text(text), context(context) {
+    advance();
+  }
+
+  Expected<IndexingMap> parseMap();
+  Expected<AffineExpr> parseWholeExpr(llvm::ArrayRef<std::string> dimNames,
+                                      llvm::ArrayRef<std::string> symbolNames);
+
+private:
+  // Lexing.
+  void advance();
+  bool consumeIf(Token::Kind kind) {
+    if (token.kind != kind)
+      return false;
+    advance();
+    return true;
+  }
+  bool isKeyword(llvm::StringRef word) const {
+    return token.kind == Token::Identifier && token.text == word;
+  }
+
+  // Errors: the first one wins; later ones are consequences.
+  std::string columnOf(size_t offset) const {
+    return std::to_string(offset + 1);
+  }
+  std::nullopt_t fail(const std::string &message) {
+    if (error.empty())
+      error = columnOf(token.offset) + ": " + message;
+    return std::nullopt;
+  }
+  std::nullopt_t failAt(size_t offset, const std::string &message) {
+    if (error.empty())
+      error = columnOf(offset) + ": " + message;
+    return std::nullopt;
+  }
+  std::string found() const {
+    if (token.kind == Token::End)
+      return "the end of the input";
+    return "'" + token.text.str() + "'";
+  }
+  bool expect(Token::Kind kind, const char *what) {
+    if (consumeIf(kind))
+      return true;
+    fail(std::string("expected ") + what + ", found " + found());
+    return false;
+  }
+
+  // Parsing.
+  bool parseNames(Token::Kind close, const char *closeText,
+                  std::vector<std::string> &names);
+  std::optional<int64_t> parseInteger();
+  std::optional<Interval> parseInterval();
+  std::optional<AffineExpr> parseExpr();
+  std::optional<AffineExpr> parseProduct();
+  std::optional<AffineExpr> parseUnary();
+  std::optional<AffineExpr> combine(AffineExprKind kind, AffineExpr lhs,
+                                    AffineExpr rhs, size_t offset,
+                                    llvm::StringRef spelling);
+
+  llvm::StringRef text;
+  mlir::MLIRContext *context;
+  size_t position = 0;
+  Token token;
+  std::string error;
+  llvm::StringMap<AffineExpr> variables;
+};
+
+void Parser::advance() {
+  while (position < text.size() &&
+         std::isspace(static_cast<unsigned char>(text[position])))
+    ++position;
+  token.offset = position;
+  if (position >= text.size()) {
+    token.kind = Token::End;
+    token.text = "";
+    return;
+  }
+  char c = text[position];
+  size_t start = position;
+  if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+    while (position < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[position])) ||
+            text[position] == '_'))
+      ++position;
+    token.kind = Token::Identifier;
+  } else if (std::isdigit(static_cast<unsigned char>(c))) {
+    while (position < text.size() &&
+           std::isdigit(static_cast<unsigned char>(text[position])))
+      ++position;
+    token.kind = Token::Integer;
+  } else if (c == '-' && position + 1 < text.size() &&
+             text[position + 1] == '>') {
+    position += 2;
+    token.kind = Token::Arrow;
+  } else {
+    ++position;
+    switch (c) {
+    case '(':
+      token.kind = Token::LParen;
+      break;
+    case ')':
+      token.kind = Token::RParen;
+      break;
+    case '[':
+      token.kind = Token::LBracket;
+      break;
+    case ']':
+      token.kind = Token::RBracket;
+      break;
+    case '{':
+      token.kind = Token::LBrace;
+      break;
+    case '}':
+      token.kind = Token::RBrace;
+      break;
+    case ',':
+      token.kind = Token::Comma;
+      break;
+    case ':':
+      token.kind = Token::Colon;
+      break;
+    case '+':
+      token.kind = Token::Plus;
+      break;
+    case '-':
+      token.kind = Token::Minus;
+      break;
+    case '*':
+      token.kind = Token::Star;
+      break;
+    default:
+      token.kind = Token::Invalid;
+      break;
+    }
+  }
+  token.text = text.slice(start, position);
+}
+
+bool isReserved(llvm::StringRef word) {
+  return word == "floordiv" || word == "ceildiv" || word == "mod" ||
+         word == "domain" || word == "in" || word == "is_simplified";
+}
+
+bool Parser::parseNames(Token::Kind close, const char *closeText,
+                        std::vector<std::string> &names) {
+  if (consumeIf(close))
+    return true;
+  while (true) {
+    if (token.kind != Token::Identifier || isReserved(token.text)) {
+      fail("expected a variable name, found " + found());
+      return false;
+    }
+    std::string name = token.text.str();
+    AffineExpr placeholder;
+    if (!variables.try_emplace(name, placeholder).second) {
+      fail("variable name '" + name + "' is used twice");
+      return false;
+    }
+    names.push_back(name);
+    advance();
+    if (consumeIf(close))
+      return true;
+    if (!consumeIf(Token::Comma)) {
+      fail(std::string("expected ',' or '") + closeText + "', found " +
+           found());
+      return false;
+    }
+  }
+}
+
+std::optional<int64_t> Parser::parseInteger() {
+  size_t start = token.offset;
+  bool negative = consumeIf(Token::Minus);
+  if (token.kind != Token::Integer)
+    return fail("expected an integer, found " + found());
+  uint64_t magnitude;
+  uint64_t limit = negative ? uint64_t(1) << 63 : (uint64_t(1) << 63) - 1;
+  if (token.text.getAsInteger(10, magnitude) || magnitude > limit)
+    return failAt(start, "integer " + std::string(negative ? "-" : "") +
+                             token.text.str() + " does not fit in 64 bits");
+  advance();
+  if (negative)
+    return static_cast<int64_t>(0 - magnitude);
+  return static_cast<int64_t>(magnitude);
+}
+
+std::optional<Interval> Parser::parseInterval() {
+  if (!expect(Token::LBracket, "'[' starting a range [lower, upper]"))
+    return std::nullopt;
+  std::optional<int64_t> lower = parseInteger();
+  if (!lower || !expect(Token::Comma, "',' between the bounds of a range"))
+    return std::nullopt;
+  std::optional<int64_t> upper = parseInteger();
+  if (!upper || !expect(Token::RBracket, "']' closing a range"))
+    return std::nullopt;
+  return Interval(*lower, *upper);
+}
+
+std::optional<AffineExpr> Parser::combine(AffineExprKind kind, AffineExpr lhs,
+                                          AffineExpr rhs, size_t offset,
+                                          llvm::StringRef spelling) {
+  auto lhsConstant = llvm::dyn_cast<AffineConstantExpr>(lhs);
+  auto rhsConstant = llvm::dyn_cast<AffineConstantExpr>(rhs);
+  auto overflow = [&]() {
+    return failAt(offset, "constants too large near '" + spelling.str() +
+                              "': the expression would overflow 64 bits");
+  };
+  switch (kind) {
+  case AffineExprKind::Add:
+    if (constantMagnitude(lhs) + constantMagnitude(rhs) >= kConstantLimit)
+      return overflow();
+    return lhs + rhs;
+  case AffineExprKind::Mul: {
+    if (!lhsConstant && !rhsConstant)
+      return failAt(offset, "a product of two variable expressions is not "
+                            "affine, expected a constant factor");
+    AffineExpr other = rhsConstant ? lhs : rhs;
+    int64_t factor =
+        rhsConstant ? rhsConstant.getValue() : lhsConstant.getValue();
+    __int128 bound =
+        static_cast<__int128>(std::max<int64_t>(constantMagnitude(other), 1)) *
+        (factor < 0 ? -static_cast<__int128>(factor) : factor);
+    if (bound >= kConstantLimit)
+      return overflow();
+    return other * factor;
+  }
+  default:
+    break;
+  }
+  if (!rhsConstant)
+    return failAt(offset,
+                  "the divisor of '" + spelling.str() + "' must be a constant");
+  if (rhsConstant.getValue() <= 0)
+    return failAt(offset, "the divisor of '" + spelling.str() +
+                              "' must be positive, found " +
+                              std::to_string(rhsConstant.getValue()));
+  if (constantMagnitude(lhs) >= kConstantLimit)
+    return overflow();
+  uint64_t divisor = rhsConstant.getValue();
+  if (kind == AffineExprKind::FloorDiv)
+    return lhs.floorDiv(divisor);
+  if (kind == AffineExprKind::CeilDiv)
+    return lhs.ceilDiv(divisor);
+  return lhs % divisor;
+}
+
+std::optional<AffineExpr> Parser::parseExpr() {
+  std::optional<AffineExpr> lhs = parseProduct();
+  while (lhs && (token.kind == Token::Plus || token.kind == Token::Minus)) {
+    bool minus = token.kind == Token::Minus;
+    size_t offset = token.offset;
+    advance();
+    std::optional<AffineExpr> rhs = parseProduct();
+    if (!rhs)
+      return std::nullopt;
+    if (minus) {
+      rhs = combine(AffineExprKind::Mul, *rhs,
+                    mlir::getAffineConstantExpr(-1, context), offset, "-");
+      if (!rhs)
+        return std::nullopt;
+    }
+    lhs = combine(AffineExprKind::Add, *lhs, *rhs, offset, minus ? "-" : "+");
+  }
+  return lhs;
+}
+
+std::optional<AffineExpr> Parser::parseProduct() {
+  std::optional<AffineExpr> lhs = parseUnary();
+  while (lhs) {
+    AffineExprKind kind;
+    if (token.kind == Token::Star)
+      kind = AffineExprKind::Mul;
+    else if (isKeyword("floordiv"))
+      kind = AffineExprKind::FloorDiv;
+    else if (isKeyword("ceildiv"))
+      kind = AffineExprKind::CeilDiv;
+    else if (isKeyword("mod"))
+      kind = AffineExprKind::Mod;
+    else
+      break;
+    size_t offset = token.offset;
+    std::string spelling = token.text.str();
+    advance();
+    std::optional<AffineExpr> rhs = parseUnary();
+    if (!rhs)
+      return std::nullopt;
+    lhs = combine(kind, *lhs, *rhs, offset, spelling);
+  }
+  return lhs;
+}
+
+std::optional<AffineExpr> Parser::parseUnary() {
+  size_t offset = token.offset;
+  if (consumeIf(Token::Minus)) {
+    // A literal keeps its full range: -9223372036854775808 is valid.
+    if (token.kind == Token::Integer) {
+      position = offset;
+      advance();
+      std::optional<int64_t> value = parseInteger();
+      if (!value)
+        return std::nullopt;
+      return mlir::getAffineConstantExpr(*value, context);
+    }
+    std::optional<AffineExpr> operand = parseUnary();
+    if (!operand)
+      return std::nullopt;
+    return combine(AffineExprKind::Mul, *operand,
+                   mlir::getAffineConstantExpr(-1, context), offset, "-");
+  }
+  if (token.kind == Token::Integer) {
+    std::optional<int64_t> value = parseInteger();
+    if (!value)
+      return std::nullopt;
+    return mlir::getAffineConstantExpr(*value, context);
+  }
+  if (consumeIf(Token::LParen)) {
+    std::optional<AffineExpr> inner = parseExpr();
+    if (!inner || !expect(Token::RParen, "')'"))
+      return std::nullopt;
+    return inner;
+  }
+  if (token.kind == Token::Identifier && !isReserved(token.text)) {
+    auto it = variables.find(token.text);
+    if (it == variables.end()) {
+      std::vector<std::string> known;
+      for (const auto &entry : variables)
+        known.push_back(entry.getKey().str());
+      llvm::sort(known);
+      return fail("unknown variable '" + token.text.str() + "'" +
+                  (known.empty()
+                       ? std::string(", the map has none")
+                       : ", expected one of " + llvm::join(known, ", ")));
+    }
+    advance();
+    return it->second;
+  }
+  return fail("expected an expression (a variable, an integer, '-' or '('), "
+              "found " +
+              found());
+}
+
+Expected<AffineExpr>
+Parser::parseWholeExpr(llvm::ArrayRef<std::string> dimNames,
+                       llvm::ArrayRef<std::string> symbolNames) {
+  for (size_t i = 0; i < dimNames.size(); ++i)
+    variables[dimNames[i]] = mlir::getAffineDimExpr(i, context);
+  for (size_t i = 0; i < symbolNames.size(); ++i)
+    variables[symbolNames[i]] = mlir::getAffineSymbolExpr(i, context);
+  std::optional<AffineExpr> expr = parseExpr();
+  if (expr && token.kind != Token::End)
+    fail("expected an operator or the end of the expression, found " + found());
+  if (!error.empty())
+    return Error(error);
+  return *expr;
+}
+
+Expected<IndexingMap> Parser::parseMap() {
+  std::vector<std::string> dimNames, rangeNames, rtNames;
+  if (!expect(Token::LParen, "'(' starting the dim variables, as in "
+                             "'(d0, d1) -> ...'") ||
+      !parseNames(Token::RParen, ")", dimNames))
+    return Error(error);
+  if (consumeIf(Token::LBracket) &&
+      !parseNames(Token::RBracket, "]", rangeNames))
+    return Error(error);
+  if (consumeIf(Token::LBrace) && !parseNames(Token::RBrace, "}", rtNames))
+    return Error(error);
+  for (size_t i = 0; i < dimNames.size(); ++i)
+    variables[dimNames[i]] = mlir::getAffineDimExpr(i, context);
+  std::vector<std::string> symbolNames = rangeNames;
+  symbolNames.insert(symbolNames.end(), rtNames.begin(), rtNames.end());
+  for (size_t i = 0; i < symbolNames.size(); ++i)
+    variables[symbolNames[i]] = mlir::getAffineSymbolExpr(i, context);
+
+  if (!expect(Token::Arrow, "'->' after the variables") ||
+      !expect(Token::LParen, "'(' starting the results"))
+    return Error(error);
+  llvm::SmallVector<AffineExpr> results;
+  if (!consumeIf(Token::RParen)) {
+    while (true) {
+      std::optional<AffineExpr> result = parseExpr();
+      if (!result)
+        return Error(error);
+      results.push_back(*result);
+      if (consumeIf(Token::RParen))
+        break;
+      if (!expect(Token::Comma, "',' or ')' after a result"))
+        return Error(error);
+    }
+  }
+
+  auto defaultName = [](const char *prefix, size_t i) {
+    return prefix + std::to_string(i);
+  };
+  auto variablesFor = [&](const std::vector<std::string> &names,
+                          const char *prefix) {
+    std::vector<IndexingVariable> vars;
+    for (size_t i = 0; i < names.size(); ++i)
+      vars.emplace_back(Interval(0, -1),
+                        names[i] == defaultName(prefix, i) ? "" : names[i]);
+    return vars;
+  };
+  std::vector<IndexingVariable> dimVars = variablesFor(dimNames, "d");
+  std::vector<IndexingVariable> rangeVars = variablesFor(rangeNames, "s");
+  std::vector<IndexingVariable> rtVars = variablesFor(rtNames, "rt");
+  std::vector<IndexingConstraint> constraints;
+
+  bool hasVariables = !dimNames.empty() || !symbolNames.empty();
+  if (consumeIf(Token::Comma)) {
+    if (isKeyword("domain")) {
+      advance();
+      if (!expect(Token::Colon, "':' after 'domain'"))
+        return Error(error);
+      // Every variable's range, in order.
+      std::vector<std::pair<IndexingVariable *, std::string>> order;
+      for (size_t i = 0; i < dimVars.size(); ++i)
+        order.push_back({&dimVars[i], dimNames[i]});
+      for (size_t i = 0; i < rangeVars.size(); ++i)
+        order.push_back({&rangeVars[i], rangeNames[i]});
+      for (size_t i = 0; i < rtVars.size(); ++i)
+        order.push_back({&rtVars[i], rtNames[i]});
+      for (size_t i = 0; i < order.size(); ++i) {
+        const std::string &name = order[i].second;
+        if (i > 0 &&
+            !expect(Token::Comma, ("',' before the range of " + name).c_str()))
+          return Error(error);
+        if (!(token.kind == Token::Identifier && token.text == name)) {
+          fail("expected the range of " + name + " ('" + name +
+               " in [lower, upper]'), found " + found());
+          return Error(error);
+        }
+        advance();
+        if (!isKeyword("in")) {
+          fail("expected 'in' after " + name + ", found " + found());
+          return Error(error);
+        }
+        advance();
+        std::optional<Interval> bounds = parseInterval();
+        if (!bounds)
+          return Error(error);
+        order[i].first->bounds = *bounds;
+      }
+      // Then constraints.
+      bool needComma = !order.empty();
+      while (token.kind != Token::End) {
+        if (needComma && !expect(Token::Comma, "',' or the end after a range"))
+          return Error(error);
+        needComma = true;
+        if (isKeyword("is_simplified"))
+          break;
+        std::optional<AffineExpr> expr = parseExpr();
+        if (!expr)
+          return Error(error);
+        if (!isKeyword("in")) {
+          fail("expected 'in' after a constraint's expression, found " +
+               found());
+          return Error(error);
+        }
+        advance();
+        std::optional<Interval> bounds = parseInterval();
+        if (!bounds)
+          return Error(error);
+        constraints.push_back({*expr, *bounds});
+      }
+    } else if (!isKeyword("is_simplified")) {
+      fail("expected 'domain: ...' after the results, found " + found());
+      return Error(error);
+    }
+    if (isKeyword("is_simplified")) {
+      advance();
+      if (!expect(Token::Colon, "':' after 'is_simplified'"))
+        return Error(error);
+      if (!isKeyword("true") && !isKeyword("false")) {
+        fail("expected 'true' or 'false', found " + found());
+        return Error(error);
+      }
+      advance();
+    }
+    if (token.kind != Token::End) {
+      fail("expected the end of the map, found " + found());
+      return Error(error);
+    }
+  } else if (token.kind != Token::End) {
+    fail("expected ', domain: ...' or the end of the map, found " + found());
+    return Error(error);
+  } else if (hasVariables) {
+    fail("expected ', domain: ' and the range of every variable");
+    return Error(error);
+  }
+
+  mlir::AffineMap affineMap = mlir::AffineMap::get(
+      dimNames.size(), symbolNames.size(), results, context);
+  IndexingMap map(affineMap, std::move(dimVars), std::move(rangeVars),
+                  std::move(rtVars), constraints);
+  if (std::optional<std::string> problem = map.verify())
+    return Error("1: " + *problem);
+  return map;
+}
+
+} // namespace
+
+Expected<IndexingMap> parseIndexingMap(llvm::StringRef text,
+                                       mlir::MLIRContext *context) {
+  return Parser(text, context).parseMap();
+}
+
+Expected<AffineExpr> parseAffineExpr(llvm::StringRef text,
+                                     llvm::ArrayRef<std::string> dimNames,
+                                     llvm::ArrayRef<std::string> symbolNames,
+                                     mlir::MLIRContext *context) {
+  return Parser(text, context).parseWholeExpr(dimNames, symbolNames);
+}
+
+} // namespace tessel
