@@ -1,12 +1,29 @@
 //===- IndexingCommand.cpp - `tessel indexing ...` ------------------------===//
+//
+//   tessel indexing simplify MAP [--check] [--rules]
+//   tessel indexing compose FIRST SECOND [--no-simplify]
+//   tessel indexing eval MAP D0,D1,... [S0,...]
+//   tessel indexing maps M.hlo [--instruction NAME] [--input-to-output N]
+//                              [--json]
+//   tessel indexing M.hlo ...      the same as `maps`
+//
+//===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
 
+#include "tessel/Hlo/HloParser.h"
+#include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Indexing/BruteForce.h"
+#include "tessel/Indexing/HloIndexing.h"
 #include "tessel/Indexing/IndexingMap.h"
 #include "tessel/Indexing/Simplifier.h"
+#include "tessel/Support/Npy.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace cl = llvm::cl;
@@ -153,16 +170,165 @@ int runEval(int argc, char **argv) {
   return 0;
 }
 
+/// Reads, parses and verifies a module; errors name the file, line and
+/// column.
+std::unique_ptr<HloModule> loadModule(const std::string &path) {
+  Expected<std::string> text = readFileBytes(path);
+  if (!text) {
+    cli::fail(text.error().message);
+    return nullptr;
+  }
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(*text);
+  if (!module) {
+    cli::fail(path + ":" + module.error().message);
+    return nullptr;
+  }
+  if (std::optional<Error> problem = verifyHloModule(**module)) {
+    cli::fail(path + ":" + problem->message);
+    return nullptr;
+  }
+  return std::move(*module);
+}
+
+/// The instruction called `name` (with or without `%`), searched in the
+/// entry first; the entry's ROOT when `name` is empty.
+const HloInstruction *findInstruction(const HloModule &module,
+                                      std::string name) {
+  if (name.empty())
+    return module.entry()->root();
+  if (!name.empty() && name[0] == '%')
+    name = name.substr(1);
+  if (const HloInstruction *inst = module.entry()->instruction(name))
+    return inst;
+  for (const std::unique_ptr<HloComputation> &computation :
+       module.computations())
+    if (const HloInstruction *inst = computation->instruction(name))
+      return inst;
+  std::string known;
+  int shown = 0;
+  for (const std::unique_ptr<HloInstruction> &inst :
+       module.entry()->instructions())
+    if (shown++ < 8)
+      known += (known.empty() ? "%" : ", %") + inst->name();
+  if (module.entry()->instructionCount() > 8)
+    known += ", ...";
+  cli::fail("no instruction named %" + name + ", expected one of " + known +
+            " (or one of another computation)");
+  return nullptr;
+}
+
+llvm::json::Value indexingJson(const HloInstructionIndexing &indexing,
+                               const char *key) {
+  llvm::json::Array ids;
+  for (size_t id = 0; id < indexing.maps.size(); ++id) {
+    llvm::json::Array maps;
+    for (const IndexingMap &map : indexing.maps[id])
+      maps.push_back(map.toString());
+    ids.push_back(llvm::json::Object{{key, static_cast<int64_t>(id)},
+                                     {"maps", std::move(maps)}});
+  }
+  return llvm::json::Value(std::move(ids));
+}
+
+int runMaps(int argc, char **argv) {
+  cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
+                            cl::cat(cli::category()));
+  cl::opt<std::string> name(
+      "instruction",
+      cl::desc("the instruction (default: the ROOT of the entry)"),
+      cl::value_desc("NAME"), cl::cat(cli::category()));
+  cl::opt<int64_t> inputId(
+      "input-to-output",
+      cl::desc("print the maps from operand N to the outputs instead"),
+      cl::value_desc("N"), cl::init(-1), cl::cat(cli::category()));
+  cl::opt<bool> json("json", cl::desc("print JSON"), cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "print the indexing maps of an HLO instruction in XLA's form: for "
+          "each operand, the maps from the output index to the operand "
+          "index it reads\n\n"
+          "  tessel indexing maps m.hlo --instruction t\n"
+          "  operand id = 0\n"
+          "  (d0, d1) -> (d1, d0), domain: d0 in [0, 39], d1 in [0, 19]\n"))
+    return 2;
+  std::unique_ptr<HloModule> module = loadModule(path);
+  if (!module)
+    return 1;
+  const HloInstruction *inst = findInstruction(*module, name);
+  if (!inst)
+    return 1;
+  mlir::MLIRContext context;
+  bool forward = inputId.getNumOccurrences() > 0;
+  const Shape &shape = inst->shape();
+  int64_t outputs =
+      shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
+  llvm::json::Array results;
+  std::string text;
+  for (int64_t out = 0; out < (forward ? 1 : outputs); ++out) {
+    Expected<HloInstructionIndexing> indexing =
+        forward ? computeInputToOutputIndexing(*inst, inputId, &context)
+                : computeOutputToInputIndexing(*inst, out, &context);
+    if (!indexing)
+      return cli::fail(indexing.error().message);
+    if (json && forward) {
+      results = std::move(*indexingJson(*indexing, "output").getAsArray());
+      continue;
+    }
+    if (json) {
+      results.push_back(llvm::json::Object{
+          {"output", out}, {"operands", indexingJson(*indexing, "operand")}});
+      continue;
+    }
+    if (outputs > 1 && !forward)
+      text += (out ? "\n" : "") + std::string("output ") + std::to_string(out) +
+              ":\n";
+    text += indexing->toString(forward ? "output" : "operand");
+  }
+  if (json) {
+    llvm::json::Object object{
+        {"instruction", inst->name()},
+        {"opcode", std::string(hloOpcodeName(inst->opcode()))},
+        {"direction", forward ? "input-to-output" : "output-to-input"}};
+    if (forward)
+      object["operand"] = static_cast<int64_t>(inputId);
+    object["outputs"] = std::move(results);
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
+                 << "\n";
+    return 0;
+  }
+  llvm::outs() << text;
+  return 0;
+}
+
 const cli::Verb kVerbs[] = {
     {"simplify", "simplify an indexing map, optionally checking it",
      runSimplify},
     {"compose", "compose two indexing maps and simplify", runCompose},
     {"eval", "evaluate an indexing map at a point", runEval},
+    {"maps", "print the indexing maps of an HLO instruction", runMaps},
 };
+
+/// `tessel indexing M.hlo ...` runs `maps`: the first argument is no verb
+/// but a file.
+bool isHloFileArgument(llvm::StringRef arg) {
+  if (arg.empty() || arg.starts_with("-"))
+    return false;
+  for (const cli::Verb &verb : kVerbs)
+    if (arg == verb.name)
+      return false;
+  return arg.ends_with(".hlo") || llvm::sys::fs::is_regular_file(arg);
+}
 
 } // namespace
 
 int runIndexingCommand(int argc, char **argv) {
+  if (argc >= 2 && isHloFileArgument(argv[1])) {
+    std::string verb = "maps";
+    std::vector<char *> args(argv, argv + argc);
+    args.insert(args.begin() + 1, verb.data());
+    return cli::dispatch("indexing", "", kVerbs, static_cast<int>(args.size()),
+                         args.data());
+  }
   return cli::dispatch("indexing",
                        "Indexing maps in XLA's text form: (d0, d1)[s0] -> "
                        "(d1, d0 + s0), domain: d0 in [0, 9], ...",
