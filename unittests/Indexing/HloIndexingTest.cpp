@@ -27,18 +27,6 @@ std::string entry(const std::string &body) {
   return std::string(kHeader) + "ENTRY e {\n" + body + "}\n";
 }
 
-struct CheckOptions {
-  /// ROOT operands whose maps may name more than is read (besides scalar
-  /// operands, which always may).
-  std::set<int64_t> subset;
-  /// Runtime variables fixed to these values (the clamped start indices).
-  std::vector<int64_t> rtValues;
-  /// Also check the input-to-output maps.
-  bool inputToOutput = true;
-  /// Base values for some parameters (others from makeBaseArgument).
-  std::map<int64_t, Literal> arguments;
-};
-
 class HloIndexingTest : public ::testing::Test {
 protected:
   std::unique_ptr<HloModule> parse(const std::string &text) {
@@ -74,56 +62,7 @@ std::string HloIndexingTest::bruteForce(const std::string &text,
   std::unique_ptr<HloModule> module = parse(text);
   if (!module)
     return "parse error";
-  std::vector<Literal> args;
-  for (const HloInstruction *param : module->entry()->parameters()) {
-    int64_t p = param->parameterNumber();
-    auto given = options.arguments.find(p);
-    args.push_back(given != options.arguments.end()
-                       ? given->second
-                       : makeBaseArgument(param->shape(), p));
-  }
-  Expected<std::map<int64_t, Influence>> measured =
-      computeInfluence(*module, args);
-  if (!measured)
-    return "evaluator: " + measured.error().message;
-  const HloInstruction &root = *module->entry()->root();
-  Expected<HloInstructionIndexing> o2i =
-      computeOutputToInputIndexing(root, 0, &context);
-  if (!o2i)
-    return "output-to-input: " + o2i.error().message;
-  std::string problems;
-  if (measured->empty())
-    problems += "no ROOT operand is a parameter; ";
-  for (const auto &[k, influence] : *measured) {
-    const std::vector<int64_t> &in = root.operand(k)->shape().dims;
-    const std::vector<int64_t> &out = root.shape().dims;
-    bool scalar = !o2i->maps[k].empty() &&
-                  o2i->maps[k].front().getNumResults() == 0 && !out.empty();
-    bool subset = scalar || options.subset.count(k);
-    Expected<Influence> named =
-        pairsOfMaps(o2i->maps[k], in, out, false, options.rtValues);
-    if (!named)
-      return "operand " + std::to_string(k) + ": " + named.error().message;
-    std::string diff = compareInfluence(*named, influence, subset);
-    if (!diff.empty())
-      problems += "output-to-input, operand " + std::to_string(k) + ": " +
-                  diff + "\n" + o2i->toString();
-    if (!options.inputToOutput)
-      continue;
-    Expected<HloInstructionIndexing> i2o =
-        computeInputToOutputIndexing(root, k, &context);
-    if (!i2o)
-      return "input-to-output: " + i2o.error().message;
-    named = pairsOfMaps(i2o->maps[0], in, out, true, options.rtValues);
-    if (!named)
-      return "input-to-output " + std::to_string(k) + ": " +
-             named.error().message;
-    diff = compareInfluence(*named, influence, subset);
-    if (!diff.empty())
-      problems += "input-to-output, operand " + std::to_string(k) + ": " +
-                  diff + "\n" + i2o->toString("output");
-  }
-  return problems;
+  return checkRootMaps(*module, options, &context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -58,6 +58,27 @@ Expected<Influence> pairsOfMaps(const std::vector<IndexingMap> &maps,
 std::string compareInfluence(const Influence &fromMaps,
                              const Influence &measured, bool subset);
 
+struct CheckOptions {
+  /// ROOT operands whose maps may name more than is read (besides scalar
+  /// operands, which always may).
+  std::set<int64_t> subset;
+  /// Every operand may be read less than its maps say (runtime variables
+  /// whose values are not fixed, ops that can ignore a read value).
+  bool subsetAll = false;
+  /// Runtime variables fixed to these values (the clamped start indices).
+  std::vector<int64_t> rtValues;
+  /// Also check the input-to-output maps.
+  bool inputToOutput = true;
+  /// Base values for some parameters (others from makeBaseArgument).
+  std::map<int64_t, Literal> arguments;
+};
+
+/// "" when the maps of the entry's ROOT name exactly the elements the
+/// evaluator reads (both ways), else what differs. Only ROOT operands that
+/// are parameters are checked.
+std::string checkRootMaps(const HloModule &module, const CheckOptions &options,
+                          mlir::MLIRContext *context);
+
 } // namespace testing
 } // namespace tessel
 
