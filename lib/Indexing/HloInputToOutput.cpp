@@ -271,6 +271,14 @@ Expected<HloInstructionIndexing> inputToOutput(const HloInstruction &inst,
       r.addMap(0, everyElementMap(context, out));
     else if (in == out)
       r.addMap(0, IndexingMap::identity(context, in));
+    else if (op == HloOpcode::BitcastConvert && in.size() + 1 == out.size())
+      r.addMap(0, makeMap(context, in, {out.back()}, [&] {
+                 Exprs e = dimExprs(in.size(), context);
+                 e.push_back(sym(0, context));
+                 return e;
+               }()));
+    else if (op == HloOpcode::BitcastConvert && in.size() == out.size() + 1)
+      r.addMap(0, makeMap(context, in, {}, dimExprs(out.size(), context)));
     else
       return unsupported(inst, "no input-to-output maps when the operand "
                                "and output dims differ");

@@ -208,6 +208,62 @@ TEST_F(HloIndexingTest, SelectClampCompareConvert) {
             "");
 }
 
+TEST_F(HloIndexingTest, BitcastConvertChangingWidth) {
+  // f32 -> 4 x u8: a new minor dim; 2 x u16 -> f32: the minor dim is read
+  // whole.
+  EXPECT_EQ(bruteForce(entry("p = f32[2,3]{1,0} parameter(0)\n"
+                             "ROOT r = u8[2,3,4]{2,1,0} bitcast-convert(p)\n")),
+            "");
+  EXPECT_EQ(bruteForce(entry("p = u16[2,3,2]{2,1,0} parameter(0)\n"
+                             "ROOT r = f32[2,3]{1,0} bitcast-convert(p)\n")),
+            "");
+  EXPECT_EQ(printed(entry("p = u16[2,3,2]{2,1,0} parameter(0)\n"
+                          "ROOT r = f32[2,3]{1,0} bitcast-convert(p)\n")),
+            "operand id = 0\n"
+            "(d0, d1)[s0] -> (d0, d1, s0), domain: d0 in [0, 1], d1 in [0, "
+            "2], s0 in [0, 1]\n");
+}
+
+TEST_F(HloIndexingTest, VariadicReduceEveryOutputReadsEveryInput) {
+  std::string text = std::string(kHeader) + R"(
+argmax {
+  a = f32[] parameter(0)
+  b = s32[] parameter(1)
+  c = f32[] parameter(2)
+  d = s32[] parameter(3)
+  gt = pred[] compare(a, c), direction=GT
+  v = f32[] select(gt, a, c)
+  i = s32[] select(gt, b, d)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  p = f32[3,4]{1,0} parameter(0)
+  q = s32[3,4]{1,0} parameter(1)
+  z = f32[] constant(0)
+  zi = s32[] constant(0)
+  ROOT r = (f32[3]{0}, s32[3]{0}) reduce(p, q, z, zi), dimensions={1}, to_apply=argmax
+}
+)";
+  std::unique_ptr<HloModule> module = parse(text);
+  const HloInstruction &root = *module->entry()->root();
+  for (int64_t out = 0; out < 2; ++out) {
+    Expected<HloInstructionIndexing> maps =
+        computeOutputToInputIndexing(root, out, &context);
+    ASSERT_TRUE(maps.ok()) << maps.error().message;
+    ASSERT_EQ(maps->maps.size(), 4u);
+    for (int64_t k = 0; k < 2; ++k)
+      EXPECT_EQ(maps->maps[k].front().toString(),
+                "(d0)[s0] -> (d0, s0), domain: d0 in [0, 2], s0 in [0, 3]");
+  }
+  Expected<HloInstructionIndexing> back =
+      computeInputToOutputIndexing(root, 1, &context);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->toString("output"),
+            "output id = 0\n(d0, d1) -> (d0), domain: d0 in [0, 2], d1 in [0, "
+            "3]\n\noutput id = 1\n(d0, d1) -> (d0), domain: d0 in [0, 2], d1 "
+            "in [0, 3]\n");
+}
+
 TEST_F(HloIndexingTest, Map) {
   EXPECT_EQ(bruteForce(entry("p = f32[2,3]{1,0} parameter(0)\n"
                              "q = f32[2,3]{1,0} parameter(1)\n"
