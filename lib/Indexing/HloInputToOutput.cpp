@@ -199,6 +199,72 @@ IndexingMap dynamicMap(const HloInstruction &inst, const Dims &in,
   return map;
 }
 
+/// reduce, pad, slice, dot and the dynamic slices, whose map depends on
+/// which operand it is. Returns nullopt for other ops, an empty Error when
+/// the maps were added, or the error.
+std::optional<Error> addMapsByOperandKind(const HloInstruction &inst, int64_t k,
+                                          const Dims &in, const Dims &out,
+                                          HloInstructionIndexing &r,
+                                          mlir::MLIRContext *context) {
+  HloOpcode op = inst.opcode();
+  switch (op) {
+  case HloOpcode::Reduce: {
+    int64_t n = inst.operandCount() / 2;
+    for (size_t j = 0; j < r.maps.size(); ++j)
+      r.addMap(j, k < n ? reduceMap(inst, in, context)
+                        : everyElementMap(context, out));
+    break;
+  }
+  case HloOpcode::Pad:
+    r.addMap(0, k == 0 ? padMap(inst, in, out, context)
+                       : everyElementMap(context, out));
+    break;
+  case HloOpcode::Slice:
+    r.addMap(0, sliceMap(inst, in, out, context));
+    break;
+  case HloOpcode::Dot:
+    r.addMap(0, dotMap(inst, k, in, context));
+    break;
+  case HloOpcode::DynamicSlice:
+  case HloOpcode::DynamicUpdateSlice: {
+    bool update = op == HloOpcode::DynamicUpdateSlice;
+    if (k == 0 && update)
+      r.addMap(0, IndexingMap::identity(context, in));
+    else if (k == (update ? 1 : 0))
+      r.addMap(0, dynamicMap(inst, in, out, context));
+    else
+      r.addMap(0, everyElementMap(context, out));
+    break;
+  }
+  case HloOpcode::ReduceWindow:
+    return unsupported(inst, "no input-to-output maps for reduce-window");
+  default:
+    return std::nullopt;
+  }
+  return Error("");
+}
+
+/// Elementwise ops: the identity; a scalar operand reaches every output;
+/// bitcast-convert across widths adds or drops the minor dim.
+Expected<IndexingMap> elementwiseMap(const HloInstruction &inst, const Dims &in,
+                                     const Dims &out,
+                                     mlir::MLIRContext *context) {
+  bool widthChange = inst.opcode() == HloOpcode::BitcastConvert;
+  if (in.empty() && !out.empty())
+    return everyElementMap(context, out);
+  if (in == out)
+    return IndexingMap::identity(context, in);
+  if (widthChange && in.size() + 1 == out.size()) {
+    Exprs results = dimExprs(in.size(), context);
+    results.push_back(sym(0, context));
+    return makeMap(context, in, {out.back()}, results);
+  }
+  if (widthChange && in.size() == out.size() + 1)
+    return makeMap(context, in, {}, dimExprs(out.size(), context));
+  return unsupported(inst, "no input-to-output maps when the operand and "
+                           "output dims differ");
+}
+
 } // namespace
 
 Expected<HloInstructionIndexing> inputToOutput(const HloInstruction &inst,
@@ -231,60 +297,15 @@ Expected<HloInstructionIndexing> inputToOutput(const HloInstruction &inst,
   if (!operand && op != HloOpcode::GetTupleElement)
     return operand.takeError();
   Dims in = operand ? *operand : out;
-  bool scalarIn = in.empty() && !out.empty();
-  switch (op) {
-  case HloOpcode::Reduce: {
-    int64_t n = inst.operandCount() / 2;
-    for (size_t j = 0; j < outputs; ++j)
-      r.addMap(j, k < n ? reduceMap(inst, in, context)
-                        : everyElementMap(context, out));
+  if (std::optional<Error> handled =
+          addMapsByOperandKind(inst, k, in, out, r, context)) {
+    if (!handled->message.empty())
+      return std::move(*handled);
     return r;
   }
-  case HloOpcode::Pad:
-    r.addMap(0, k == 0 ? padMap(inst, in, out, context)
-                       : everyElementMap(context, out));
-    return r;
-  case HloOpcode::Slice:
-    r.addMap(0, sliceMap(inst, in, out, context));
-    return r;
-  case HloOpcode::Dot:
-    r.addMap(0, dotMap(inst, k, in, context));
-    return r;
-  case HloOpcode::DynamicSlice:
-  case HloOpcode::DynamicUpdateSlice: {
-    bool update = op == HloOpcode::DynamicUpdateSlice;
-    if (k == 0 && update)
-      r.addMap(0, IndexingMap::identity(context, in));
-    else if (k == (update ? 1 : 0))
-      r.addMap(0, dynamicMap(inst, in, out, context));
-    else
-      r.addMap(0, everyElementMap(context, out));
-    return r;
-  }
-  case HloOpcode::ReduceWindow:
-    return unsupported(inst, "no input-to-output maps for reduce-window");
-  default:
-    break;
-  }
-  if (isElementwise(op)) {
-    if (scalarIn)
-      r.addMap(0, everyElementMap(context, out));
-    else if (in == out)
-      r.addMap(0, IndexingMap::identity(context, in));
-    else if (op == HloOpcode::BitcastConvert && in.size() + 1 == out.size())
-      r.addMap(0, makeMap(context, in, {out.back()}, [&] {
-                 Exprs e = dimExprs(in.size(), context);
-                 e.push_back(sym(0, context));
-                 return e;
-               }()));
-    else if (op == HloOpcode::BitcastConvert && in.size() == out.size() + 1)
-      r.addMap(0, makeMap(context, in, {}, dimExprs(out.size(), context)));
-    else
-      return unsupported(inst, "no input-to-output maps when the operand "
-                               "and output dims differ");
-    return r;
-  }
-  Expected<IndexingMap> map = singleMap(inst, k, in, out, context);
+  Expected<IndexingMap> map = isElementwise(op)
+                                  ? elementwiseMap(inst, in, out, context)
+                                  : singleMap(inst, k, in, out, context);
   if (!map)
     return map.takeError();
   r.addMap(0, std::move(*map));

@@ -383,6 +383,27 @@ dot(const HloInstruction &inst, const Dims &out, mlir::MLIRContext *context) {
   return r;
 }
 
+/// copy and get-tuple-element: the identity; tuple: the identity to the
+/// operand of the output; bitcast: through the buffer.
+Expected<HloInstructionIndexing> oneOperandMap(const HloInstruction &inst,
+                                               int64_t outputId,
+                                               const Shape &shape,
+                                               mlir::MLIRContext *context) {
+  HloInstructionIndexing r;
+  if (inst.opcode() == HloOpcode::Bitcast) {
+    Expected<IndexingMap> map =
+        bitcastMap(shape, inst.operand(0)->shape(), context);
+    if (!map)
+      return unsupported(inst, map.error().message);
+    r.addMap(0, std::move(*map));
+    return r;
+  }
+  bool tuple = inst.opcode() == HloOpcode::Tuple;
+  r.maps.resize(inst.operandCount());
+  r.addMap(tuple ? outputId : 0, IndexingMap::identity(context, shape.dims));
+  return r;
+}
+
 } // namespace
 
 Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
@@ -400,26 +421,12 @@ Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
   case HloOpcode::Constant:
   case HloOpcode::Iota:
     return HloInstructionIndexing();
-  case HloOpcode::Copy: {
-    HloInstructionIndexing r;
-    r.addMap(0, IndexingMap::identity(context, out));
-    return r;
-  }
   case HloOpcode::Broadcast:
     return broadcast(inst, out, context);
   case HloOpcode::Transpose:
     return transpose(inst, out, context);
   case HloOpcode::Reshape:
     return reshape(inst, out, context);
-  case HloOpcode::Bitcast: {
-    Expected<IndexingMap> map =
-        bitcastMap(*shape, inst.operand(0)->shape(), context);
-    if (!map)
-      return unsupported(inst, map.error().message);
-    HloInstructionIndexing r;
-    r.addMap(0, std::move(*map));
-    return r;
-  }
   case HloOpcode::Slice:
     return slice(inst, out, context);
   case HloOpcode::Reverse:
@@ -438,17 +445,11 @@ Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
     return dynamicUpdateSlice(inst, out, context);
   case HloOpcode::Dot:
     return dot(inst, out, context);
-  case HloOpcode::Tuple: {
-    HloInstructionIndexing r;
-    r.maps.resize(inst.operandCount());
-    r.addMap(outputId, IndexingMap::identity(context, out));
-    return r;
-  }
-  case HloOpcode::GetTupleElement: {
-    HloInstructionIndexing r;
-    r.addMap(0, IndexingMap::identity(context, out));
-    return r;
-  }
+  case HloOpcode::Copy:
+  case HloOpcode::Bitcast:
+  case HloOpcode::Tuple:
+  case HloOpcode::GetTupleElement:
+    return oneOperandMap(inst, outputId, *shape, context);
   default:
     return unsupported(inst, "no indexing maps for this op");
   }

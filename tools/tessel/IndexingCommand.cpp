@@ -230,6 +230,50 @@ llvm::json::Value indexingJson(const HloInstructionIndexing &indexing,
   return llvm::json::Value(std::move(ids));
 }
 
+/// Prints the maps of `inst`: output-to-input for every output, or
+/// input-to-output from operand `inputId` when `forward`.
+int printMaps(const HloInstruction &inst, bool forward, int64_t inputId,
+              bool json) {
+  mlir::MLIRContext context;
+  const Shape &shape = inst.shape();
+  int64_t outputs =
+      shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
+  llvm::json::Array results;
+  std::string text;
+  for (int64_t out = 0; out < (forward ? 1 : outputs); ++out) {
+    Expected<HloInstructionIndexing> indexing =
+        forward ? computeInputToOutputIndexing(inst, inputId, &context)
+                : computeOutputToInputIndexing(inst, out, &context);
+    if (!indexing)
+      return cli::fail(indexing.error().message);
+    if (forward) {
+      results = std::move(*indexingJson(*indexing, "output").getAsArray());
+      text = indexing->toString("output");
+      continue;
+    }
+    results.push_back(llvm::json::Object{
+        {"output", out}, {"operands", indexingJson(*indexing, "operand")}});
+    if (outputs > 1)
+      text += (out ? "\n" : "") + std::string("output ") + std::to_string(out) +
+              ":\n";
+    text += indexing->toString("operand");
+  }
+  if (!json) {
+    llvm::outs() << text;
+    return 0;
+  }
+  llvm::json::Object object{
+      {"instruction", inst.name()},
+      {"opcode", std::string(hloOpcodeName(inst.opcode()))},
+      {"direction", forward ? "input-to-output" : "output-to-input"}};
+  if (forward)
+    object["operand"] = inputId;
+  object["outputs"] = std::move(results);
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
+               << "\n";
+  return 0;
+}
+
 int runMaps(int argc, char **argv) {
   cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
                             cl::cat(cli::category()));
@@ -257,47 +301,7 @@ int runMaps(int argc, char **argv) {
   const HloInstruction *inst = findInstruction(*module, name);
   if (!inst)
     return 1;
-  mlir::MLIRContext context;
-  bool forward = inputId.getNumOccurrences() > 0;
-  const Shape &shape = inst->shape();
-  int64_t outputs =
-      shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
-  llvm::json::Array results;
-  std::string text;
-  for (int64_t out = 0; out < (forward ? 1 : outputs); ++out) {
-    Expected<HloInstructionIndexing> indexing =
-        forward ? computeInputToOutputIndexing(*inst, inputId, &context)
-                : computeOutputToInputIndexing(*inst, out, &context);
-    if (!indexing)
-      return cli::fail(indexing.error().message);
-    if (json && forward) {
-      results = std::move(*indexingJson(*indexing, "output").getAsArray());
-      continue;
-    }
-    if (json) {
-      results.push_back(llvm::json::Object{
-          {"output", out}, {"operands", indexingJson(*indexing, "operand")}});
-      continue;
-    }
-    if (outputs > 1 && !forward)
-      text += (out ? "\n" : "") + std::string("output ") + std::to_string(out) +
-              ":\n";
-    text += indexing->toString(forward ? "output" : "operand");
-  }
-  if (json) {
-    llvm::json::Object object{
-        {"instruction", inst->name()},
-        {"opcode", std::string(hloOpcodeName(inst->opcode()))},
-        {"direction", forward ? "input-to-output" : "output-to-input"}};
-    if (forward)
-      object["operand"] = static_cast<int64_t>(inputId);
-    object["outputs"] = std::move(results);
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
-                 << "\n";
-    return 0;
-  }
-  llvm::outs() << text;
-  return 0;
+  return printMaps(*inst, inputId.getNumOccurrences() > 0, inputId, json);
 }
 
 const cli::Verb kVerbs[] = {
