@@ -199,6 +199,31 @@ IndexingMap dynamicMap(const HloInstruction &inst, const Dims &in,
   return map;
 }
 
+/// Operand index d reaches output o for every window position s with
+/// o * stride + s * windowDilation - padLow = d * baseDilation.
+IndexingMap reduceWindowMap(const HloInstruction &inst, const Dims &in,
+                            const Dims &out, mlir::MLIRContext *context) {
+  const std::vector<WindowDim> &window = inst.attributes().window;
+  Exprs results;
+  Dims symbols;
+  std::vector<std::pair<AffineExpr, Interval>> constraints;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const WindowDim &w = window[i];
+    AffineExpr scaled = dim(i, context) * w.baseDilation + w.paddingLow -
+                        sym(i, context) * w.windowDilation;
+    symbols.push_back(w.size);
+    AffineExpr o = w.stride == 1 ? scaled : scaled.floorDiv(w.stride);
+    results.push_back(o);
+    constraints.push_back({scaled, Interval(0, (out[i] - 1) * w.stride)});
+    if (w.stride > 1)
+      constraints.push_back({scaled % w.stride, Interval(0, 0)});
+  }
+  IndexingMap map = makeMap(context, in, symbols, results);
+  for (const auto &[expr, bounds] : constraints)
+    map.addConstraint(expr, bounds);
+  return map;
+}
+
 /// reduce, pad, slice, dot and the dynamic slices, whose map depends on
 /// which operand it is. Returns nullopt for other ops, an empty Error when
 /// the maps were added, or the error.
@@ -237,7 +262,10 @@ std::optional<Error> addMapsByOperandKind(const HloInstruction &inst, int64_t k,
     break;
   }
   case HloOpcode::ReduceWindow:
-    return unsupported(inst, "no input-to-output maps for reduce-window");
+    r.addMap(0, k < inst.operandCount() / 2
+                    ? reduceWindowMap(inst, in, out, context)
+                    : everyElementMap(context, out));
+    break;
   default:
     return std::nullopt;
   }

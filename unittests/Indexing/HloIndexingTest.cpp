@@ -395,7 +395,6 @@ TEST_F(HloIndexingTest, Reduce) {
 
 TEST_F(HloIndexingTest, ReduceWindow) {
   CheckOptions options;
-  options.inputToOutput = false;
   EXPECT_EQ(bruteForce(entry("p = f32[6,7]{1,0} parameter(0)\n"
                              "z = f32[] parameter(1)\n"
                              "ROOT r = f32[6,7]{1,0} reduce-window(p, z), "
@@ -593,9 +592,7 @@ ENTRY e {
   ROOT f = f32[2,2]{1,0} fusion(p, q), kind=kLoop, calls=fused
 }
 )";
-  CheckOptions options;
-  options.inputToOutput = false;
-  EXPECT_EQ(bruteForce(text, options), "");
+  EXPECT_EQ(bruteForce(text), "");
 }
 
 TEST_F(HloIndexingTest, FusionInputToOutput) {

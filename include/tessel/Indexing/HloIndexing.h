@@ -33,8 +33,7 @@
 // (one operand read at two different indices, as x[i] * x[i+1], gives two).
 //
 // The reverse direction, input-to-output, maps an operand index to the
-// output elements it contributes to (one map set per output; reduce-window
-// is not supported that way).
+// output elements it contributes to (one map set per output).
 //
 // Every map is verified by brute force in HloIndexingTest: evaluate the op on
 // small shapes, perturb each input element, record which output elements
