@@ -263,40 +263,37 @@ fusionInputToOutput(const HloInstruction &fusion, int64_t inputId,
   Expected<std::vector<int64_t>> dims = operandDims(fusion, inputId);
   if (!dims)
     return dims.takeError();
-  std::map<const HloInstruction *, MapSet> sets;
-  sets[param].push_back(IndexingMap::identity(context, *dims));
-  const HloInstruction *root = body.root();
+  // Keyed by (value, output): a variadic reduce has several outputs, which
+  // get-tuple-element picks from.
+  std::map<std::pair<const HloInstruction *, int64_t>, MapSet> sets;
+  sets[{param, 0}].push_back(IndexingMap::identity(context, *dims));
   for (const std::unique_ptr<HloInstruction> &owned : body.instructions()) {
     const HloInstruction &inst = *owned;
-    if (&inst == root && inst.opcode() == HloOpcode::Tuple)
-      break;
     for (int64_t k = 0; k < inst.operandCount(); ++k) {
-      auto from = sets.find(inst.operand(k));
+      bool gte = inst.opcode() == HloOpcode::GetTupleElement;
+      auto from = sets.find({inst.operand(k), gte ? inst.tupleIndex() : 0});
       if (from == sets.end())
         continue;
-      if (inst.shape().isTuple())
-        return Error("input-to-output maps through " + describe(inst) +
-                     ", whose result is a tuple, are not supported");
+      if (gte) {
+        sets[{&inst, 0}] = from->second;
+        continue;
+      }
       Expected<HloInstructionIndexing> own =
           computeInputToOutputIndexing(inst, k, context);
       if (!own)
         return own.takeError();
-      MapSet &target = sets[&inst];
-      for (const IndexingMap &map : from->second)
-        for (const IndexingMap &next : own->maps[0])
-          if (!addToSet(target, composeIndexingMaps(map, next)))
-            return tooManyMaps(fusion, inst);
+      for (size_t j = 0; j < own->maps.size(); ++j)
+        for (const IndexingMap &map : from->second)
+          for (const IndexingMap &next : own->maps[j])
+            if (!addToSet(sets[{&inst, j}], composeIndexingMaps(map, next)))
+              return tooManyMaps(fusion, inst);
     }
   }
+  const Shape &shape = fusion.shape();
   HloInstructionIndexing result;
-  std::vector<const HloInstruction *> outputs;
-  if (root->opcode() == HloOpcode::Tuple)
-    outputs.assign(root->operands().begin(), root->operands().end());
-  else
-    outputs.push_back(root);
-  result.maps.resize(outputs.size());
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    auto it = sets.find(outputs[j]);
+  result.maps.resize(shape.isTuple() ? shape.tupleShapes.size() : 1);
+  for (size_t j = 0; j < result.maps.size(); ++j) {
+    auto it = sets.find({body.root(), j});
     if (it != sets.end())
       result.maps[j] = it->second;
   }

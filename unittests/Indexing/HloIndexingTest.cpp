@@ -595,6 +595,40 @@ ENTRY e {
   EXPECT_EQ(bruteForce(text), "");
 }
 
+TEST_F(HloIndexingTest, FusionThroughAVariadicReduce) {
+  // get-tuple-element picks the output of the argmax reduce, both ways.
+  std::string text = std::string(kHeader) + R"(
+argmax {
+  a = f32[] parameter(0)
+  b = s32[] parameter(1)
+  c = f32[] parameter(2)
+  d = s32[] parameter(3)
+  gt = pred[] compare(a, c), direction=GT
+  v = f32[] select(gt, a, c)
+  i = s32[] select(gt, b, d)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+fused {
+  x = f32[3,4]{1,0} parameter(0)
+  i = s32[3,4]{1,0} iota(), iota_dimension=1
+  z = f32[] constant(-inf)
+  zi = s32[] constant(0)
+  r = (f32[3]{0}, s32[3]{0}) reduce(x, i, z, zi), dimensions={1}, to_apply=argmax
+  m = f32[3]{0} get-tuple-element(r), index=0
+  k = s32[3]{0} get-tuple-element(r), index=1
+  kf = f32[3]{0} convert(k)
+  ROOT y = f32[3]{0} add(m, kf)
+}
+ENTRY e {
+  p = f32[3,4]{1,0} parameter(0)
+  ROOT f = f32[3]{0} fusion(p), kind=kLoop, calls=fused
+}
+)";
+  EXPECT_EQ(bruteForce(text), "");
+  EXPECT_EQ(printed(text), "operand id = 0\n(d0)[s0] -> (d0, s0), domain: d0 "
+                           "in [0, 2], s0 in [0, 3]\n");
+}
+
 TEST_F(HloIndexingTest, FusionInputToOutput) {
   std::string text = std::string(kHeader) + R"(
 fused {
