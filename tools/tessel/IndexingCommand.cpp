@@ -190,30 +190,52 @@ std::unique_ptr<HloModule> loadModule(const std::string &path) {
   return std::move(*module);
 }
 
-/// The instruction called `name` (with or without `%`), searched in the
-/// entry first; the entry's ROOT when `name` is empty.
-const HloInstruction *findInstruction(const HloModule &module,
-                                      std::string name) {
-  if (name.empty())
-    return module.entry()->root();
-  if (!name.empty() && name[0] == '%')
-    name = name.substr(1);
-  if (const HloInstruction *inst = module.entry()->instruction(name))
-    return inst;
-  for (const std::unique_ptr<HloComputation> &computation :
-       module.computations())
-    if (const HloInstruction *inst = computation->instruction(name))
-      return inst;
+/// "%a, %b, ..." naming the first few instructions of a computation.
+std::string someNames(const HloComputation &computation) {
   std::string known;
   int shown = 0;
-  for (const std::unique_ptr<HloInstruction> &inst :
-       module.entry()->instructions())
+  for (const std::unique_ptr<HloInstruction> &inst : computation.instructions())
     if (shown++ < 8)
       known += (known.empty() ? "%" : ", %") + inst->name();
-  if (module.entry()->instructionCount() > 8)
+  if (computation.instructionCount() > 8)
     known += ", ...";
-  cli::fail("no instruction named %" + name + ", expected one of " + known +
-            " (or one of another computation)");
+  return known;
+}
+
+/// The instruction called `name` (with or without `%`) in the computation
+/// called `computationName`, or else in the entry first and then in the
+/// other computations in order; the ROOT when `name` is empty.
+const HloInstruction *findInstruction(const HloModule &module, std::string name,
+                                      std::string computationName) {
+  if (!name.empty() && name[0] == '%')
+    name = name.substr(1);
+  if (!computationName.empty() && computationName[0] == '%')
+    computationName = computationName.substr(1);
+  const HloComputation *scope = module.entry();
+  if (!computationName.empty()) {
+    scope = module.computation(computationName);
+    if (!scope) {
+      std::string known;
+      for (const std::unique_ptr<HloComputation> &c : module.computations())
+        known += (known.empty() ? "%" : ", %") + c->name();
+      cli::fail("no computation named %" + computationName +
+                ", expected one of " + known);
+      return nullptr;
+    }
+  }
+  if (name.empty())
+    return scope->root();
+  if (const HloInstruction *inst = scope->instruction(name))
+    return inst;
+  if (computationName.empty())
+    for (const std::unique_ptr<HloComputation> &computation :
+         module.computations())
+      if (const HloInstruction *inst = computation->instruction(name))
+        return inst;
+  cli::fail(
+      "no instruction named %" + name + " in %" + scope->name() +
+      ", expected one of " + someNames(*scope) +
+      (computationName.empty() ? " (or one of another computation)" : ""));
   return nullptr;
 }
 
@@ -285,6 +307,11 @@ int runMaps(int argc, char **argv) {
       "input-to-output",
       cl::desc("print the maps from operand N to the outputs instead"),
       cl::value_desc("N"), cl::init(-1), cl::cat(cli::category()));
+  cl::opt<std::string> computationName(
+      "computation",
+      cl::desc("look the instruction up in this computation only (default: "
+               "the entry, then the others)"),
+      cl::value_desc("NAME"), cl::cat(cli::category()));
   cl::opt<bool> json("json", cl::desc("print JSON"), cl::cat(cli::category()));
   if (!cli::parseOptions(
           argc, argv,
@@ -298,7 +325,7 @@ int runMaps(int argc, char **argv) {
   std::unique_ptr<HloModule> module = loadModule(path);
   if (!module)
     return 1;
-  const HloInstruction *inst = findInstruction(*module, name);
+  const HloInstruction *inst = findInstruction(*module, name, computationName);
   if (!inst)
     return 1;
   return printMaps(*inst, inputId.getNumOccurrences() > 0, inputId, json);
