@@ -311,6 +311,25 @@ std::optional<Error> checkCalled(const HloInstruction &instruction) {
        !instruction.calledComputation()->root()))
     return Error(hlo_indexing::describe(instruction) +
                  " does not call exactly one computation");
+  // Index arithmetic is 64-bit: refuse shapes whose element count is not.
+  auto tooLarge = [](const Shape &shape) {
+    if (shape.isTuple()) {
+      for (const Shape &element : shape.tupleShapes)
+        if (element.isArray() && !element.elementCount())
+          return true;
+      return false;
+    }
+    return shape.isArray() && !shape.elementCount();
+  };
+  if (tooLarge(instruction.shape()))
+    return Error(hlo_indexing::describe(instruction) + ": shape " +
+                 instruction.shape().toString() +
+                 " is dynamic or has more than 2^63 elements");
+  for (const HloInstruction *operand : instruction.operands())
+    if (tooLarge(operand->shape()))
+      return Error(hlo_indexing::describe(instruction) + ": operand shape " +
+                   operand->shape().toString() +
+                   " is dynamic or has more than 2^63 elements");
   return std::nullopt;
 }
 

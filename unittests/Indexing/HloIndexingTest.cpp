@@ -707,4 +707,20 @@ TEST_F(HloIndexingTest, UnsupportedOpIsAnError) {
                                   "exist, expected an operand id below 1");
 }
 
+TEST_F(HloIndexingTest, HugeShapesAreRefused) {
+  // The verifier refuses this too; the maps do not rely on it.
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(
+      entry("p = f32[4294967296,4294967296,4]{2,1,0} parameter(0)\n"
+            "ROOT r = f32[4,4294967296,4294967296]{2,1,0} reshape(p)\n"));
+  ASSERT_TRUE(module.ok()) << module.error().message;
+  const HloInstruction &root = *(*module)->entry()->root();
+  Expected<HloInstructionIndexing> maps =
+      computeOutputToInputIndexing(root, 0, &context);
+  ASSERT_FALSE(maps.ok());
+  EXPECT_EQ(maps.error().message,
+            "reshape %r: shape f32[4,4294967296,4294967296]{2,1,0} is dynamic "
+            "or has more than 2^63 elements");
+  EXPECT_FALSE(computeInputToOutputIndexing(root, 0, &context).ok());
+}
+
 } // namespace
