@@ -629,6 +629,28 @@ ENTRY e {
                            "in [0, 2], s0 in [0, 3]\n");
 }
 
+TEST_F(HloIndexingTest, CallComposesLikeAFusion) {
+  std::string text = std::string(kHeader) + R"(
+body {
+  x = f32[2,3]{1,0} parameter(0)
+  y = f32[3]{0} parameter(1)
+  t = f32[3,2]{1,0} transpose(x), dimensions={1,0}
+  b = f32[3,2]{1,0} broadcast(y), dimensions={0}
+  ROOT s = f32[3,2]{1,0} subtract(t, b)
+}
+ENTRY e {
+  p = f32[2,3]{1,0} parameter(0)
+  q = f32[3]{0} parameter(1)
+  ROOT c = f32[3,2]{1,0} call(p, q), to_apply=body
+}
+)";
+  EXPECT_EQ(bruteForce(text), "");
+  EXPECT_EQ(printed(text),
+            "operand id = 0\n(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in "
+            "[0, 1]\n\noperand id = 1\n(d0, d1) -> (d0), domain: d0 in [0, "
+            "2], d1 in [0, 1]\n");
+}
+
 TEST_F(HloIndexingTest, FusionInputToOutput) {
   std::string text = std::string(kHeader) + R"(
 fused {
