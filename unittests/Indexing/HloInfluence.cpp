@@ -50,6 +50,20 @@ bool sameElement(const Literal &a, const Literal &b, int64_t i) {
 
 } // namespace
 
+int64_t encodeOutput(size_t outputId, int64_t element) {
+  return (static_cast<int64_t>(outputId) << 32) + element;
+}
+
+std::vector<const Literal *> outputArrays(const Literal &result) {
+  std::vector<const Literal *> arrays;
+  if (!result.isTuple())
+    arrays.push_back(&result);
+  else
+    for (const Literal &element : result.tupleElements())
+      arrays.push_back(&element);
+  return arrays;
+}
+
 Literal makeBaseArgument(const Shape &shape, int64_t seed) {
   Literal literal(Shape(shape.elementType, shape.dims, shape.layout));
   for (int64_t i = 0; i < literal.elementCount(); ++i) {
@@ -85,9 +99,13 @@ computeInfluence(const HloModule &module,
         Expected<Literal> out = evaluateHloModule(module, args);
         if (!out)
           return out.takeError();
-        for (int64_t o = 0; o < out->elementCount(); ++o)
-          if (!sameElement(*out, *base, o))
-            pairs.insert({i, o});
+        for (size_t j = 0; j < outputArrays(*out).size(); ++j) {
+          const Literal &now = *outputArrays(*out)[j];
+          const Literal &was = *outputArrays(*base)[j];
+          for (int64_t o = 0; o < now.elementCount(); ++o)
+            if (!sameElement(now, was, o))
+              pairs.insert({i, encodeOutput(j, o)});
+        }
       }
     }
   }
@@ -145,6 +163,42 @@ std::string compareInfluence(const Influence &fromMaps,
   return os.str();
 }
 
+namespace {
+
+/// The pairs of all outputs' maps of operand k, outputs encoded.
+Expected<Influence> namedPairs(const HloInstruction &root, int64_t k,
+                               bool inputToOutput, const CheckOptions &options,
+                               mlir::MLIRContext *context) {
+  const Shape &shape = root.shape();
+  size_t outputs = shape.isTuple() ? shape.tupleShapes.size() : 1;
+  const std::vector<int64_t> &in = root.operand(k)->shape().dims;
+  Expected<HloInstructionIndexing> forward = HloInstructionIndexing();
+  if (inputToOutput)
+    forward = computeInputToOutputIndexing(root, k, context);
+  if (!forward)
+    return forward.takeError();
+  Influence all;
+  for (size_t j = 0; j < outputs; ++j) {
+    const std::vector<int64_t> &out = getOutputShape(root, j)->dims;
+    Expected<HloInstructionIndexing> backward = HloInstructionIndexing();
+    if (!inputToOutput)
+      backward = computeOutputToInputIndexing(root, j, context);
+    if (!backward)
+      return backward.takeError();
+    const std::vector<IndexingMap> &set =
+        inputToOutput ? forward->maps[j] : backward->maps[k];
+    Expected<Influence> named =
+        pairsOfMaps(set, in, out, inputToOutput, options.rtValues);
+    if (!named)
+      return named.takeError();
+    for (const auto &[from, to] : *named)
+      all.insert({from, encodeOutput(j, to)});
+  }
+  return all;
+}
+
+} // namespace
+
 std::string checkRootMaps(const HloModule &module, const CheckOptions &options,
                           mlir::MLIRContext *context) {
   std::vector<Literal> args;
@@ -160,41 +214,29 @@ std::string checkRootMaps(const HloModule &module, const CheckOptions &options,
   if (!measured)
     return "evaluator: " + measured.error().message;
   const HloInstruction &root = *module.entry()->root();
-  Expected<HloInstructionIndexing> o2i =
-      computeOutputToInputIndexing(root, 0, context);
-  if (!o2i)
-    return "output-to-input: " + o2i.error().message;
   std::string problems;
   if (measured->empty())
     problems += "no ROOT operand is a parameter; ";
   for (const auto &[k, influence] : *measured) {
-    const std::vector<int64_t> &in = root.operand(k)->shape().dims;
-    const std::vector<int64_t> &out = root.shape().dims;
-    bool scalar = !o2i->maps[k].empty() &&
-                  o2i->maps[k].front().getNumResults() == 0 && !out.empty();
-    bool subset = scalar || options.subsetAll || options.subset.count(k);
-    Expected<Influence> named =
-        pairsOfMaps(o2i->maps[k], in, out, false, options.rtValues);
-    if (!named)
-      return "operand " + std::to_string(k) + ": " + named.error().message;
-    std::string diff = compareInfluence(*named, influence, subset);
-    if (!diff.empty())
-      problems += "output-to-input, operand " + std::to_string(k) + ": " +
-                  diff + "\n" + o2i->toString();
-    if (!options.inputToOutput)
-      continue;
-    Expected<HloInstructionIndexing> i2o =
-        computeInputToOutputIndexing(root, k, context);
-    if (!i2o)
-      return "input-to-output: " + i2o.error().message;
-    named = pairsOfMaps(i2o->maps[0], in, out, true, options.rtValues);
-    if (!named)
-      return "input-to-output " + std::to_string(k) + ": " +
-             named.error().message;
-    diff = compareInfluence(*named, influence, subset);
-    if (!diff.empty())
-      problems += "input-to-output, operand " + std::to_string(k) + ": " +
-                  diff + "\n" + i2o->toString("output");
+    for (bool forward : {false, true}) {
+      if (forward && !options.inputToOutput)
+        continue;
+      Expected<Influence> named =
+          namedPairs(root, k, forward, options, context);
+      const char *direction = forward ? "input-to-output" : "output-to-input";
+      if (!named)
+        return std::string(direction) + ", operand " + std::to_string(k) +
+               ": " + named.error().message;
+      // A scalar operand (pad value, init value, start index) is read
+      // everywhere by its maps but may matter only in places.
+      bool scalar = root.operand(k)->shape().dims.empty() &&
+                    !getOutputShape(root, 0)->dims.empty();
+      bool subset = scalar || options.subsetAll || options.subset.count(k) != 0;
+      std::string diff = compareInfluence(*named, influence, subset);
+      if (!diff.empty())
+        problems += std::string(direction) + ", operand " + std::to_string(k) +
+                    ": " + diff + "\n";
+    }
   }
   return problems;
 }

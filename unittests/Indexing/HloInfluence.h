@@ -29,8 +29,15 @@
 namespace tessel {
 namespace testing {
 
-/// (input element, output element), both row-major linear indices.
+/// (input element, output element), both row-major linear indices (outputs
+/// of a tuple result encoded by encodeOutput).
 using Influence = std::set<std::pair<int64_t, int64_t>>;
+
+/// An output element of output `outputId` (a tuple element) as one number:
+/// outputId * 2^32 + element.
+int64_t encodeOutput(size_t outputId, int64_t element);
+/// The arrays of a result: itself, or its tuple elements.
+std::vector<const Literal *> outputArrays(const Literal &result);
 
 /// Distinct, nonzero base values: floats in [-1, 1], integers in [1, 60],
 /// pred alternating.
@@ -74,8 +81,8 @@ struct CheckOptions {
 };
 
 /// "" when the maps of the entry's ROOT name exactly the elements the
-/// evaluator reads (both ways), else what differs. Only ROOT operands that
-/// are parameters are checked.
+/// evaluator reads (both ways, every output of a tuple result), else what
+/// differs. Only ROOT operands that are parameters are checked.
 std::string checkRootMaps(const HloModule &module, const CheckOptions &options,
                           mlir::MLIRContext *context);
 
