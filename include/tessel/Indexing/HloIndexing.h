@@ -9,11 +9,19 @@
 //   operand id = 0
 //   (d0, d1) -> (d1, d0), domain: d0 in [0, 39], d1 in [0, 19]
 //
+// In code (`tessel indexing M.hlo --instruction t` prints the same):
+//
+//   mlir::MLIRContext context;
+//   Expected<HloInstructionIndexing> reads =
+//       computeOutputToInputIndexing(*t, /*outputId=*/0, &context);
+//   reads->maps[0][0].evaluate({3, 7}, {})   -> {7, 3}
+//   reads->toString()                        -> the text above
+//
 // Range variables name the elements one output reads together (the reduced
 // dims of a reduce, the contracting dims of a dot, the window of a
 // reduce-window); runtime variables stand for values read at run time (the
 // clamped start indices of a dynamic-slice); constraints restrict the domain
-// (a pad with interior padding reads its operand at every other index):
+// (a pad with interior padding 2 reads its operand at every third index):
 //
 //   %q = f32[13]{0} pad(f32[4]{0} %p, f32[] %z), padding=1_2_2
 //
