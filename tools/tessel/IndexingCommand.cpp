@@ -362,7 +362,9 @@ int runIndexingCommand(int argc, char **argv) {
   }
   return cli::dispatch("indexing",
                        "Indexing maps in XLA's text form: (d0, d1)[s0] -> "
-                       "(d1, d0 + s0), domain: d0 in [0, 9], ...",
+                       "(d1, d0 + s0), domain: d0 in [0, 9], ...\n"
+                       "`tessel indexing M.hlo ...` is `tessel indexing maps "
+                       "M.hlo ...`.",
                        kVerbs, argc, argv);
 }
 
