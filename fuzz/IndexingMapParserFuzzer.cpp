@@ -1,9 +1,9 @@
 //===- IndexingMapParserFuzzer.cpp - libFuzzer target for indexing maps ---===//
 //
 // Any input must parse or fail with a message. A parsed map must print to
-// text that parses back. When its domain is small, the
-// re-parsed and the simplified maps must agree with it at every point (a
-// simplification rule that changes a value is a bug, not a fuzzing artefact).
+// text that parses back. When its domain is small, the re-parsed and the
+// simplified maps must agree with it at every point (a simplification rule
+// that changes a value is a bug, not a fuzzing artefact).
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Indexing/BruteForce.h"
