@@ -19,10 +19,12 @@
 #include "tessel/Layout/TiledLayout.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace tessel::relayout {
@@ -123,6 +125,48 @@ std::optional<GenericPlan> planGeneric(const TiledLayout &from,
                                        int64_t maxTableEntries);
 void runGeneric(const GenericPlan &plan, const uint8_t *src, uint8_t *dst,
                 int threads, bool streaming);
+
+inline int64_t ceilDivide(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Row-major <-> a row-major layout tiled by T(a,b) or T(a,b)(k,1)
+/// (TileKernels.cpp). The leading dims collapse into `lead` matrices of
+/// rows x cols.
+struct TilePlan {
+  bool toTiled = true;
+  int64_t elementBytes = 0;
+  int64_t lead = 1, rows = 1, cols = 1;
+  int64_t a = 1, b = 1, k = 1;
+  /// Destination bytes past the tiles (L(n) padding), zeroed at the end.
+  int64_t tailStart = 0, dstBytes = 0;
+};
+std::optional<TilePlan> planTile(const TiledLayout &from,
+                                 const TiledLayout &to);
+void runTile(const TilePlan &plan, const uint8_t *src, uint8_t *dst,
+             int threads, bool streaming);
+std::string describeTile(const TilePlan &plan);
+
+/// A permutation of dims, no tiles (TransposeKernels.cpp): the destination
+/// is `outer` x rows x columns with columns contiguous; in the source the
+/// rows are contiguous (a transpose) unless rows == 1 and the columns are
+/// contiguous there too (a row copy).
+struct PermutePlan {
+  struct Dim {
+    int64_t size, srcStride, dstStride;
+  };
+  int64_t elementBytes = 0;
+  std::vector<Dim> outer;
+  int64_t columns = 1, srcColumnStride = 1;
+  int64_t rows = 1, dstRowStride = 0;
+  int64_t tailStart = 0, dstBytes = 0;
+
+  bool isRowCopy() const { return srcColumnStride == 1; }
+  int64_t outerCount() const;
+};
+std::optional<PermutePlan> planPermute(const TiledLayout &from,
+                                       const TiledLayout &to);
+void runPermute(const PermutePlan &plan, const uint8_t *src, uint8_t *dst,
+                int threads, bool streaming);
+std::string describePermute(const PermutePlan &plan);
 
 } // namespace tessel::relayout
 

@@ -9,7 +9,7 @@ using namespace relayout;
 
 namespace {
 
-enum class Kind { Empty, Generic, Reference };
+enum class Kind { Empty, Permute, Tile, Generic, Reference };
 
 constexpr int64_t kDefaultStreamingThreshold = int64_t(4) << 20;
 /// Below this many bytes moved, execute() stays on the calling thread.
@@ -24,6 +24,8 @@ struct RelayoutPlan::Impl {
   RelayoutOptions options;
   Kind kind = Kind::Reference;
   GenericPlan generic;
+  TilePlan tile;
+  PermutePlan permute;
 
   Impl(TiledLayout from, TiledLayout to, RelayoutOptions options)
       : from(std::move(from)), to(std::move(to)), options(options) {}
@@ -59,6 +61,16 @@ static std::string elementText(const TiledLayout &layout) {
 void RelayoutPlan::Impl::choose() {
   if (from.logicalElements() == 0) {
     kind = Kind::Empty;
+    return;
+  }
+  if (std::optional<PermutePlan> plan = planPermute(from, to)) {
+    kind = Kind::Permute;
+    permute = std::move(*plan);
+    return;
+  }
+  if (std::optional<TilePlan> plan = planTile(from, to)) {
+    kind = Kind::Tile;
+    tile = *plan;
     return;
   }
   if (std::optional<GenericPlan> plan =
@@ -119,6 +131,10 @@ std::string RelayoutPlan::describe() const {
   switch (impl->kind) {
   case Kind::Empty:
     return "empty array: zero the destination";
+  case Kind::Permute:
+    return describePermute(impl->permute) + ", " + impl->storesText();
+  case Kind::Tile:
+    return describeTile(impl->tile) + ", " + impl->storesText();
   case Kind::Generic: {
     const GenericPlan &plan = impl->generic;
     const GenericPlan::Group &inner = plan.groups.back();
@@ -157,6 +173,12 @@ std::optional<Error> RelayoutPlan::execute(const void *src, int64_t srcBytes,
   case Kind::Empty:
     if (dstBytes > 0)
       std::memset(out, 0, dstBytes);
+    break;
+  case Kind::Permute:
+    runPermute(impl->permute, in, out, impl->threads(), impl->streaming());
+    break;
+  case Kind::Tile:
+    runTile(impl->tile, in, out, impl->threads(), impl->streaming());
     break;
   case Kind::Generic:
     runGeneric(impl->generic, in, out, impl->threads(), impl->streaming());

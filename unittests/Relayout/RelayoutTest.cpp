@@ -168,6 +168,92 @@ TEST(Relayout, RandomLayoutPairsAgreeWithTheReference) {
   EXPECT_GT(identities, 1000);
 }
 
+/// Checks a fast path both ways against the reference, with ordinary and
+/// streaming stores, and that create() picked the kernel named `kernel`.
+void checkFastPath(const std::string &fromText, const std::string &toText,
+                   const std::string &kernel, std::mt19937 &rng) {
+  Shape from = parse(fromText), to = parse(toText);
+  SCOPED_TRACE(fromText + " <-> " + toText);
+  Bytes src = randomBytes(rng, compile(from).physicalBytes());
+  Bytes expected = reference(from, to, src);
+  for (int64_t streaming : {-1, 0}) {
+    RelayoutOptions options;
+    options.streamingThresholdBytes = streaming;
+    options.parallelThresholdBytes = 0;
+    std::string forward, backward;
+    EXPECT_EQ(run(from, to, src, options, &forward), expected);
+    EXPECT_NE(forward.find(kernel), std::string::npos) << forward;
+    // The way back ignores whatever the source's padding holds: refill it
+    // with garbage (the mask has 0xFF on data bytes, 0 on padding).
+    TiledLayout tiled = compile(to);
+    Bytes ones(expected.size(), 0xFF), mask(expected.size());
+    relayoutReference(tiled, tiled, ones.data(), mask.data());
+    Bytes garbage = randomBytes(rng, expected.size());
+    for (size_t i = 0; i < garbage.size(); ++i)
+      garbage[i] = (expected[i] & mask[i]) | (garbage[i] & ~mask[i]);
+    EXPECT_EQ(run(to, from, garbage, options, &backward),
+              reference(to, from, expected));
+    std::string inverse = kernel == "tile rows" ? "untile rows" : kernel;
+    EXPECT_NE(backward.find(inverse), std::string::npos) << backward;
+  }
+}
+
+TEST(Relayout, TileFastPathsAgreeWithTheReference) {
+  std::mt19937 rng(5);
+  const char *cases[][2] = {
+      {"f32[3,5]", "{1,0:T(2,2)}"},
+      {"f32[16,256]", "{1,0:T(8,128)}"},
+      {"f32[2,9,300]", "{2,1,0:T(8,128)}"},
+      {"f32[17,129]", "{1,0:T(8,128)}"},
+      {"f32[130]", "{0:T(8,128)}"},
+      {"f32[3,130]", "{1,0:T(2,128)}"},
+      {"f32[7,300]", "{1,0:T(4,128)}"},
+      {"f32[9,260]", "{1,0:T(8,128)L(1024)}"},
+      {"bf16[16,256]", "{1,0:T(8,128)(2,1)}"},
+      {"bf16[5,33,259]", "{2,1,0:T(8,128)(2,1)}"},
+      {"bf16[3,300]", "{1,0:T(4,128)(2,1)}"},
+      {"s8[32,128]", "{1,0:T(8,128)(4,1)}"},
+      {"s8[37,131]", "{1,0:T(8,128)(4,1)}"},
+      {"pred[9,140]", "{1,0:T(8,128)(4,1)}"},
+      {"s8[2,11,40]", "{2,1,0:T(2,128)(2,1)}"},
+      {"f64[5,129]", "{1,0:T(8,128)}"},
+      {"c128[3,17]", "{1,0:T(2,4)}"},
+  };
+  for (auto &[shape, layout] : cases) {
+    std::string base(shape);
+    int64_t rank = parse(base).rank();
+    std::string rowMajor = Layout::rowMajor(rank).toString();
+    checkFastPath(base + rowMajor, base + layout, "tile rows", rng);
+  }
+}
+
+TEST(Relayout, PermuteFastPathsAgreeWithTheReference) {
+  std::mt19937 rng(6);
+  const char *transposes[][2] = {
+      {"f32[67,301]{1,0}", "f32[67,301]{0,1}"},
+      {"f32[64,64]{1,0}", "f32[64,64]{0,1}"},
+      {"bf16[33,65]{1,0}", "bf16[33,65]{0,1}"},
+      {"s8[35,70]{1,0}", "s8[35,70]{0,1}"},
+      {"u8[129,17]{0,1}", "u8[129,17]{1,0}"},
+      {"f64[17,9]{1,0}", "f64[17,9]{0,1}"},
+      {"c128[5,7]{1,0}", "c128[5,7]{0,1}"},
+      {"f32[3,4,5,6]{3,2,1,0}", "f32[3,4,5,6]{0,2,1,3}"},
+      {"f32[2,3,40,50]{3,2,1,0}", "f32[2,3,40,50]{2,3,1,0}"},
+      {"bf16[3,1,17,5,2]{4,3,2,1,0}", "bf16[3,1,17,5,2]{1,3,0,2,4}"},
+      {"s8[4,1,33,18]{3,2,1,0}", "s8[4,1,33,18]{2,3,1,0:L(64)}"},
+  };
+  for (auto &[from, to] : transposes)
+    checkFastPath(from, to, "blocked transpose", rng);
+  const char *rowCopies[][2] = {
+      {"f32[4,5,6]{2,1,0}", "f32[4,5,6]{2,0,1}"},
+      {"f32[40,50]{1,0}", "f32[40,50]{1,0}"},
+      {"c128[3,2,7]{2,1,0}", "c128[3,2,7]{2,0,1}"},
+      {"f32[]{}", "f32[]{}"},
+  };
+  for (auto &[from, to] : rowCopies)
+    checkFastPath(from, to, "copy rows", rng);
+}
+
 TEST(Relayout, ThreadCountsGiveTheSameBytes) {
   std::mt19937 rng(3);
   for (const char *text :
