@@ -63,9 +63,11 @@ template <int Width, int N> inline void round(__m128i (&v)[N]) {
     v[j] = next[j];
 }
 
-template <int Width, int N> inline void rounds(__m128i (&v)[N], int count) {
-  for (int r = 0; r < count; ++r)
+template <int Width, int N, int Count> inline void rounds(__m128i (&v)[N]) {
+  if constexpr (Count > 0) {
     round<Width, N>(v);
+    rounds<Width, N, Count - 1>(v);
+  }
 }
 
 } // namespace tessel::relayout::simd

@@ -101,7 +101,7 @@ void interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw, int64_t b,
     for (; j + 16 <= cw; j += 16) {
       __m128i v[4] = {simd::load(rows[0] + j), simd::load(rows[1] + j),
                       simd::load(rows[2] + j), simd::load(rows[3] + j)};
-      simd::rounds<1, 4>(v, 2);
+      simd::rounds<1, 4, 2>(v);
       for (int m = 0; m < 4; ++m)
         simd::store(out + j * 4 + 16 * m, v[m], streaming);
     }
@@ -121,21 +121,36 @@ void deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
   for (int64_t q = 0; q < k; ++q)
     all = all && rows[q];
 #if defined(__SSE2__)
+  // Four vectors per row per step, so that each row receives whole 64-byte
+  // lines in a row (streaming stores combine them).
   if (all && s == 2 && k == 2) {
-    for (; j + 8 <= cw; j += 8) {
-      __m128i v[2] = {simd::load(in + j * 4), simd::load(in + j * 4 + 16)};
-      simd::rounds<2, 2>(v, 3);
-      simd::store(rows[0] + j * 2, v[0], streaming);
-      simd::store(rows[1] + j * 2, v[1], streaming);
+    for (; j + 32 <= cw; j += 32) {
+      __m128i row[2][4];
+      for (int m = 0; m < 4; ++m) {
+        __m128i v[2] = {simd::load(in + (j + 8 * m) * 4),
+                        simd::load(in + (j + 8 * m) * 4 + 16)};
+        simd::rounds<2, 2, 3>(v);
+        row[0][m] = v[0];
+        row[1][m] = v[1];
+      }
+      for (int q = 0; q < 2; ++q)
+        for (int m = 0; m < 4; ++m)
+          simd::store(rows[q] + (j + 8 * m) * 2, row[q][m], streaming);
     }
   } else if (all && s == 1 && k == 4) {
-    for (; j + 16 <= cw; j += 16) {
-      __m128i v[4];
-      for (int m = 0; m < 4; ++m)
-        v[m] = simd::load(in + j * 4 + 16 * m);
-      simd::rounds<1, 4>(v, 4);
-      for (int m = 0; m < 4; ++m)
-        simd::store(rows[m] + j, v[m], streaming);
+    for (; j + 64 <= cw; j += 64) {
+      __m128i row[4][4];
+      for (int m = 0; m < 4; ++m) {
+        __m128i v[4];
+        for (int n = 0; n < 4; ++n)
+          v[n] = simd::load(in + (j + 16 * m) * 4 + 16 * n);
+        simd::rounds<1, 4, 4>(v);
+        for (int q = 0; q < 4; ++q)
+          row[q][m] = v[q];
+      }
+      for (int q = 0; q < 4; ++q)
+        for (int m = 0; m < 4; ++m)
+          simd::store(rows[q] + j + 16 * m, row[q][m], streaming);
     }
   }
 #endif
@@ -182,16 +197,41 @@ void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
   }
 }
 
+/// Untiles one row of tiles into `out`, a rows of the destination matrix.
+void untileRow(const TilePlan &p, const uint8_t *in, uint8_t *out,
+               int64_t rowsHere, bool streaming);
+
 void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
                 int64_t begin, int64_t end, bool streaming) {
-  int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
+  int64_t s = p.elementBytes, a = p.a, b = p.b;
   int64_t rowBlocks = ceilDivide(p.rows, a), colBlocks = ceilDivide(p.cols, b);
-  std::vector<uint8_t *> rows(k);
+  // A row of tiles fills a destination rows that are contiguous. With
+  // streaming stores, untile them into a cache-resident stage first and
+  // stream it out in one sequential sweep: scattering non-temporal stores
+  // over a rows at once runs at half the memory bandwidth.
+  int64_t stageBytes = a * p.cols * s;
+  bool stage = streaming && stageBytes <= (int64_t(1) << 20);
+  std::vector<uint8_t> buffer(stage ? stageBytes : 0);
   for (int64_t item = begin; item < end; ++item) {
     int64_t l = item / rowBlocks, r0 = item % rowBlocks * a;
     int64_t rowsHere = std::min(a, p.rows - r0);
     const uint8_t *in = src + item * colBlocks * a * b * s;
     uint8_t *out = dst + (l * p.rows + r0) * p.cols * s;
+    if (!stage) {
+      untileRow(p, in, out, rowsHere, false);
+      continue;
+    }
+    untileRow(p, in, buffer.data(), rowsHere, false);
+    copyBytes(out, buffer.data(), rowsHere * p.cols * s, true);
+  }
+}
+
+void untileRow(const TilePlan &p, const uint8_t *in, uint8_t *out,
+               int64_t rowsHere, bool streaming) {
+  int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
+  int64_t colBlocks = ceilDivide(p.cols, b);
+  std::vector<uint8_t *> rows(k);
+  {
     for (int64_t cb = 0; cb < colBlocks; ++cb) {
       int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
       const uint8_t *tile = in + cb * a * b * s;

@@ -116,7 +116,7 @@ void transposeBlock(const uint8_t *src, int64_t srcRow, uint8_t *dst,
   for (int r = 0; r < K; ++r)
     v[r] = simd::load(src + r * srcRow);
   constexpr int Rounds = Width == 1 ? 4 : Width == 2 ? 3 : Width == 4 ? 2 : 1;
-  simd::rounds<Width, K>(v, Rounds);
+  simd::rounds<Width, K, Rounds>(v);
   for (int c = 0; c < K; ++c)
     simd::store(dst + c * dstRow, v[c], streaming);
 #else
