@@ -90,19 +90,16 @@ int64_t GenericPlan::outerCount() const {
   return count;
 }
 
-std::optional<GenericPlan> planGeneric(const TiledLayout &from,
-                                       const TiledLayout &to,
-                                       int64_t maxTableEntries) {
-  int64_t rank = from.rank();
-  UnionFind unions(rank);
-  joinCombinedDims(from, unions);
-  std::vector<int64_t> dstReps = joinCombinedDims(to, unions);
+namespace {
 
-  GenericPlan plan;
-  std::vector<int64_t> groupOf(rank, -1);
+/// The groups of logical dims (connected components of `unions`), in order
+/// of their first dim; groupOf maps a root dim to its group.
+std::vector<GenericPlan::Group> collectGroups(const TiledLayout &from,
+                                              UnionFind &unions,
+                                              std::vector<int64_t> &groupOf) {
   std::vector<GenericPlan::Group> groups;
-  int64_t entries = 0;
-  for (int64_t dim = 0; dim < rank; ++dim) {
+  groupOf.assign(from.rank(), -1);
+  for (int64_t dim = 0; dim < from.rank(); ++dim) {
     int64_t root = unions.find(dim);
     if (groupOf[root] < 0) {
       groupOf[root] = static_cast<int64_t>(groups.size());
@@ -112,20 +109,16 @@ std::optional<GenericPlan> planGeneric(const TiledLayout &from,
     group.dims.push_back(dim);
     group.size *= from.logicalDims()[dim];
   }
-  for (const GenericPlan::Group &group : groups)
-    entries += group.size;
-  if (entries > maxTableEntries)
-    return std::nullopt;
+  return groups;
+}
 
-  // The inner group is the one whose first step moves least in both
-  // buffers (|src step| + |dst step|), so that the inner loop touches as
-  // few cache lines as the layouts allow; ties go to the group holding the
-  // destination's most minor non-trivial dim.
-  int64_t minor = -1;
-  const std::vector<int64_t> &finalDims = to.finalDims();
-  for (size_t f = finalDims.size(); f-- > 0 && minor < 0;)
-    if (dstReps[f] >= 0 && finalDims[f] > 1)
-      minor = groupOf[unions.find(dstReps[f])];
+/// Fills the tables of the groups of two or more elements and picks the
+/// inner one: the group whose first step moves least in both buffers
+/// (|src step| + |dst step|), so that the inner loop touches as few cache
+/// lines as the layouts allow; ties go to `minor`, the group holding the
+/// destination's most minor dim. -1 when every group has one element.
+int64_t pickInner(const TiledLayout &from, const TiledLayout &to,
+                  std::vector<GenericPlan::Group> &groups, int64_t minor) {
   int64_t inner = -1, best = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].size < 2)
@@ -139,35 +132,65 @@ std::optional<GenericPlan> planGeneric(const TiledLayout &from,
       best = cost;
     }
   }
-  std::vector<GenericPlan::Group> outer;
-  GenericPlan::Group innerGroup;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    if (static_cast<int64_t>(g) == inner)
-      innerGroup = std::move(groups[g]);
-    else if (groups[g].size > 1)
-      outer.push_back(std::move(groups[g]));
-  }
-  if (inner < 0)
-    fillTables(from, to, innerGroup);
-  // Larger destination strides outside.
-  std::stable_sort(
-      outer.begin(), outer.end(),
-      [](const GenericPlan::Group &a, const GenericPlan::Group &b) {
-        return a.dstOffsets[1] > b.dstOffsets[1];
-      });
-  plan.groups = std::move(outer);
-  plan.groups.push_back(std::move(innerGroup));
+  return inner;
+}
 
-  const GenericPlan::Group &in = plan.groups.back();
+/// Runs of the inner group that are contiguous in both buffers.
+std::vector<std::pair<int64_t, int64_t>>
+contiguousRuns(const GenericPlan::Group &in) {
+  std::vector<std::pair<int64_t, int64_t>> runs;
   for (int64_t x = 0; x < in.size;) {
     int64_t length = 1;
     while (x + length < in.size &&
            in.srcOffsets[x + length] == in.srcOffsets[x] + length &&
            in.dstOffsets[x + length] == in.dstOffsets[x] + length)
       ++length;
-    plan.runs.emplace_back(x, length);
+    runs.emplace_back(x, length);
     x += length;
   }
+  return runs;
+}
+
+} // namespace
+
+std::optional<GenericPlan> planGeneric(const TiledLayout &from,
+                                       const TiledLayout &to,
+                                       int64_t maxTableEntries) {
+  UnionFind unions(from.rank());
+  joinCombinedDims(from, unions);
+  std::vector<int64_t> dstReps = joinCombinedDims(to, unions);
+  std::vector<int64_t> groupOf;
+  std::vector<GenericPlan::Group> groups = collectGroups(from, unions, groupOf);
+  int64_t entries = 0;
+  for (const GenericPlan::Group &group : groups)
+    entries += group.size;
+  if (entries > maxTableEntries)
+    return std::nullopt;
+
+  int64_t minor = -1;
+  const std::vector<int64_t> &finalDims = to.finalDims();
+  for (size_t f = finalDims.size(); f-- > 0 && minor < 0;)
+    if (dstReps[f] >= 0 && finalDims[f] > 1)
+      minor = groupOf[unions.find(dstReps[f])];
+  int64_t inner = pickInner(from, to, groups, minor);
+  GenericPlan plan;
+  GenericPlan::Group innerGroup;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (static_cast<int64_t>(g) == inner)
+      innerGroup = std::move(groups[g]);
+    else if (groups[g].size > 1)
+      plan.groups.push_back(std::move(groups[g]));
+  }
+  if (inner < 0)
+    fillTables(from, to, innerGroup);
+  // Larger destination strides outside.
+  std::stable_sort(
+      plan.groups.begin(), plan.groups.end(),
+      [](const GenericPlan::Group &a, const GenericPlan::Group &b) {
+        return a.dstOffsets[1] > b.dstOffsets[1];
+      });
+  plan.groups.push_back(std::move(innerGroup));
+  plan.runs = contiguousRuns(plan.groups.back());
   plan.bits = BitConversion::get(from, to);
   bool bytes =
       plan.bits.srcBits == plan.bits.dstBits && plan.bits.srcBits % 8 == 0;

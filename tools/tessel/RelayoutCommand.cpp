@@ -171,6 +171,35 @@ int takeThreadsOption(std::vector<char *> &args, int64_t &threads) {
   return 0;
 }
 
+void printSpeed(const RelayoutPlan &plan, double seconds) {
+  int64_t moved = plan.sourceBytes() + plan.destinationBytes();
+  llvm::errs() << "relayout: " << plan.describe() << "\n"
+               << "relayout: " << moved << " bytes read + written in "
+               << llvm::format("%.3f", seconds * 1e3) << " ms, "
+               << llvm::format("%.2f", moved / std::max(seconds, 1e-9) / 1e9)
+               << " GB/s\n";
+}
+
+/// Writes the destination buffer: as .npy when asked and row-major, else
+/// raw (with a note when a .npy was asked for). Returns the exit status.
+int writeOutput(const std::string &path, Format format,
+                const TiledLayout &destination, std::string output) {
+  if (isNpy(format, path)) {
+    if (isPlainRowMajor(destination)) {
+      NpyArray array{npyDescr(destination.shape().elementType),
+                     destination.logicalDims(), false, std::move(output)};
+      output = writeNpy(array);
+    } else {
+      llvm::errs() << "tessel: note: " << path
+                   << " holds the raw physical buffer, not .npy: the "
+                      "destination layout "
+                   << destination.layout().toString() << " is not row-major\n";
+    }
+  }
+  std::string error = cli::writeFileAtomically(path, output);
+  return error.empty() ? 0 : cli::fail(error);
+}
+
 } // namespace
 
 int runRelayoutCommand(int argc, char **argv) {
@@ -245,32 +274,9 @@ int runRelayoutCommand(int argc, char **argv) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  if (verbose) {
-    int64_t moved = plan->sourceBytes() + plan->destinationBytes();
-    llvm::errs() << "relayout: " << plan->describe() << "\n"
-                 << "relayout: " << moved << " bytes read + written in "
-                 << llvm::format("%.3f", seconds * 1e3) << " ms, "
-                 << llvm::format("%.2f", moved / std::max(seconds, 1e-9) / 1e9)
-                 << " GB/s\n";
-  }
-
-  const TiledLayout &destination = plan->destination();
-  if (isNpy(format, outPath)) {
-    if (isPlainRowMajor(destination)) {
-      NpyArray array{npyDescr(destination.shape().elementType),
-                     destination.logicalDims(), false, std::move(output)};
-      output = writeNpy(array);
-    } else {
-      llvm::errs() << "tessel: note: " << outPath
-                   << " holds the raw physical buffer, not .npy: the "
-                      "destination layout "
-                   << destination.layout().toString() << " is not row-major\n";
-    }
-  }
-  std::string error = cli::writeFileAtomically(outPath, output);
-  if (!error.empty())
-    return cli::fail(error);
-  return 0;
+  if (verbose)
+    printSpeed(*plan, seconds);
+  return writeOutput(outPath, format, plan->destination(), std::move(output));
 }
 
 } // namespace tessel
