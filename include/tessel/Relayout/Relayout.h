@@ -49,6 +49,10 @@ struct RelayoutOptions {
   /// (non-temporal) stores; smaller ones with ordinary stores so that they
   /// stay in cache. Negative means tessel's default (a few MiB).
   int64_t streamingThresholdBytes = -1;
+  /// Conversions that move (read + write) fewer bytes than this run on the
+  /// calling thread only. Negative means tessel's default (1 MiB); tests
+  /// set 0 to run small cases on several threads.
+  int64_t parallelThresholdBytes = -1;
 };
 
 class RelayoutPlan {
