@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 
+#include <cstdlib>
 #include <numeric>
 
 namespace tessel::relayout {
@@ -116,13 +117,28 @@ std::optional<GenericPlan> planGeneric(const TiledLayout &from,
   if (entries > maxTableEntries)
     return std::nullopt;
 
-  // The inner group holds the destination's most minor non-trivial dim, so
-  // that writes are as sequential as the layouts allow.
-  int64_t inner = -1;
+  // The inner group is the one whose first step moves least in both
+  // buffers (|src step| + |dst step|), so that the inner loop touches as
+  // few cache lines as the layouts allow; ties go to the group holding the
+  // destination's most minor non-trivial dim.
+  int64_t minor = -1;
   const std::vector<int64_t> &finalDims = to.finalDims();
-  for (size_t f = finalDims.size(); f-- > 0 && inner < 0;)
+  for (size_t f = finalDims.size(); f-- > 0 && minor < 0;)
     if (dstReps[f] >= 0 && finalDims[f] > 1)
-      inner = groupOf[unions.find(dstReps[f])];
+      minor = groupOf[unions.find(dstReps[f])];
+  int64_t inner = -1, best = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].size < 2)
+      continue;
+    fillTables(from, to, groups[g]);
+    int64_t cost =
+        std::abs(groups[g].srcOffsets[1]) + std::abs(groups[g].dstOffsets[1]);
+    int64_t index = static_cast<int64_t>(g);
+    if (inner < 0 || cost < best || (cost == best && index == minor)) {
+      inner = index;
+      best = cost;
+    }
+  }
   std::vector<GenericPlan::Group> outer;
   GenericPlan::Group innerGroup;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -131,9 +147,8 @@ std::optional<GenericPlan> planGeneric(const TiledLayout &from,
     else if (groups[g].size > 1)
       outer.push_back(std::move(groups[g]));
   }
-  for (GenericPlan::Group &group : outer)
-    fillTables(from, to, group);
-  fillTables(from, to, innerGroup);
+  if (inner < 0)
+    fillTables(from, to, innerGroup);
   // Larger destination strides outside.
   std::stable_sort(
       outer.begin(), outer.end(),
@@ -216,17 +231,50 @@ void copyInner(const GenericPlan &plan, const uint8_t *src, uint8_t *dst,
   });
 }
 
-void copyBits(const GenericPlan &plan, const uint8_t *src, uint8_t *dst) {
+/// Element sizes of 1, 2, 4 or 8 bits never straddle a byte: one shift and
+/// one mask per element. 0 means any size (the general bit loop).
+template <int SrcBits, int DstBits>
+void copyBitsOf(const GenericPlan &plan, const uint8_t *src, uint8_t *dst) {
   const GenericPlan::Group &in = plan.groups.back();
   const BitConversion &bits = plan.bits;
+  const int64_t *srcTable = in.srcOffsets.data();
+  const int64_t *dstTable = in.dstOffsets.data();
   walkOuter(plan, 0, plan.outerCount(), [&](int64_t srcBase, int64_t dstBase) {
     for (int64_t x = 0; x < in.size; ++x) {
-      uint64_t value = loadBits(
-          src, (srcBase + in.srcOffsets[x]) * bits.srcBits, bits.srcBits);
-      orBits(dst, (dstBase + in.dstOffsets[x]) * bits.dstBits, bits.dstBits,
-             bits.convert(value));
+      int64_t from = (srcBase + srcTable[x]) * bits.srcBits;
+      int64_t to = (dstBase + dstTable[x]) * bits.dstBits;
+      uint64_t value;
+      if constexpr (SrcBits > 0)
+        value = (src[from >> 3] >> (from & 7)) & ((1u << SrcBits) - 1);
+      else
+        value = loadBits(src, from, bits.srcBits);
+      value = bits.convert(value);
+      if constexpr (DstBits > 0)
+        dst[to >> 3] |=
+            static_cast<uint8_t>((value & ((1u << DstBits) - 1)) << (to & 7));
+      else
+        orBits(dst, to, bits.dstBits, value);
     }
   });
+}
+
+void copyBits(const GenericPlan &plan, const uint8_t *src, uint8_t *dst) {
+  int from = plan.bits.srcBits, to = plan.bits.dstBits;
+  if (from == to && from == 1)
+    return copyBitsOf<1, 1>(plan, src, dst);
+  if (from == to && from == 2)
+    return copyBitsOf<2, 2>(plan, src, dst);
+  if (from == to && from == 4)
+    return copyBitsOf<4, 4>(plan, src, dst);
+  if (from == 8 && to == 1)
+    return copyBitsOf<8, 1>(plan, src, dst);
+  if (from == 1 && to == 8)
+    return copyBitsOf<1, 8>(plan, src, dst);
+  if (from == 8 && to == 4)
+    return copyBitsOf<8, 4>(plan, src, dst);
+  if (from == 4 && to == 8)
+    return copyBitsOf<4, 8>(plan, src, dst);
+  copyBitsOf<0, 0>(plan, src, dst);
 }
 
 } // namespace

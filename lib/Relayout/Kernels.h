@@ -145,6 +145,20 @@ void runTile(const TilePlan &plan, const uint8_t *src, uint8_t *dst,
              int threads, bool streaming);
 std::string describeTile(const TilePlan &plan);
 
+/// One T(a,b)(k,1) tiling to another over the same row-major dim order:
+/// bands of lcm(a, a') rows are untiled into a cache-resident stage and
+/// tiled from it (TileKernels.cpp).
+struct RetilePlan {
+  TilePlan source, destination;
+  int64_t band = 1;
+  int64_t tailStart = 0, dstBytes = 0;
+};
+std::optional<RetilePlan> planRetile(const TiledLayout &from,
+                                     const TiledLayout &to);
+void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
+               int threads, bool streaming);
+std::string describeRetile(const RetilePlan &plan);
+
 /// A permutation of dims, no tiles (TransposeKernels.cpp): the destination
 /// is `outer` x rows x columns with columns contiguous; in the source the
 /// rows are contiguous (a transpose) unless rows == 1 and the columns are

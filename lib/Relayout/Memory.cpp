@@ -5,6 +5,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <map>
+#include <memory>
+#include <mutex>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -19,6 +23,20 @@ int resolveThreads(int requested) {
   return requested;
 }
 
+/// One arena per thread count, created on first use and kept: building an
+/// arena per call costs far more than a small relayout.
+static tbb::task_arena &arenaFor(int threads) {
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<tbb::task_arena> &arena = arenas[threads];
+  if (!arena) {
+    arena = std::make_unique<tbb::task_arena>(threads);
+    arena->initialize();
+  }
+  return *arena;
+}
+
 void parallelFor(int threads, int64_t count, int64_t grain,
                  const std::function<void(int64_t, int64_t)> &fn) {
   if (count <= 0)
@@ -28,8 +46,7 @@ void parallelFor(int threads, int64_t count, int64_t grain,
     fn(0, count);
     return;
   }
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
+  arenaFor(threads).execute([&] {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, count, grain),
                       [&](const tbb::blocked_range<int64_t> &range) {
                         fn(range.begin(), range.end());

@@ -9,7 +9,7 @@ using namespace relayout;
 
 namespace {
 
-enum class Kind { Empty, Permute, Tile, Generic, Reference };
+enum class Kind { Empty, Permute, Tile, Retile, Generic, Reference };
 
 constexpr int64_t kDefaultStreamingThreshold = int64_t(4) << 20;
 /// Below this many bytes moved, execute() stays on the calling thread.
@@ -26,6 +26,7 @@ struct RelayoutPlan::Impl {
   GenericPlan generic;
   TilePlan tile;
   PermutePlan permute;
+  RetilePlan retile;
 
   Impl(TiledLayout from, TiledLayout to, RelayoutOptions options)
       : from(std::move(from)), to(std::move(to)), options(options) {}
@@ -71,6 +72,11 @@ void RelayoutPlan::Impl::choose() {
   if (std::optional<TilePlan> plan = planTile(from, to)) {
     kind = Kind::Tile;
     tile = *plan;
+    return;
+  }
+  if (std::optional<RetilePlan> plan = planRetile(from, to)) {
+    kind = Kind::Retile;
+    retile = *plan;
     return;
   }
   if (std::optional<GenericPlan> plan =
@@ -135,6 +141,8 @@ std::string RelayoutPlan::describe() const {
     return describePermute(impl->permute) + ", " + impl->storesText();
   case Kind::Tile:
     return describeTile(impl->tile) + ", " + impl->storesText();
+  case Kind::Retile:
+    return describeRetile(impl->retile) + ", " + impl->storesText();
   case Kind::Generic: {
     const GenericPlan &plan = impl->generic;
     const GenericPlan::Group &inner = plan.groups.back();
@@ -179,6 +187,9 @@ std::optional<Error> RelayoutPlan::execute(const void *src, int64_t srcBytes,
     break;
   case Kind::Tile:
     runTile(impl->tile, in, out, impl->threads(), impl->streaming());
+    break;
+  case Kind::Retile:
+    runRetile(impl->retile, in, out, impl->threads(), impl->streaming());
     break;
   case Kind::Generic:
     runGeneric(impl->generic, in, out, impl->threads(), impl->streaming());

@@ -16,6 +16,8 @@
 #include "Kernels.h"
 #include "Simd.h"
 
+#include <numeric>
+
 namespace tessel::relayout {
 
 namespace {
@@ -271,6 +273,83 @@ void runTile(const TilePlan &plan, const uint8_t *src, uint8_t *dst,
   });
   if (plan.dstBytes > plan.tailStart)
     std::memset(dst + plan.tailStart, 0, plan.dstBytes - plan.tailStart);
+}
+
+std::optional<RetilePlan> planRetile(const TiledLayout &from,
+                                     const TiledLayout &to) {
+  std::optional<std::array<int64_t, 3>> in = tpuTile(from), out = tpuTile(to);
+  if (!in || !out || from.elementBits() != to.elementBits())
+    return std::nullopt;
+  RetilePlan plan;
+  const std::vector<int64_t> &dims = from.logicalDims();
+  int64_t rank = from.rank();
+  TilePlan common;
+  common.elementBytes = from.elementBits() / 8;
+  common.rows = rank >= 2 ? dims[rank - 2] : 1;
+  common.cols = dims[rank - 1];
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    common.lead *= dims[i];
+  plan.source = plan.destination = common;
+  plan.source.toTiled = false;
+  plan.source.a = (*in)[0];
+  plan.source.b = (*in)[1];
+  plan.source.k = (*in)[2];
+  plan.destination.a = (*out)[0];
+  plan.destination.b = (*out)[1];
+  plan.destination.k = (*out)[2];
+  plan.band = std::lcm(plan.source.a, plan.destination.a);
+  // The stage holds one band of rows; beyond 64 MiB the generic kernel is
+  // as good.
+  if (plan.band * common.cols * common.elementBytes > (int64_t(64) << 20))
+    return std::nullopt;
+  plan.tailStart = to.tiledElements() * common.elementBytes;
+  plan.dstBytes = to.physicalBytes();
+  return plan;
+}
+
+void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
+               int threads, bool streaming) {
+  const TilePlan &in = plan.source, &out = plan.destination;
+  int64_t s = in.elementBytes;
+  int64_t bands = ceilDivide(in.rows, plan.band);
+  auto rowBytes = [&](const TilePlan &p) {
+    return ceilDivide(p.cols, p.b) * p.a * p.b * s;
+  };
+  int64_t inRowBlocks = ceilDivide(in.rows, in.a);
+  int64_t outRowBlocks = ceilDivide(out.rows, out.a);
+  int64_t bandBytes = plan.band * in.cols * s;
+  int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / bandBytes);
+  std::vector<uint8_t> zeros(out.b * s);
+  parallelFor(threads, in.lead * bands, grain, [&](int64_t begin, int64_t end) {
+    std::vector<uint8_t> stage(bandBytes);
+    for (int64_t item = begin; item < end; ++item) {
+      int64_t l = item / bands, r0 = item % bands * plan.band;
+      TilePlan untile = in, tile = out;
+      untile.lead = tile.lead = 1;
+      untile.rows = tile.rows = std::min(plan.band, in.rows - r0);
+      const uint8_t *from = src + (l * inRowBlocks + r0 / in.a) * rowBytes(in);
+      uint8_t *to = dst + (l * outRowBlocks + r0 / out.a) * rowBytes(out);
+      untileRows(untile, from, stage.data(), 0, ceilDivide(untile.rows, in.a),
+                 false);
+      tileRows(tile, stage.data(), to, zeros.data(), 0,
+               ceilDivide(tile.rows, out.a), streaming);
+    }
+    if (streaming)
+      storeFence();
+  });
+  if (plan.dstBytes > plan.tailStart)
+    std::memset(dst + plan.tailStart, 0, plan.dstBytes - plan.tailStart);
+}
+
+std::string describeRetile(const RetilePlan &plan) {
+  auto tile = [](const TilePlan &p) {
+    std::string text =
+        "(" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
+    return p.k > 1 ? text + "(" + std::to_string(p.k) + ",1)" : text;
+  };
+  return "retile " + tile(plan.source) + " to " + tile(plan.destination) +
+         " through a stage of " + std::to_string(plan.band) + " rows, " +
+         std::to_string(plan.source.elementBytes) + "-byte elements";
 }
 
 std::string describeTile(const TilePlan &plan) {

@@ -227,6 +227,20 @@ TEST(Relayout, TileFastPathsAgreeWithTheReference) {
   }
 }
 
+TEST(Relayout, RetileFastPathAgreesWithTheReference) {
+  std::mt19937 rng(8);
+  const char *cases[][2] = {
+      {"bf16[5,33,259]{2,1,0:T(8,128)(2,1)}", "bf16[5,33,259]{2,1,0:T(8,128)}"},
+      {"f32[17,129]{1,0:T(8,128)}", "f32[17,129]{1,0:T(4,128)}"},
+      {"f32[3,130]{1,0:T(2,128)}", "f32[3,130]{1,0:T(8,128)L(2048)}"},
+      {"s8[37,131]{1,0:T(8,128)(4,1)}", "s8[37,131]{1,0:T(2,128)(2,1)}"},
+      {"f32[130]{0:T(8,128)}", "f32[130]{0:T(3,16)}"},
+      {"c128[6,20]{1,0:T(2,8)}", "c128[6,20]{1,0:T(3,4)}"},
+  };
+  for (auto &[from, to] : cases)
+    checkFastPath(from, to, "retile", rng);
+}
+
 TEST(Relayout, PermuteFastPathsAgreeWithTheReference) {
   std::mt19937 rng(6);
   const char *transposes[][2] = {
