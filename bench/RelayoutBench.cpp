@@ -17,6 +17,7 @@
 //
 //   build/bench/relayout-bench [--json] [--sizes 4,64] [--threads 1,2]
 //                              [--filter NAME] [--min-runs 5] [--min-time 0.5]
+//                              [--streaming-threshold BYTES]
 //
 //===----------------------------------------------------------------------===//
 #define EIGEN_USE_THREADS
@@ -144,8 +145,8 @@ struct EigenShuffle {
 };
 
 template <typename T, int N>
-void eigenShuffleN(const Eigen::ThreadPoolDevice &device,
-                   const EigenShuffle &s, const void *src, void *dst) {
+void eigenShuffleN(const Eigen::ThreadPoolDevice &device, const EigenShuffle &s,
+                   const void *src, void *dst) {
   std::array<Eigen::Index, N> in, out;
   std::array<int, N> perm;
   for (int i = 0; i < N; ++i) {
@@ -156,8 +157,8 @@ void eigenShuffleN(const Eigen::ThreadPoolDevice &device,
     out[i] = in[perm[i]];
   Eigen::TensorMap<const Eigen::Tensor<T, N, Eigen::RowMajor>> a(
       static_cast<const T *>(src), in);
-  Eigen::TensorMap<Eigen::Tensor<T, N, Eigen::RowMajor>> b(static_cast<T *>(dst),
-                                                           out);
+  Eigen::TensorMap<Eigen::Tensor<T, N, Eigen::RowMajor>> b(
+      static_cast<T *>(dst), out);
   b.device(device) = a.shuffle(perm);
 }
 
@@ -238,9 +239,9 @@ Case tiling(const char *name, const char *type, int64_t bytes, int64_t sub,
             auto [r, c] = square(mib, bytes);
             Instance in;
             in.shape = std::string(type) + "[" + dims({r, c}) + "]";
-            std::string tile = sub == 1 ? "{1,0:T(8,128)}"
-                                        : "{1,0:T(8,128)(" +
-                                              std::to_string(sub) + ",1)}";
+            std::string tile =
+                sub == 1 ? "{1,0:T(8,128)}"
+                         : "{1,0:T(8,128)(" + std::to_string(sub) + ",1)}";
             in.from = untile ? tile : "{1,0}";
             in.to = untile ? "{1,0}" : tile;
             // Row-major [r/8, 8/sub, sub, c/128, 128] <-> tiled
@@ -277,9 +278,11 @@ std::vector<Case> cases() {
                    in.shape = "f32[" + dims({r - 3, c + 5}) + "]";
                    in.from = "{1,0}";
                    in.to = "{1,0:T(8,128)}";
-                   int64_t rp = (r - 3 + 7) / 8 * 8, cp = (c + 5 + 127) / 128 * 128;
+                   int64_t rp = (r - 3 + 7) / 8 * 8,
+                           cp = (c + 5 + 127) / 128 * 128;
                    in.padTo = {rp, cp};
-                   in.eigen = EigenShuffle{{rp / 8, 8, cp / 128, 128}, {0, 2, 1, 3}};
+                   in.eigen =
+                       EigenShuffle{{rp / 8, 8, cp / 128, 128}, {0, 2, 1, 3}};
                    return in;
                  }});
   all.push_back({"f32 transpose 2-D", [](int64_t mib) {
@@ -339,6 +342,8 @@ struct Options {
   std::string filter;
   int minRuns = 5;
   double minTime = 0.5;
+  /// RelayoutOptions::streamingThresholdBytes; -1 is tessel's default.
+  int64_t streamingThreshold = -1;
 };
 
 struct Result {
@@ -365,9 +370,9 @@ Result measure(const Instance &in, int threads, const Options &opts) {
   }
   RelayoutOptions ro;
   ro.threads = threads;
-  Expected<RelayoutPlan> plan =
-      RelayoutPlan::create(*shape, parseLayout(*shape, in.from),
-                           parseLayout(*shape, in.to), ro);
+  ro.streamingThresholdBytes = opts.streamingThreshold;
+  Expected<RelayoutPlan> plan = RelayoutPlan::create(
+      *shape, parseLayout(*shape, in.from), parseLayout(*shape, in.to), ro);
   if (!plan) {
     std::fprintf(stderr, "relayout-bench: %s\n", plan.error().message.c_str());
     std::exit(1);
@@ -379,8 +384,8 @@ Result measure(const Instance &in, int threads, const Options &opts) {
   tbb::task_arena arena(threads);
   Eigen::ThreadPool pool(threads);
   Eigen::ThreadPoolDevice device(&pool, threads);
-  int elementBytes = static_cast<int>(std::max<int64_t>(
-      1, plan->source().elementBits() / 8));
+  int elementBytes =
+      static_cast<int>(std::max<int64_t>(1, plan->source().elementBits() / 8));
 
   bool runsEigen = in.eigen && in.padTo.empty();
   auto runTessel = [&] {
@@ -402,9 +407,8 @@ Result measure(const Instance &in, int threads, const Options &opts) {
     double a = seconds([&] {
       parallelCopy(arena, copyDst.get(), src.get(), srcBytes, false);
     });
-    double b = seconds([&] {
-      parallelCopy(arena, copyDst.get(), src.get(), srcBytes, true);
-    });
+    double b = seconds(
+        [&] { parallelCopy(arena, copyDst.get(), src.get(), srcBytes, true); });
     double c = seconds(runTessel);
     tMemcpy.push_back(a);
     tStream.push_back(b);
@@ -443,8 +447,9 @@ std::vector<int64_t> parseList(const char *text) {
     char *end = nullptr;
     long long v = std::strtoll(p, &end, 10);
     if (end == p || v <= 0) {
-      std::fprintf(stderr, "relayout-bench: expected a list of positive "
-                           "integers, got '%s'\n",
+      std::fprintf(stderr,
+                   "relayout-bench: expected a list of positive "
+                   "integers, got '%s'\n",
                    text);
       std::exit(2);
     }
@@ -477,11 +482,13 @@ Options parseArgs(int argc, char **argv) {
       o.minRuns = static_cast<int>(parseList(next())[0]);
     else if (a == "--min-time")
       o.minTime = std::atof(next());
+    else if (a == "--streaming-threshold")
+      o.streamingThreshold = parseList(next())[0];
     else {
       std::fprintf(stderr,
                    "usage: relayout-bench [--json] [--sizes 4,64,256] "
                    "[--threads 1,2] [--filter TEXT] [--min-runs N] "
-                   "[--min-time SECONDS]\n");
+                   "[--min-time SECONDS] [--streaming-threshold BYTES]\n");
       std::exit(a == "--help" || a == "-h" ? 0 : 2);
     }
   }
