@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <numeric>
 
@@ -184,11 +185,21 @@ std::optional<GenericPlan> planGeneric(const TiledLayout &from,
   if (inner < 0)
     fillTables(from, to, innerGroup);
   // Larger destination strides outside.
-  std::stable_sort(
-      plan.groups.begin(), plan.groups.end(),
-      [](const GenericPlan::Group &a, const GenericPlan::Group &b) {
-        return a.dstOffsets[1] > b.dstOffsets[1];
-      });
+  // (std::sort on indices with a tie-break: libstdc++'s stable_sort uses
+  // get_temporary_buffer, which clang 19 flags as deprecated.)
+  std::vector<size_t> order(plan.groups.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    int64_t strideA = plan.groups[a].dstOffsets[1];
+    int64_t strideB = plan.groups[b].dstOffsets[1];
+    return strideA != strideB ? strideA > strideB : a < b;
+  });
+  std::vector<GenericPlan::Group> sorted;
+  sorted.reserve(order.size());
+  for (size_t i : order)
+    sorted.push_back(std::move(plan.groups[i]));
+  plan.groups = std::move(sorted);
   plan.groups.push_back(std::move(innerGroup));
   plan.runs = contiguousRuns(plan.groups.back());
   plan.bits = BitConversion::get(from, to);
