@@ -35,7 +35,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 step "fuzzing the parsers"
 [ -f build-fuzz/build.ninja ] || CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_ENABLE_MLIR=OFF -DTESSEL_ENABLE_TESTS=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_ENABLE_TESTS=OFF \
   -DTESSEL_ENABLE_BENCHMARKS=OFF -DTESSEL_ENABLE_FUZZERS=ON
 ninja -C build-fuzz
 scripts/run-fuzzers.sh build-fuzz "${TESSEL_FUZZ_SECONDS:-30}"

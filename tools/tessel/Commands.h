@@ -13,6 +13,8 @@ int runHloCommand(int argc, char **argv);
 int runNpuCommand(int argc, char **argv);
 /// `tessel indexing VERB ...`; argv[0] is "indexing".
 int runIndexingCommand(int argc, char **argv);
+/// `tessel relayout [options] IN OUT`; argv[0] is "relayout" (no verbs).
+int runRelayoutCommand(int argc, char **argv);
 
 } // namespace tessel
 

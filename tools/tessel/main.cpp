@@ -4,6 +4,7 @@
 // tessel hlo ...      HLO modules: parse, verify, print, evaluate
 // tessel npu ...      NPU local memory: addresses, strides, pictures, fit
 // tessel indexing ... indexing maps: simplify, compose, evaluate
+// tessel relayout ... convert a buffer between two layouts
 //
 // Each group lives in its own <Group>Command.cpp and is listed in kGroups.
 //
@@ -33,6 +34,8 @@ const Group kGroups[] = {
      tessel::runNpuCommand},
     {"indexing", "indexing maps: simplify, compose, evaluate",
      tessel::runIndexingCommand},
+    {"relayout", "convert a buffer between two layouts (no verb)",
+     tessel::runRelayoutCommand},
 };
 
 void printHelp() {

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Relayout speed: tessel next to the best copy, Eigen and numpy, in one run.
+
+Runs build/bench/relayout-bench (tessel, best copy, Eigen) and times numpy's
+reshape/transpose/copy of the same data movement on the same sizes, then
+prints the Markdown table that BENCHMARKS.md records:
+
+    .venv/bin/python bench/relayout_bench.py [--repeat 3] [--sizes 4,64,256]
+
+With --repeat N the whole C++ run is repeated N times and each figure is the
+median over the repeats (the machines are shared and their bandwidth drifts);
+ratios are taken within a repeat, then their median is printed.
+Options after `--` go to relayout-bench (e.g. `-- --filter f32`).
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+DTYPES = {"f32": np.float32, "bf16": np.uint16, "s8": np.int8}
+
+
+def numpy_gbs(row, runs=5):
+    """GB/s of numpy doing the case's movement: pad, reshape, transpose, copy."""
+    dtype = DTYPES[row["shape"].split("[")[0]]
+    dims = [int(d) for d in row["shape"].split("[")[1].split("]")[0].split(",")]
+    src = np.arange(int(np.prod(dims)), dtype=np.int64).astype(dtype)
+    src = src.reshape(dims)
+    pad_to = row["pad_to"]
+
+    def move():
+        a = src
+        if pad_to:
+            a = np.zeros(pad_to, dtype=dtype)
+            a[tuple(slice(0, d) for d in dims)] = src
+        return a.reshape(row["reshape"]).transpose(row["perm"]).copy()
+
+    move()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        out = move()
+        times.append(time.perf_counter() - start)
+    moved = src.nbytes + out.nbytes
+    return moved / statistics.median(times) / 1e9
+
+
+def run_cpp(binary, args):
+    out = subprocess.run([str(binary), "--json", *args], check=True,
+                         capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=str(ROOT / "build"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sizes", default="4,64,256")
+    parser.add_argument("rest", nargs="*", help="arguments for relayout-bench")
+    opts = parser.parse_args()
+    binary = Path(opts.build) / "bench" / "relayout-bench"
+    if not binary.exists():
+        sys.exit(f"relayout_bench.py: {binary} not found; build it with "
+                 f"`ninja -C {opts.build} relayout-bench`")
+
+    repeats = [run_cpp(binary, ["--sizes", opts.sizes, *opts.rest])
+               for _ in range(opts.repeat)]
+    numpy_cache = {}
+    print("| case | MiB | threads | tessel GB/s | best copy GB/s | tessel/copy "
+          "| Eigen GB/s | tessel/Eigen | numpy GB/s | tessel/numpy | kernel |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for i, row in enumerate(repeats[0]):
+        rows = [rep[i] for rep in repeats]
+        key = (row["case"], row["mib"])
+        if key not in numpy_cache:
+            numpy_cache[key] = numpy_gbs(row)
+        npy = numpy_cache[key]
+        med = lambda f: statistics.median(f(r) for r in rows)
+        tessel = med(lambda r: r["tessel_gbs"])
+        copy = med(lambda r: r["copy_gbs"])
+        ratio = med(lambda r: r["tessel_gbs"] / r["copy_gbs"])
+        if row["eigen_gbs"] is not None:
+            eigen = med(lambda r: r["eigen_gbs"])
+            eigen_cols = (f"{eigen:.2f} | "
+                          f"{med(lambda r: r['tessel_gbs'] / r['eigen_gbs']):.1f}x")
+        else:
+            eigen_cols = "- | -"
+        print(f"| {row['case']} | {row['mib']} | {row['threads']} | "
+              f"{tessel:.2f} | {copy:.2f} | {100 * ratio:.0f}% | {eigen_cols} | "
+              f"{npy:.2f} | {tessel / npy:.1f}x | {row['kernel']} |")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+//===- Relayout.h - Convert buffers between two layouts ---------*- C++ -*-===//
+//
+// A relayout copies an array from one physical layout to another: the
+// element at logical index i moves from offset src.offset(i) of the source
+// buffer to offset dst.offset(i) of the destination buffer, and every padding
+// slot of the destination is written as zero (bits of an E(n) element
+// included), so the output is a pure function of the input.
+//
+// Worked example, `f32[3,5]` from `{1,0}` to `{1,0:T(2,2)}`:
+//
+//   source (row-major)          destination (figure 1, '.' = 0.0f)
+//    0  1  2  3  4               0  1  5  6 | 2  3  7  8 | 4  .  9  .
+//    5  6  7  8  9              10 11  .  . |12 13  .  . |14  .  .  .
+//   10 11 12 13 14
+//
+// Planning looks at the two layouts once (which dims are contiguous, which
+// tiles nest, whether a fast kernel applies); executing runs the plan on any
+// number of buffer pairs, from any number of threads at once.
+//
+//   auto plan = RelayoutPlan::create(shape, from, to);
+//   if (!plan) report(plan.error().message);
+//   if (auto error = plan->execute(src, srcBytes, dst, dstBytes)) ...
+//
+// @post for every valid plan and every source buffer, execute() agrees with
+//       relayoutReference() byte for byte (differential-tested over
+//       thousands of random shapes and layout pairs in RelayoutTest).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_RELAYOUT_RELAYOUT_H
+#define TESSEL_RELAYOUT_RELAYOUT_H
+
+#include "tessel/Layout/Shape.h"
+#include "tessel/Layout/TiledLayout.h"
+#include "tessel/Support/Expected.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tessel {
+
+struct RelayoutOptions {
+  /// Worker threads for execute(): 0 means every core of the machine. Work
+  /// runs in a TBB arena of this size, so plans executed from several
+  /// threads share one pool instead of oversubscribing the cores.
+  int threads = 0;
+  /// Destinations of at least this many bytes are written with streaming
+  /// (non-temporal) stores; smaller ones with ordinary stores so that they
+  /// stay in cache. Negative means tessel's default: half of the
+  /// last-level cache (16 MiB on a 32 MiB L3), 8 MiB when it is unknown.
+  int64_t streamingThresholdBytes = -1;
+  /// Conversions that move (read + write) fewer bytes than this run on the
+  /// calling thread only. Negative means tessel's default (1 MiB); tests
+  /// set 0 to run small cases on several threads.
+  int64_t parallelThresholdBytes = -1;
+};
+
+class RelayoutPlan {
+public:
+  /// Plans the conversion of an array of `shape` (element type and dims;
+  /// its own layout is ignored) from layout `from` to layout `to`. Fails
+  /// with a readable message when either layout is invalid for the shape.
+  static Expected<RelayoutPlan> create(const Shape &shape, const Layout &from,
+                                       const Layout &to,
+                                       const RelayoutOptions &options = {});
+  /// The same, from two shapes with layouts that must agree in element type
+  /// and dims (`f32[3,5]{1,0}` and `f32[3,5]{1,0:T(2,2)}`).
+  static Expected<RelayoutPlan> create(const Shape &from, const Shape &to,
+                                       const RelayoutOptions &options = {});
+
+  const TiledLayout &source() const;
+  const TiledLayout &destination() const;
+  /// Bytes execute() reads and writes: the two layouts' physicalBytes().
+  int64_t sourceBytes() const;
+  int64_t destinationBytes() const;
+  /// One line naming the kernel chosen and why, for `tessel relayout -v`,
+  /// e.g. `tile rows into (8,128) tiles, 4-byte elements, streaming stores`.
+  std::string describe() const;
+
+  /// Converts src into dst. Fails, before writing anything, when a size is
+  /// not exactly sourceBytes() / destinationBytes().
+  /// @pre src and dst do not overlap.
+  std::optional<Error> execute(const void *src, int64_t srcBytes, void *dst,
+                               int64_t dstBytes) const;
+
+  RelayoutPlan(RelayoutPlan &&) noexcept;
+  RelayoutPlan &operator=(RelayoutPlan &&) noexcept;
+  ~RelayoutPlan();
+
+private:
+  struct Impl;
+  explicit RelayoutPlan(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+/// The per-element reference: for every logical index, copies the element's
+/// bits from src to dst through TiledLayout::offset(); padding is zeroed.
+/// Slow; the oracle of the tests. @pre buffers of the layouts' sizes.
+void relayoutReference(const TiledLayout &from, const TiledLayout &to,
+                       const void *src, void *dst);
+
+} // namespace tessel
+
+#endif // TESSEL_RELAYOUT_RELAYOUT_H

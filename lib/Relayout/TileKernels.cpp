@@ -1,0 +1,367 @@
+//===- TileKernels.cpp - Row-major <-> T(a,b) and T(a,b)(k,1) tiles -------===//
+//
+// The TPU formats tile the two most minor dims of a row-major array; the
+// more major dims are left as they are. Element (l, r, c) (l the linear
+// index of the leading dims) of a rows x cols matrix lands in tile row
+// r / a, tile column c / b, and inside the tile at
+//
+//   k == 1:  (r % a) * b + c % b                  T(a,b)
+//   k  > 1:  ((r % a) / k * b + c % b) * k + r % k   T(a,b)(k,1): k rows are
+//            interleaved, element by element (bf16 pairs, s8 quads).
+//
+// One work item is a row of tiles: a source rows of the matrix and
+// ceil(cols/b) consecutive destination tiles (or the reverse to untile).
+//
+//===----------------------------------------------------------------------===//
+#include "Kernels.h"
+#include "Simd.h"
+
+#include <numeric>
+
+namespace tessel::relayout {
+
+namespace {
+
+bool isPlainRowMajor(const TiledLayout &layout) {
+  const Layout &l = layout.layout();
+  return l.minorToMajor == Layout::rowMajor(layout.rank()).minorToMajor &&
+         l.tiles.empty() && layout.elementBits() % 8 == 0;
+}
+
+/// a, b, k of a row-major layout tiled by T(a,b) or T(a,b)(k,1).
+std::optional<std::array<int64_t, 3>> tpuTile(const TiledLayout &layout) {
+  const Layout &l = layout.layout();
+  if (layout.rank() < 1 || layout.elementBits() % 8 != 0 ||
+      l.minorToMajor != Layout::rowMajor(layout.rank()).minorToMajor ||
+      l.tiles.empty() || l.tiles.size() > 2 || l.tiles[0].dims.size() != 2)
+    return std::nullopt;
+  int64_t a = l.tiles[0].dims[0], b = l.tiles[0].dims[1], k = 1;
+  if (a < 1 || b < 1)
+    return std::nullopt;
+  if (l.tiles.size() == 2) {
+    const std::vector<int64_t> &second = l.tiles[1].dims;
+    if (second.size() != 2 || second[1] != 1 || second[0] < 1 ||
+        a % second[0] != 0)
+      return std::nullopt;
+    k = second[0];
+  }
+  return std::array<int64_t, 3>{a, b, k};
+}
+
+} // namespace
+
+std::optional<TilePlan> planTile(const TiledLayout &from,
+                                 const TiledLayout &to) {
+  if (from.elementBits() != to.elementBits())
+    return std::nullopt;
+  TilePlan plan;
+  const TiledLayout *tiled;
+  if (isPlainRowMajor(from) && from.layout().tailPaddingAlignment == 1) {
+    plan.toTiled = true;
+    tiled = &to;
+  } else if (isPlainRowMajor(to) && to.layout().tailPaddingAlignment == 1) {
+    plan.toTiled = false;
+    tiled = &from;
+  } else {
+    return std::nullopt;
+  }
+  std::optional<std::array<int64_t, 3>> tile = tpuTile(*tiled);
+  if (!tile)
+    return std::nullopt;
+  const std::vector<int64_t> &dims = from.logicalDims();
+  int64_t rank = from.rank();
+  plan.elementBytes = from.elementBits() / 8;
+  plan.rows = rank >= 2 ? dims[rank - 2] : 1;
+  plan.cols = dims[rank - 1];
+  plan.lead = 1;
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    plan.lead *= dims[i];
+  plan.a = (*tile)[0];
+  plan.b = (*tile)[1];
+  plan.k = (*tile)[2];
+  plan.tailStart = to.tiledElements() * plan.elementBytes;
+  plan.dstBytes = to.physicalBytes();
+  return plan;
+}
+
+namespace {
+
+/// Writes k rows of cw elements interleaved into `out`, then zeroes the
+/// slots of columns cw..b.
+void interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw, int64_t b,
+                int64_t s, int64_t k, bool streaming) {
+  int64_t j = 0;
+#if defined(__SSE2__)
+  if (s == 2 && k == 2) {
+    for (; j + 8 <= cw; j += 8) {
+      __m128i v[2] = {simd::load(rows[0] + j * 2), simd::load(rows[1] + j * 2)};
+      simd::round<2, 2>(v);
+      simd::store(out + j * 4, v[0], streaming);
+      simd::store(out + j * 4 + 16, v[1], streaming);
+    }
+  } else if (s == 1 && k == 4) {
+    for (; j + 16 <= cw; j += 16) {
+      __m128i v[4] = {simd::load(rows[0] + j), simd::load(rows[1] + j),
+                      simd::load(rows[2] + j), simd::load(rows[3] + j)};
+      simd::rounds<1, 4, 2>(v);
+      for (int m = 0; m < 4; ++m)
+        simd::store(out + j * 4 + 16 * m, v[m], streaming);
+    }
+  }
+#endif
+  for (; j < cw; ++j)
+    for (int64_t q = 0; q < k; ++q)
+      std::memcpy(out + (j * k + q) * s, rows[q] + j * s, s);
+  zeroBytes(out + cw * k * s, (b - cw) * k * s, streaming);
+}
+
+/// The inverse of interleave for the rows whose pointer is not null.
+void deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
+                  int64_t s, int64_t k, bool streaming) {
+  int64_t j = 0;
+  bool all = true;
+  for (int64_t q = 0; q < k; ++q)
+    all = all && rows[q];
+#if defined(__SSE2__)
+  // Four vectors per row per step, so that each row receives whole 64-byte
+  // lines in a row (streaming stores combine them).
+  if (all && s == 2 && k == 2) {
+    for (; j + 32 <= cw; j += 32) {
+      __m128i row[2][4];
+      for (int m = 0; m < 4; ++m) {
+        __m128i v[2] = {simd::load(in + (j + 8 * m) * 4),
+                        simd::load(in + (j + 8 * m) * 4 + 16)};
+        simd::rounds<2, 2, 3>(v);
+        row[0][m] = v[0];
+        row[1][m] = v[1];
+      }
+      for (int q = 0; q < 2; ++q)
+        for (int m = 0; m < 4; ++m)
+          simd::store(rows[q] + (j + 8 * m) * 2, row[q][m], streaming);
+    }
+  } else if (all && s == 1 && k == 4) {
+    for (; j + 64 <= cw; j += 64) {
+      __m128i row[4][4];
+      for (int m = 0; m < 4; ++m) {
+        __m128i v[4];
+        for (int n = 0; n < 4; ++n)
+          v[n] = simd::load(in + (j + 16 * m) * 4 + 16 * n);
+        simd::rounds<1, 4, 4>(v);
+        for (int q = 0; q < 4; ++q)
+          row[q][m] = v[q];
+      }
+      for (int q = 0; q < 4; ++q)
+        for (int m = 0; m < 4; ++m)
+          simd::store(rows[q] + j + 16 * m, row[q][m], streaming);
+    }
+  }
+#endif
+  (void)all;
+  (void)streaming;
+  for (; j < cw; ++j)
+    for (int64_t q = 0; q < k; ++q)
+      if (rows[q])
+        std::memcpy(rows[q] + j * s, in + (j * k + q) * s, s);
+}
+
+void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
+              const uint8_t *zeros, int64_t begin, int64_t end,
+              bool streaming) {
+  int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
+  int64_t rowBlocks = ceilDivide(p.rows, a), colBlocks = ceilDivide(p.cols, b);
+  std::vector<const uint8_t *> rows(k);
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t l = item / rowBlocks, r0 = item % rowBlocks * a;
+    int64_t rowsHere = std::min(a, p.rows - r0);
+    const uint8_t *in = src + (l * p.rows + r0) * p.cols * s;
+    uint8_t *out = dst + item * colBlocks * a * b * s;
+    for (int64_t cb = 0; cb < colBlocks; ++cb) {
+      int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
+      uint8_t *tile = out + cb * a * b * s;
+      for (int64_t g = 0; g < a / k; ++g) {
+        uint8_t *group = tile + g * k * b * s;
+        if (k == 1) {
+          if (g < rowsHere) {
+            copyBytes(group, in + (g * p.cols + c0) * s, cw * s, streaming);
+            zeroBytes(group + cw * s, (b - cw) * s, streaming);
+          } else {
+            zeroBytes(group, b * s, streaming);
+          }
+          continue;
+        }
+        for (int64_t q = 0; q < k; ++q) {
+          int64_t r = g * k + q;
+          rows[q] = r < rowsHere ? in + (r * p.cols + c0) * s : zeros;
+        }
+        interleave(group, rows.data(), cw, b, s, k, streaming);
+      }
+    }
+  }
+}
+
+/// Untiles one row of tiles into `out`, a rows of the destination matrix.
+void untileRow(const TilePlan &p, const uint8_t *in, uint8_t *out,
+               int64_t rowsHere, bool streaming);
+
+void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
+                int64_t begin, int64_t end, bool streaming) {
+  int64_t s = p.elementBytes, a = p.a, b = p.b;
+  int64_t rowBlocks = ceilDivide(p.rows, a), colBlocks = ceilDivide(p.cols, b);
+  // A row of tiles fills a destination rows that are contiguous. With
+  // streaming stores, untile them into a cache-resident stage first and
+  // stream it out in one sequential sweep: scattering non-temporal stores
+  // over a rows at once runs at half the memory bandwidth.
+  int64_t stageBytes = a * p.cols * s;
+  bool stage = streaming && stageBytes <= (int64_t(1) << 20);
+  std::vector<uint8_t> buffer(stage ? stageBytes : 0);
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t l = item / rowBlocks, r0 = item % rowBlocks * a;
+    int64_t rowsHere = std::min(a, p.rows - r0);
+    const uint8_t *in = src + item * colBlocks * a * b * s;
+    uint8_t *out = dst + (l * p.rows + r0) * p.cols * s;
+    if (!stage) {
+      untileRow(p, in, out, rowsHere, false);
+      continue;
+    }
+    untileRow(p, in, buffer.data(), rowsHere, false);
+    copyBytes(out, buffer.data(), rowsHere * p.cols * s, true);
+  }
+}
+
+void untileRow(const TilePlan &p, const uint8_t *in, uint8_t *out,
+               int64_t rowsHere, bool streaming) {
+  int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
+  int64_t colBlocks = ceilDivide(p.cols, b);
+  std::vector<uint8_t *> rows(k);
+  {
+    for (int64_t cb = 0; cb < colBlocks; ++cb) {
+      int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
+      const uint8_t *tile = in + cb * a * b * s;
+      for (int64_t g = 0; g * k < rowsHere; ++g) {
+        const uint8_t *group = tile + g * k * b * s;
+        if (k == 1) {
+          copyBytes(out + (g * p.cols + c0) * s, group, cw * s, streaming);
+          continue;
+        }
+        for (int64_t q = 0; q < k; ++q) {
+          int64_t r = g * k + q;
+          rows[q] = r < rowsHere ? out + (r * p.cols + c0) * s : nullptr;
+        }
+        deinterleave(group, rows.data(), cw, s, k, streaming);
+      }
+    }
+  }
+}
+
+} // namespace
+
+void runTile(const TilePlan &plan, const uint8_t *src, uint8_t *dst,
+             int threads, bool streaming) {
+  int64_t rowBlocks = ceilDivide(plan.rows, plan.a);
+  int64_t items = plan.lead * rowBlocks;
+  int64_t itemBytes =
+      ceilDivide(plan.cols, plan.b) * plan.a * plan.b * plan.elementBytes;
+  int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / itemBytes);
+  std::vector<uint8_t> zeros(plan.toTiled ? plan.b * plan.elementBytes : 0);
+  parallelFor(threads, items, grain, [&](int64_t begin, int64_t end) {
+    if (plan.toTiled)
+      tileRows(plan, src, dst, zeros.data(), begin, end, streaming);
+    else
+      untileRows(plan, src, dst, begin, end, streaming);
+    if (streaming)
+      storeFence();
+  });
+  if (plan.dstBytes > plan.tailStart)
+    std::memset(dst + plan.tailStart, 0, plan.dstBytes - plan.tailStart);
+}
+
+std::optional<RetilePlan> planRetile(const TiledLayout &from,
+                                     const TiledLayout &to) {
+  std::optional<std::array<int64_t, 3>> in = tpuTile(from), out = tpuTile(to);
+  if (!in || !out || from.elementBits() != to.elementBits())
+    return std::nullopt;
+  RetilePlan plan;
+  const std::vector<int64_t> &dims = from.logicalDims();
+  int64_t rank = from.rank();
+  TilePlan common;
+  common.elementBytes = from.elementBits() / 8;
+  common.rows = rank >= 2 ? dims[rank - 2] : 1;
+  common.cols = dims[rank - 1];
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    common.lead *= dims[i];
+  plan.source = plan.destination = common;
+  plan.source.toTiled = false;
+  plan.source.a = (*in)[0];
+  plan.source.b = (*in)[1];
+  plan.source.k = (*in)[2];
+  plan.destination.a = (*out)[0];
+  plan.destination.b = (*out)[1];
+  plan.destination.k = (*out)[2];
+  plan.band = std::lcm(plan.source.a, plan.destination.a);
+  // The stage holds one band of rows; beyond 64 MiB the generic kernel is
+  // as good.
+  if (plan.band * common.cols * common.elementBytes > (int64_t(64) << 20))
+    return std::nullopt;
+  plan.tailStart = to.tiledElements() * common.elementBytes;
+  plan.dstBytes = to.physicalBytes();
+  return plan;
+}
+
+void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
+               int threads, bool streaming) {
+  const TilePlan &in = plan.source, &out = plan.destination;
+  int64_t s = in.elementBytes;
+  int64_t bands = ceilDivide(in.rows, plan.band);
+  auto rowBytes = [&](const TilePlan &p) {
+    return ceilDivide(p.cols, p.b) * p.a * p.b * s;
+  };
+  int64_t inRowBlocks = ceilDivide(in.rows, in.a);
+  int64_t outRowBlocks = ceilDivide(out.rows, out.a);
+  int64_t bandBytes = plan.band * in.cols * s;
+  int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / bandBytes);
+  std::vector<uint8_t> zeros(out.b * s);
+  parallelFor(threads, in.lead * bands, grain, [&](int64_t begin, int64_t end) {
+    std::vector<uint8_t> stage(bandBytes);
+    for (int64_t item = begin; item < end; ++item) {
+      int64_t l = item / bands, r0 = item % bands * plan.band;
+      TilePlan untile = in, tile = out;
+      untile.lead = tile.lead = 1;
+      untile.rows = tile.rows = std::min(plan.band, in.rows - r0);
+      const uint8_t *from = src + (l * inRowBlocks + r0 / in.a) * rowBytes(in);
+      uint8_t *to = dst + (l * outRowBlocks + r0 / out.a) * rowBytes(out);
+      untileRows(untile, from, stage.data(), 0, ceilDivide(untile.rows, in.a),
+                 false);
+      tileRows(tile, stage.data(), to, zeros.data(), 0,
+               ceilDivide(tile.rows, out.a), streaming);
+    }
+    if (streaming)
+      storeFence();
+  });
+  if (plan.dstBytes > plan.tailStart)
+    std::memset(dst + plan.tailStart, 0, plan.dstBytes - plan.tailStart);
+}
+
+std::string describeRetile(const RetilePlan &plan) {
+  auto tile = [](const TilePlan &p) {
+    std::string text =
+        "(" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
+    return p.k > 1 ? text + "(" + std::to_string(p.k) + ",1)" : text;
+  };
+  return "retile " + tile(plan.source) + " to " + tile(plan.destination) +
+         " through a stage of " + std::to_string(plan.band) + " rows, " +
+         std::to_string(plan.source.elementBytes) + "-byte elements";
+}
+
+std::string describeTile(const TilePlan &plan) {
+  std::string tile =
+      "(" + std::to_string(plan.a) + "," + std::to_string(plan.b) + ")";
+  if (plan.k > 1)
+    tile += "(" + std::to_string(plan.k) + ",1)";
+  return std::string(plan.toTiled ? "tile rows into " : "untile rows from ") +
+         tile + " tiles" +
+         (plan.k > 1 ? ", " + std::to_string(plan.k) + " rows interleaved"
+                     : "") +
+         ", " + std::to_string(plan.elementBytes) + "-byte elements";
+}
+
+} // namespace tessel::relayout

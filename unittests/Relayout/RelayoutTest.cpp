@@ -1,0 +1,339 @@
+//===- RelayoutTest.cpp - Relayout plans against the per-element oracle ---===//
+#include "tessel/Relayout/Relayout.h"
+#include "tessel/Layout/ShapeParser.h"
+
+#include "RandomLayouts.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+using namespace tessel;
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+Shape parse(const std::string &text) {
+  Expected<Shape> shape = parseShape(text);
+  EXPECT_TRUE(shape) << text << ": " << shape.error().message;
+  return shape ? *shape : Shape();
+}
+
+TiledLayout compile(const Shape &shape) {
+  Expected<TiledLayout> layout = TiledLayout::get(shape);
+  EXPECT_TRUE(layout) << shape.toString() << ": " << layout.error().message;
+  return *layout;
+}
+
+Bytes randomBytes(std::mt19937 &rng, int64_t size) {
+  Bytes bytes(size);
+  for (uint8_t &byte : bytes)
+    byte = static_cast<uint8_t>(rng());
+  return bytes;
+}
+
+Bytes reference(const Shape &from, const Shape &to, const Bytes &src) {
+  TiledLayout a = compile(from), b = compile(to);
+  Bytes dst(b.physicalBytes(), 0xEE);
+  relayoutReference(a, b, src.data(), dst.data());
+  return dst;
+}
+
+/// Runs a plan on src into a destination pre-filled with 0xFF garbage.
+Bytes run(const Shape &from, const Shape &to, const Bytes &src,
+          RelayoutOptions options = {}, std::string *description = nullptr) {
+  Expected<RelayoutPlan> plan = RelayoutPlan::create(from, to, options);
+  EXPECT_TRUE(plan) << plan.error().message;
+  if (!plan)
+    return {};
+  if (description)
+    *description = plan->describe();
+  Bytes dst(plan->destinationBytes(), 0xFF);
+  std::optional<Error> error =
+      plan->execute(src.data(), src.size(), dst.data(), dst.size());
+  EXPECT_FALSE(error) << error->message;
+  return dst;
+}
+
+/// A random layout for `shape`'s type and dims: row-major, TPU-like tiles
+/// (with the packing tile of 16- and 8-bit types), or random tiles with
+/// `*`, more dims than the shape, L(n) and E(n).
+Layout randomLayout(std::mt19937 &rng, const Shape &shape) {
+  auto pick = [&](std::initializer_list<int64_t> values) {
+    return *(values.begin() + rng() % values.size());
+  };
+  auto chance = [&](int percent) { return int(rng() % 100) < percent; };
+  int64_t rank = shape.rank();
+  Layout layout = Layout::rowMajor(rank);
+  if (!chance(40))
+    std::shuffle(layout.minorToMajor.begin(), layout.minorToMajor.end(), rng);
+  int kind = static_cast<int>(rng() % 4);
+  if (kind == 1) {
+    layout.tiles.push_back(Tile({pick({1, 2, 4, 8}), pick({4, 16, 128})}));
+    int bytes = byteWidth(shape.elementType);
+    if (bytes <= 2 && chance(70))
+      layout.tiles.push_back(Tile({bytes == 2 ? 2 : 4, 1}));
+  } else if (kind >= 2) {
+    int64_t tiles = pick({1, 1, 2, 3});
+    for (int64_t t = 0; t < tiles; ++t) {
+      int64_t tileRank = pick({1, 1, 2, 2, 3, 4});
+      Tile tile;
+      for (int64_t i = 0; i < tileRank; ++i)
+        tile.dims.push_back(i + 1 < tileRank && chance(15)
+                                ? Tile::kCombine
+                                : pick({1, 2, 3, 4, 8, 16}));
+      layout.tiles.push_back(tile);
+    }
+  }
+  if (chance(10))
+    layout.tailPaddingAlignment = pick({2, 3, 8, 64});
+  int natural = bitWidth(shape.elementType);
+  if (natural < 8 && chance(70))
+    layout.elementSizeInBits = chance(80) ? natural : pick({5, 6, 7, 8});
+  return layout;
+}
+
+/// Another layout of the same type and dims, small enough to check.
+Shape withRandomLayout(std::mt19937 &rng, const Shape &shape,
+                       int64_t maxElements) {
+  for (;;) {
+    Shape result(shape.elementType, shape.dims, randomLayout(rng, shape));
+    Expected<TiledLayout> layout = TiledLayout::get(result);
+    if (layout && layout->physicalElements() <= maxElements)
+      return result;
+  }
+}
+
+TEST(Relayout, FigureOneOfTheDocument) {
+  std::vector<float> src(15);
+  for (int i = 0; i < 15; ++i)
+    src[i] = static_cast<float>(i);
+  Bytes in(60);
+  std::memcpy(in.data(), src.data(), 60);
+  Bytes out = run(parse("f32[3,5]{1,0}"), parse("f32[3,5]{1,0:T(2,2)}"), in);
+  ASSERT_EQ(out.size(), 96u);
+  std::vector<float> tiled(24);
+  std::memcpy(tiled.data(), out.data(), 96);
+  EXPECT_EQ(tiled,
+            (std::vector<float>{0,  1,  5, 6, 2,  3,  7, 8, 4,  0, 9, 0,
+                                10, 11, 0, 0, 12, 13, 0, 0, 14, 0, 0, 0}));
+  Bytes back = run(parse("f32[3,5]{1,0:T(2,2)}"), parse("f32[3,5]{1,0}"), out);
+  EXPECT_EQ(back, in);
+}
+
+TEST(Relayout, SubByteElementsPackLowBitsFirst) {
+  // s4 row-major with E(4): element k holds bits [4k, 4k+4).
+  Bytes in = {0x21, 0x43, 0x05}; // elements 1,2,3,4,5,0 of s4[2,3]
+  Bytes out = run(parse("s4[2,3]{1,0:E(4)}"), parse("s4[2,3]{0,1:E(4)}"), in);
+  // Column-major: 1,4,2,5,3,0.
+  EXPECT_EQ(out, (Bytes{0x41, 0x52, 0x03}));
+  // Unpacking to one byte per element sign-extends: 0xF is -1.
+  Bytes unpacked = run(parse("s4[2]{0:E(4)}"), parse("s4[2]{0}"), {0x7F});
+  EXPECT_EQ(unpacked, (Bytes{0xFF, 0x07}));
+  // pred E(1): eight values a byte, padding bits zero.
+  Bytes bits = run(parse("pred[3,3]{1,0}"), parse("pred[3,3]{1,0:E(1)}"),
+                   {1, 0, 1, 1, 1, 0, 0, 0, 1});
+  EXPECT_EQ(bits, (Bytes{0x1D, 0x01}));
+}
+
+TEST(Relayout, RandomLayoutPairsAgreeWithTheReference) {
+  tessel::testing::RandomLayouts shapes(7);
+  std::mt19937 rng(11);
+  int64_t checked = 0, identities = 0;
+  for (int i = 0; i < 1500; ++i) {
+    Shape from = shapes.next(2048);
+    Shape to = withRandomLayout(rng, from, 4096);
+    SCOPED_TRACE(from.toString() + " -> " + to.toString());
+    Bytes src = randomBytes(rng, compile(from).physicalBytes());
+    RelayoutOptions options;
+    options.threads = 1 + static_cast<int>(rng() % 3);
+    options.parallelThresholdBytes = rng() % 2 ? 0 : -1;
+    options.streamingThresholdBytes = rng() % 2 ? 0 : -1;
+    Bytes expected = reference(from, to, src);
+    ASSERT_EQ(run(from, to, src, options), expected);
+    // Back again: the reverse plan agrees too, and when no bits are lost
+    // (same element size) A -> B -> A gives the data back with A's padding
+    // zeroed.
+    Bytes back = run(to, from, expected, options);
+    ASSERT_EQ(back, reference(to, from, expected));
+    if (compile(from).elementBits() == compile(to).elementBits()) {
+      ASSERT_EQ(back, reference(from, from, src));
+      ++identities;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1500);
+  EXPECT_GT(identities, 1000);
+}
+
+/// Checks a fast path both ways against the reference, with ordinary and
+/// streaming stores, and that create() picked the kernel named `kernel`.
+void checkFastPath(const std::string &fromText, const std::string &toText,
+                   const std::string &kernel, std::mt19937 &rng) {
+  Shape from = parse(fromText), to = parse(toText);
+  SCOPED_TRACE(fromText + " <-> " + toText);
+  Bytes src = randomBytes(rng, compile(from).physicalBytes());
+  Bytes expected = reference(from, to, src);
+  Bytes back = reference(to, from, expected);
+  // The way back ignores whatever the source's padding holds: refill it
+  // with garbage (the mask has 0xFF on data bytes, 0 on padding).
+  TiledLayout tiled = compile(to);
+  Bytes ones(expected.size(), 0xFF), mask(expected.size());
+  relayoutReference(tiled, tiled, ones.data(), mask.data());
+  Bytes garbage = randomBytes(rng, expected.size());
+  for (size_t i = 0; i < garbage.size(); ++i)
+    garbage[i] = (expected[i] & mask[i]) | (garbage[i] & ~mask[i]);
+  std::string inverse = kernel == "tile rows" ? "untile rows" : kernel;
+  for (int64_t streaming : {-1, 0}) {
+    RelayoutOptions options;
+    options.streamingThresholdBytes = streaming;
+    options.parallelThresholdBytes = 0;
+    std::string forward, backward;
+    EXPECT_EQ(run(from, to, src, options, &forward), expected);
+    EXPECT_NE(forward.find(kernel), std::string::npos) << forward;
+    EXPECT_EQ(run(to, from, garbage, options, &backward), back);
+    EXPECT_NE(backward.find(inverse), std::string::npos) << backward;
+  }
+}
+
+TEST(Relayout, TileFastPathsAgreeWithTheReference) {
+  std::mt19937 rng(5);
+  const char *cases[][2] = {
+      {"f32[3,5]", "{1,0:T(2,2)}"},
+      {"f32[16,256]", "{1,0:T(8,128)}"},
+      {"f32[2,9,300]", "{2,1,0:T(8,128)}"},
+      {"f32[17,129]", "{1,0:T(8,128)}"},
+      {"f32[130]", "{0:T(8,128)}"},
+      {"f32[3,130]", "{1,0:T(2,128)}"},
+      {"f32[7,300]", "{1,0:T(4,128)}"},
+      {"f32[9,260]", "{1,0:T(8,128)L(1024)}"},
+      {"bf16[16,256]", "{1,0:T(8,128)(2,1)}"},
+      {"bf16[5,33,259]", "{2,1,0:T(8,128)(2,1)}"},
+      {"bf16[3,300]", "{1,0:T(4,128)(2,1)}"},
+      {"s8[32,128]", "{1,0:T(8,128)(4,1)}"},
+      {"s8[37,131]", "{1,0:T(8,128)(4,1)}"},
+      {"pred[9,140]", "{1,0:T(8,128)(4,1)}"},
+      {"s8[2,11,40]", "{2,1,0:T(2,128)(2,1)}"},
+      {"f64[5,129]", "{1,0:T(8,128)}"},
+      {"c128[3,17]", "{1,0:T(2,4)}"},
+  };
+  for (auto &[shape, layout] : cases) {
+    std::string base(shape);
+    int64_t rank = parse(base).rank();
+    std::string rowMajor = Layout::rowMajor(rank).toString();
+    checkFastPath(base + rowMajor, base + layout, "tile rows", rng);
+  }
+}
+
+TEST(Relayout, RetileFastPathAgreesWithTheReference) {
+  std::mt19937 rng(8);
+  const char *cases[][2] = {
+      {"bf16[5,33,259]{2,1,0:T(8,128)(2,1)}", "bf16[5,33,259]{2,1,0:T(8,128)}"},
+      {"f32[17,129]{1,0:T(8,128)}", "f32[17,129]{1,0:T(4,128)}"},
+      {"f32[3,130]{1,0:T(2,128)}", "f32[3,130]{1,0:T(8,128)L(2048)}"},
+      {"s8[37,131]{1,0:T(8,128)(4,1)}", "s8[37,131]{1,0:T(2,128)(2,1)}"},
+      {"f32[130]{0:T(8,128)}", "f32[130]{0:T(3,16)}"},
+      {"c128[6,20]{1,0:T(2,8)}", "c128[6,20]{1,0:T(3,4)}"},
+  };
+  for (auto &[from, to] : cases)
+    checkFastPath(from, to, "retile", rng);
+}
+
+TEST(Relayout, PermuteFastPathsAgreeWithTheReference) {
+  std::mt19937 rng(6);
+  const char *transposes[][2] = {
+      {"f32[67,301]{1,0}", "f32[67,301]{0,1}"},
+      {"f32[64,64]{1,0}", "f32[64,64]{0,1}"},
+      {"bf16[33,65]{1,0}", "bf16[33,65]{0,1}"},
+      {"s8[35,70]{1,0}", "s8[35,70]{0,1}"},
+      {"u8[129,17]{0,1}", "u8[129,17]{1,0}"},
+      {"f64[17,9]{1,0}", "f64[17,9]{0,1}"},
+      {"c128[5,7]{1,0}", "c128[5,7]{0,1}"},
+      {"f32[3,4,5,6]{3,2,1,0}", "f32[3,4,5,6]{0,2,1,3}"},
+      {"f32[2,3,40,50]{3,2,1,0}", "f32[2,3,40,50]{2,3,1,0}"},
+      {"bf16[3,1,17,5,2]{4,3,2,1,0}", "bf16[3,1,17,5,2]{1,3,0,2,4}"},
+      {"s8[4,1,33,18]{3,2,1,0}", "s8[4,1,33,18]{2,3,1,0:L(64)}"},
+  };
+  for (auto &[from, to] : transposes)
+    checkFastPath(from, to, "blocked transpose", rng);
+  const char *rowCopies[][2] = {
+      {"f32[4,5,6]{2,1,0}", "f32[4,5,6]{2,0,1}"},
+      {"f32[40,50]{1,0}", "f32[40,50]{1,0}"},
+      {"c128[3,2,7]{2,1,0}", "c128[3,2,7]{2,0,1}"},
+      {"f32[]{}", "f32[]{}"},
+  };
+  for (auto &[from, to] : rowCopies)
+    checkFastPath(from, to, "copy rows", rng);
+}
+
+TEST(Relayout, ThreadCountsGiveTheSameBytes) {
+  std::mt19937 rng(3);
+  for (const char *text :
+       {"f32[67,301]{0,1}", "bf16[3,40,129]{1,2,0:T(8,128)(2,1)}",
+        "s8[130,257]{1,0:T(8,128)(4,1)}", "c128[17,33]{0,1}",
+        "f64[5,7,9,11]{2,0,3,1:T(2,4)}", "f32[64,65,3]{2,1,0:T(*,8,16)}"}) {
+    Shape to = parse(text);
+    Shape from(to.elementType, to.dims);
+    Bytes src = randomBytes(rng, compile(from).physicalBytes());
+    Bytes expected = reference(from, to, src);
+    for (int threads : {1, 2, 3, 8}) {
+      RelayoutOptions options;
+      options.threads = threads;
+      options.parallelThresholdBytes = 0;
+      SCOPED_TRACE(std::string(text) + " threads " + std::to_string(threads));
+      EXPECT_EQ(run(from, to, src, options), expected);
+      EXPECT_EQ(run(to, from, expected, options), src);
+    }
+  }
+}
+
+TEST(Relayout, SizeMismatchesFailBeforeWriting) {
+  Expected<RelayoutPlan> plan = RelayoutPlan::create(
+      parse("f32[3,5]{1,0}"), parse("f32[3,5]{1,0:T(2,2)}"));
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->sourceBytes(), 60);
+  EXPECT_EQ(plan->destinationBytes(), 96);
+  Bytes src(100), dst(96, 0xAB);
+  std::optional<Error> error =
+      plan->execute(src.data(), 100, dst.data(), dst.size());
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->message,
+            "source buffer has 100 bytes, f32[3,5]{1,0} needs 60");
+  EXPECT_EQ(dst, Bytes(96, 0xAB));
+  error = plan->execute(src.data(), 60, dst.data(), 95);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->message,
+            "destination buffer has 95 bytes, f32[3,5]{1,0:T(2,2)} needs 96");
+  EXPECT_EQ(dst, Bytes(96, 0xAB));
+}
+
+TEST(Relayout, CreateRejectsMismatchedShapesAndBadLayouts) {
+  Expected<RelayoutPlan> dims =
+      RelayoutPlan::create(parse("f32[3,5]{1,0}"), parse("f32[5,3]{1,0}"));
+  ASSERT_FALSE(dims);
+  EXPECT_EQ(dims.error().message,
+            "source f32[3,5] and destination f32[5,3] differ; a relayout keeps "
+            "the element type and dims");
+  Layout bad = Layout::rowMajor(2);
+  bad.minorToMajor = {1, 1};
+  Expected<RelayoutPlan> layout = RelayoutPlan::create(
+      Shape(PrimitiveType::F32, {3, 5}), Layout::rowMajor(2), bad);
+  ASSERT_FALSE(layout);
+  EXPECT_NE(layout.error().message.find("destination layout: "),
+            std::string::npos);
+}
+
+TEST(Relayout, EmptyAndScalarArrays) {
+  Bytes out = run(parse("f32[0,5]{1,0}"), parse("f32[0,5]{1,0:T(2,2)}"), {});
+  EXPECT_TRUE(out.empty());
+  Bytes scalar =
+      run(parse("f64[]{}"), parse("f64[]{:T(4)}"), {1, 2, 3, 4, 5, 6, 7, 8});
+  ASSERT_EQ(scalar.size(), 32u);
+  EXPECT_EQ(Bytes(scalar.begin(), scalar.begin() + 8),
+            (Bytes{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(Bytes(scalar.begin() + 8, scalar.end()), Bytes(24, 0));
+}
+
+} // namespace
