@@ -6,16 +6,19 @@
 //   tessel indexing maps M.hlo [--instruction NAME] [--input-to-output N]
 //                              [--json]
 //   tessel indexing M.hlo ...      the same as `maps`
+//   tessel indexing npu [SPEC] [--chip C | --npus X --mem S] [--shape ...]
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "NpuOptions.h"
 
 #include "tessel/Hlo/HloParser.h"
 #include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Indexing/BruteForce.h"
 #include "tessel/Indexing/HloIndexing.h"
 #include "tessel/Indexing/IndexingMap.h"
+#include "tessel/Indexing/NpuMap.h"
 #include "tessel/Indexing/Simplifier.h"
 #include "tessel/Support/Npy.h"
 
@@ -331,12 +334,50 @@ int runMaps(int argc, char **argv) {
   return printMaps(*inst, inputId.getNumOccurrences() > 0, inputId, json);
 }
 
+int runNpu(int argc, char **argv) {
+  npucli::ConfigOptions configOpts;
+  npucli::TensorOptions tensorOpts;
+  cl::opt<std::string> specText(cl::Positional, cl::desc("[SPEC]"),
+                                cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "a tensor in NPU local memory as an indexing map from (n, c, h, w) "
+          "to (npu, byte offset); the tensor as for `tessel npu explain`\n\n"
+          "  tessel indexing npu --npus 4 --mem 1024 'fp32[2,3,4,5]@2048'\n"
+          "  -> (d0, d1, d2, d3) -> ((d1 + 2) mod 4, d0 * 256 + ((d1 + 2) "
+          "floordiv 4) * 128 + d2 * 20 + d3 * 4), domain: ...\n"
+          "  tessel indexing npu 'fp32[2,3,4,5]:continuous'   (system memory: "
+          "the byte offset)\n"))
+    return 2;
+  int status = 0;
+  std::optional<TensorSpec> spec = tensorOpts.resolve(specText, status);
+  if (!spec)
+    return status;
+  mlir::MLIRContext context;
+  if (spec->desc.layout == NpuLayout::Continuous) {
+    llvm::outs() << getContinuousMap(spec->desc.shape,
+                                     byteWidth(spec->desc.type), &context)
+                 << "\n";
+    return 0;
+  }
+  std::optional<NpuConfig> config = configOpts.resolve(status);
+  if (!config || !npucli::chooseMatrixW(*config, *spec, status))
+    return status;
+  std::optional<LocalTensor> tensor =
+      npucli::makeTensor(*config, *spec, status);
+  if (!tensor)
+    return status;
+  llvm::outs() << getNpuLocalMap(*tensor, &context) << "\n";
+  return 0;
+}
+
 const cli::Verb kVerbs[] = {
     {"simplify", "simplify an indexing map, optionally checking it",
      runSimplify},
     {"compose", "compose two indexing maps and simplify", runCompose},
     {"eval", "evaluate an indexing map at a point", runEval},
     {"maps", "print the indexing maps of an HLO instruction", runMaps},
+    {"npu", "an NPU local tensor as a map to (npu, byte offset)", runNpu},
 };
 
 /// `tessel indexing M.hlo ...` runs `maps`: the first argument is no verb
