@@ -1,12 +1,32 @@
 //===- IndexingCommand.cpp - `tessel indexing ...` ------------------------===//
+//
+//   tessel indexing simplify MAP [--check] [--rules]
+//   tessel indexing compose FIRST SECOND [--no-simplify]
+//   tessel indexing eval MAP D0,D1,... [S0,...]
+//   tessel indexing maps M.hlo [--instruction NAME] [--input-to-output N]
+//                              [--json]
+//   tessel indexing M.hlo ...      the same as `maps`
+//   tessel indexing npu [SPEC] [--chip C | --npus X --mem S] [--shape ...]
+//
+//===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "NpuOptions.h"
 
+#include "tessel/Hlo/HloParser.h"
+#include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Indexing/BruteForce.h"
+#include "tessel/Indexing/HloIndexing.h"
 #include "tessel/Indexing/IndexingMap.h"
+#include "tessel/Indexing/NpuMap.h"
 #include "tessel/Indexing/Simplifier.h"
+#include "tessel/Support/Npy.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace cl = llvm::cl;
@@ -153,19 +173,239 @@ int runEval(int argc, char **argv) {
   return 0;
 }
 
+/// Reads, parses and verifies a module; errors name the file, line and
+/// column.
+std::unique_ptr<HloModule> loadModule(const std::string &path) {
+  Expected<std::string> text = readFileBytes(path);
+  if (!text) {
+    cli::fail(text.error().message);
+    return nullptr;
+  }
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(*text);
+  if (!module) {
+    cli::fail(path + ":" + module.error().message);
+    return nullptr;
+  }
+  if (std::optional<Error> problem = verifyHloModule(**module)) {
+    cli::fail(path + ":" + problem->message);
+    return nullptr;
+  }
+  return std::move(*module);
+}
+
+/// "%a, %b, ..." naming the first few instructions of a computation.
+std::string someNames(const HloComputation &computation) {
+  std::string known;
+  int shown = 0;
+  for (const std::unique_ptr<HloInstruction> &inst : computation.instructions())
+    if (shown++ < 8)
+      known += (known.empty() ? "%" : ", %") + inst->name();
+  if (computation.instructionCount() > 8)
+    known += ", ...";
+  return known;
+}
+
+/// The instruction called `name` (with or without `%`) in the computation
+/// called `computationName`, or else in the entry first and then in the
+/// other computations in order; the ROOT when `name` is empty.
+const HloInstruction *findInstruction(const HloModule &module, std::string name,
+                                      std::string computationName) {
+  if (!name.empty() && name[0] == '%')
+    name = name.substr(1);
+  if (!computationName.empty() && computationName[0] == '%')
+    computationName = computationName.substr(1);
+  const HloComputation *scope = module.entry();
+  if (!computationName.empty()) {
+    scope = module.computation(computationName);
+    if (!scope) {
+      std::string known;
+      for (const std::unique_ptr<HloComputation> &c : module.computations())
+        known += (known.empty() ? "%" : ", %") + c->name();
+      cli::fail("no computation named %" + computationName +
+                ", expected one of " + known);
+      return nullptr;
+    }
+  }
+  if (name.empty())
+    return scope->root();
+  if (const HloInstruction *inst = scope->instruction(name))
+    return inst;
+  if (computationName.empty())
+    for (const std::unique_ptr<HloComputation> &computation :
+         module.computations())
+      if (const HloInstruction *inst = computation->instruction(name))
+        return inst;
+  cli::fail(
+      "no instruction named %" + name + " in %" + scope->name() +
+      ", expected one of " + someNames(*scope) +
+      (computationName.empty() ? " (or one of another computation)" : ""));
+  return nullptr;
+}
+
+llvm::json::Value indexingJson(const HloInstructionIndexing &indexing,
+                               const char *key) {
+  llvm::json::Array ids;
+  for (size_t id = 0; id < indexing.maps.size(); ++id) {
+    llvm::json::Array maps;
+    for (const IndexingMap &map : indexing.maps[id])
+      maps.push_back(map.toString());
+    ids.push_back(llvm::json::Object{{key, static_cast<int64_t>(id)},
+                                     {"maps", std::move(maps)}});
+  }
+  return llvm::json::Value(std::move(ids));
+}
+
+/// Prints the maps of `inst`: output-to-input for every output, or
+/// input-to-output from operand `inputId` when `forward`.
+int printMaps(const HloInstruction &inst, bool forward, int64_t inputId,
+              bool json) {
+  mlir::MLIRContext context;
+  const Shape &shape = inst.shape();
+  int64_t outputs =
+      shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
+  llvm::json::Array results;
+  std::string text;
+  for (int64_t out = 0; out < (forward ? 1 : outputs); ++out) {
+    Expected<HloInstructionIndexing> indexing =
+        forward ? computeInputToOutputIndexing(inst, inputId, &context)
+                : computeOutputToInputIndexing(inst, out, &context);
+    if (!indexing)
+      return cli::fail(indexing.error().message);
+    if (forward) {
+      results = std::move(*indexingJson(*indexing, "output").getAsArray());
+      text = indexing->toString("output");
+      continue;
+    }
+    results.push_back(llvm::json::Object{
+        {"output", out}, {"operands", indexingJson(*indexing, "operand")}});
+    if (outputs > 1)
+      text += (out ? "\n" : "") + std::string("output ") + std::to_string(out) +
+              ":\n";
+    text += indexing->toString("operand");
+  }
+  if (!json) {
+    llvm::outs() << text;
+    return 0;
+  }
+  llvm::json::Object object{
+      {"instruction", inst.name()},
+      {"opcode", std::string(hloOpcodeName(inst.opcode()))},
+      {"direction", forward ? "input-to-output" : "output-to-input"}};
+  if (forward)
+    object["operand"] = inputId;
+  object["outputs"] = std::move(results);
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
+               << "\n";
+  return 0;
+}
+
+int runMaps(int argc, char **argv) {
+  cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
+                            cl::cat(cli::category()));
+  cl::opt<std::string> name(
+      "instruction",
+      cl::desc("the instruction (default: the ROOT of the entry)"),
+      cl::value_desc("NAME"), cl::cat(cli::category()));
+  cl::opt<int64_t> inputId(
+      "input-to-output",
+      cl::desc("print the maps from operand N to the outputs instead"),
+      cl::value_desc("N"), cl::init(-1), cl::cat(cli::category()));
+  cl::opt<std::string> computationName(
+      "computation",
+      cl::desc("look the instruction up in this computation only (default: "
+               "the entry, then the others)"),
+      cl::value_desc("NAME"), cl::cat(cli::category()));
+  cl::opt<bool> json("json", cl::desc("print JSON"), cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "print the indexing maps of an HLO instruction in XLA's form: for "
+          "each operand, the maps from the output index to the operand "
+          "index it reads\n\n"
+          "  tessel indexing maps m.hlo --instruction t\n"
+          "  operand id = 0\n"
+          "  (d0, d1) -> (d1, d0), domain: d0 in [0, 39], d1 in [0, 19]\n"))
+    return 2;
+  std::unique_ptr<HloModule> module = loadModule(path);
+  if (!module)
+    return 1;
+  const HloInstruction *inst = findInstruction(*module, name, computationName);
+  if (!inst)
+    return 1;
+  return printMaps(*inst, inputId.getNumOccurrences() > 0, inputId, json);
+}
+
+int runNpu(int argc, char **argv) {
+  npucli::ConfigOptions configOpts;
+  npucli::TensorOptions tensorOpts;
+  cl::opt<std::string> specText(cl::Positional, cl::desc("[SPEC]"),
+                                cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "a tensor in NPU local memory as an indexing map from (n, c, h, w) "
+          "to (npu, byte offset); the tensor as for `tessel npu explain`\n\n"
+          "  tessel indexing npu --npus 4 --mem 1024 'fp32[2,3,4,5]@2048'\n"
+          "  -> (d0, d1, d2, d3) -> ((d1 + 2) mod 4, d0 * 256 + ((d1 + 2) "
+          "floordiv 4) * 128 + d2 * 20 + d3 * 4), domain: ...\n"
+          "  tessel indexing npu 'fp32[2,3,4,5]:continuous'   (system memory: "
+          "the byte offset)\n"))
+    return 2;
+  int status = 0;
+  std::optional<TensorSpec> spec = tensorOpts.resolve(specText, status);
+  if (!spec)
+    return status;
+  mlir::MLIRContext context;
+  if (spec->desc.layout == NpuLayout::Continuous) {
+    llvm::outs() << getContinuousMap(spec->desc.shape,
+                                     byteWidth(spec->desc.type), &context)
+                 << "\n";
+    return 0;
+  }
+  std::optional<NpuConfig> config = configOpts.resolve(status);
+  if (!config || !npucli::chooseMatrixW(*config, *spec, status))
+    return status;
+  std::optional<LocalTensor> tensor =
+      npucli::makeTensor(*config, *spec, status);
+  if (!tensor)
+    return status;
+  llvm::outs() << getNpuLocalMap(*tensor, &context) << "\n";
+  return 0;
+}
+
 const cli::Verb kVerbs[] = {
     {"simplify", "simplify an indexing map, optionally checking it",
      runSimplify},
     {"compose", "compose two indexing maps and simplify", runCompose},
     {"eval", "evaluate an indexing map at a point", runEval},
+    {"maps", "print the indexing maps of an HLO instruction", runMaps},
+    {"npu", "an NPU local tensor as a map to (npu, byte offset)", runNpu},
 };
+
+/// `tessel indexing M.hlo ...` runs `maps`: the first argument is no verb
+/// but a file.
+bool isHloFileArgument(llvm::StringRef arg) {
+  if (arg.empty() || arg.starts_with("-"))
+    return false;
+  for (const cli::Verb &verb : kVerbs)
+    if (arg == verb.name)
+      return false;
+  return arg.ends_with(".hlo") || llvm::sys::fs::is_regular_file(arg);
+}
 
 } // namespace
 
 int runIndexingCommand(int argc, char **argv) {
+  if (argc >= 2 && isHloFileArgument(argv[1])) {
+    std::string verb = "maps";
+    std::vector<char *> args(argv, argv + argc);
+    args.insert(args.begin() + 1, verb.data());
+    return cli::dispatch("indexing", "", kVerbs, static_cast<int>(args.size()),
+                         args.data());
+  }
   return cli::dispatch("indexing",
                        "Indexing maps in XLA's text form: (d0, d1)[s0] -> "
-                       "(d1, d0 + s0), domain: d0 in [0, 9], ...",
+                       "(d1, d0 + s0), domain: d0 in [0, 9], ...\n"
+                       "`tessel indexing M.hlo ...` is `tessel indexing maps "
+                       "M.hlo ...`.",
                        kVerbs, argc, argv);
 }
 
