@@ -483,7 +483,7 @@ Options parseArgs(int argc, char **argv) {
     else if (a == "--min-time")
       o.minTime = std::atof(next());
     else if (a == "--streaming-threshold")
-      o.streamingThreshold = parseList(next())[0];
+      o.streamingThreshold = std::atoll(next());
     else {
       std::fprintf(stderr,
                    "usage: relayout-bench [--json] [--sizes 4,64,256] "

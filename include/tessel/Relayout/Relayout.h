@@ -47,8 +47,8 @@ struct RelayoutOptions {
   int threads = 0;
   /// Destinations of at least this many bytes are written with streaming
   /// (non-temporal) stores; smaller ones with ordinary stores so that they
-  /// stay in cache. Negative means tessel's default: half of the
-  /// last-level cache (16 MiB on a 32 MiB L3), 8 MiB when it is unknown.
+  /// stay in cache. Negative means tessel's default, 16 MiB (half the L3
+  /// of the machine it was tuned on).
   int64_t streamingThresholdBytes = -1;
   /// Conversions that move (read + write) fewer bytes than this run on the
   /// calling thread only. Negative means tessel's default (1 MiB); tests
