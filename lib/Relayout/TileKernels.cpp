@@ -202,29 +202,53 @@ void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
 /// Untiles one row of tiles into `out`, a rows of the destination matrix.
 void untileRow(const TilePlan &p, const uint8_t *in, uint8_t *out,
                int64_t rowsHere, bool streaming);
+/// The same with streaming stores, for tiles whose rows are interleaved.
+void untileRowStaged(const TilePlan &p, const uint8_t *in, uint8_t *out,
+                     int64_t rowsHere, uint8_t *stage);
 
 void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
                 int64_t begin, int64_t end, bool streaming) {
   int64_t s = p.elementBytes, a = p.a, b = p.b;
   int64_t rowBlocks = ceilDivide(p.rows, a), colBlocks = ceilDivide(p.cols, b);
-  // A row of tiles fills a destination rows that are contiguous. With
-  // streaming stores, untile them into a cache-resident stage first and
-  // stream it out in one sequential sweep: scattering non-temporal stores
-  // over a rows at once runs at half the memory bandwidth.
-  int64_t stageBytes = a * p.cols * s;
-  bool stage = streaming && stageBytes <= (int64_t(1) << 20);
-  std::vector<uint8_t> buffer(stage ? stageBytes : 0);
+  // Plain tiles go straight out: each tile row is a contiguous run of b
+  // elements (512 bytes for f32 T(8,128)), written line by line, which runs
+  // at streaming-copy speed. Interleaved tiles go through a one-tile stage.
+  bool staged = streaming && p.k > 1;
+  std::vector<uint8_t> stage(staged ? a * b * s : 0);
   for (int64_t item = begin; item < end; ++item) {
     int64_t l = item / rowBlocks, r0 = item % rowBlocks * a;
     int64_t rowsHere = std::min(a, p.rows - r0);
     const uint8_t *in = src + item * colBlocks * a * b * s;
     uint8_t *out = dst + (l * p.rows + r0) * p.cols * s;
-    if (!stage) {
-      untileRow(p, in, out, rowsHere, false);
-      continue;
+    if (staged)
+      untileRowStaged(p, in, out, rowsHere, stage.data());
+    else
+      untileRow(p, in, out, rowsHere, streaming);
+  }
+}
+
+/// Deinterleaving k rows straight to memory keeps k partial lines in flight
+/// per store group and runs at about 45% of a streaming copy (bf16 (2,1),
+/// 64 MiB); staging a whole band of rows first serializes the reads and the
+/// writes (about 55%). One tile at a time, deinterleaved into a stage that
+/// stays in L1 and then written row by row, reaches about 78%.
+void untileRowStaged(const TilePlan &p, const uint8_t *in, uint8_t *out,
+                     int64_t rowsHere, uint8_t *stage) {
+  int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
+  int64_t colBlocks = ceilDivide(p.cols, b);
+  std::vector<uint8_t *> rows(k);
+  for (int64_t cb = 0; cb < colBlocks; ++cb) {
+    int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
+    const uint8_t *tile = in + cb * a * b * s;
+    for (int64_t g = 0; g * k < rowsHere; ++g) {
+      for (int64_t q = 0; q < k; ++q) {
+        int64_t r = g * k + q;
+        rows[q] = r < rowsHere ? stage + r * b * s : nullptr;
+      }
+      deinterleave(tile + g * k * b * s, rows.data(), cw, s, k, false);
     }
-    untileRow(p, in, buffer.data(), rowsHere, false);
-    copyBytes(out, buffer.data(), rowsHere * p.cols * s, true);
+    for (int64_t r = 0; r < rowsHere; ++r)
+      copyBytes(out + (r * p.cols + c0) * s, stage + r * b * s, cw * s, true);
   }
 }
 
