@@ -179,17 +179,63 @@ void transposePanel(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
       std::memcpy(dst + j * dstRow + i * s, src + i * srcRow + j * s, s);
 }
 
+/// Destination columns [i0, i1) x all destination rows of one 2-D slice, in
+/// blocks of 256-byte destination rows: each block is transposed into a
+/// stage that stays in L1, then leaves row by row as whole cache lines.
+/// With streaming stores, transposing straight into memory leaves K partial
+/// lines in flight per register block. Measured on the 2-core EPYC VM at
+/// 64 MiB: bf16 2-D from 15% to 25% of a streaming copy, the 4-D
+/// permutation from 15-23% to 32-37%; f32 2-D unchanged (25%). With
+/// ordinary stores (outputs that stay in cache) the panel is faster.
+template <int Width>
+void transposeStaged(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
+                     int64_t i0, int64_t i1, bool streaming) {
+  constexpr int64_t K = 16 / Width, B = 256 / Width;
+  alignas(64) uint8_t stage[B * B * Width];
+  const int64_t srcRow = p.srcColumnStride * Width;
+  const int64_t dstRow = p.dstRowStride * Width;
+  for (int64_t i = i0; i < i1; ++i)
+    prefetchRow(src + i * srcRow, p.rows * Width);
+  for (int64_t i = i0; i < i1; i += B) {
+    int64_t bi = std::min(B, i1 - i);
+    for (int64_t j = 0; j < p.rows; j += B) {
+      int64_t bj = std::min(B, p.rows - j);
+      const uint8_t *in = src + i * srcRow + j * Width;
+      for (int64_t ii = 0; ii < bi; ii += K)
+        for (int64_t jj = 0; jj < bj; jj += K) {
+          uint8_t *out = stage + (jj * B + ii) * Width;
+          if (ii + K <= bi && jj + K <= bj) {
+            transposeBlock<Width>(in + ii * srcRow + jj * Width, srcRow, out,
+                                  B * Width, false);
+            continue;
+          }
+          for (int64_t r = ii; r < std::min(bi, ii + K); ++r)
+            for (int64_t c = jj; c < std::min(bj, jj + K); ++c)
+              std::memcpy(stage + (c * B + r) * Width,
+                          in + r * srcRow + c * Width, Width);
+        }
+      for (int64_t jj = 0; jj < bj; ++jj)
+        copyBytes(dst + (j + jj) * dstRow + i * Width, stage + jj * B * Width,
+                  bi * Width, streaming);
+    }
+  }
+}
+
 void transposeSlice(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                     int64_t i0, int64_t i1, bool streaming) {
   switch (p.elementBytes) {
   case 1:
-    return transposePanel<1>(p, src, dst, i0, i1, streaming);
+    return streaming ? transposeStaged<1>(p, src, dst, i0, i1, true)
+                     : transposePanel<1>(p, src, dst, i0, i1, false);
   case 2:
-    return transposePanel<2>(p, src, dst, i0, i1, streaming);
+    return streaming ? transposeStaged<2>(p, src, dst, i0, i1, true)
+                     : transposePanel<2>(p, src, dst, i0, i1, false);
   case 4:
-    return transposePanel<4>(p, src, dst, i0, i1, streaming);
+    return streaming ? transposeStaged<4>(p, src, dst, i0, i1, true)
+                     : transposePanel<4>(p, src, dst, i0, i1, false);
   case 8:
-    return transposePanel<8>(p, src, dst, i0, i1, streaming);
+    return streaming ? transposeStaged<8>(p, src, dst, i0, i1, true)
+                     : transposePanel<8>(p, src, dst, i0, i1, false);
   case 16:
     return transposePanel<16>(p, src, dst, i0, i1, streaming);
   default:
