@@ -30,6 +30,19 @@ inline void store(uint8_t *p, __m128i v, bool streaming) {
     _mm_storeu_si128(reinterpret_cast<__m128i *>(p), v);
 }
 
+/// Stores 16 bytes to p, non-temporally when `stream` (p must then be
+/// 16-byte aligned; callers check the base once, outside their loops).
+inline void storeTo(uint8_t *p, __m128i v, bool stream) {
+  if (stream)
+    _mm_stream_si128(reinterpret_cast<__m128i *>(p), v);
+  else
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p), v);
+}
+
+inline bool aligned16(const uint8_t *p) {
+  return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
+}
+
 template <int Width> inline __m128i unpackLo(__m128i a, __m128i b) {
   if constexpr (Width == 1)
     return _mm_unpacklo_epi8(a, b);

@@ -92,20 +92,25 @@ void interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw, int64_t b,
                 int64_t s, int64_t k, bool streaming) {
   int64_t j = 0;
 #if defined(__SSE2__)
+  // Row pointers in locals: stores through uint8_t* may alias `rows`, and
+  // reloading them after every store halves the speed of these loops.
+  bool stream = streaming && simd::aligned16(out);
   if (s == 2 && k == 2) {
+    const uint8_t *r0 = rows[0], *r1 = rows[1];
     for (; j + 8 <= cw; j += 8) {
-      __m128i v[2] = {simd::load(rows[0] + j * 2), simd::load(rows[1] + j * 2)};
+      __m128i v[2] = {simd::load(r0 + j * 2), simd::load(r1 + j * 2)};
       simd::round<2, 2>(v);
-      simd::store(out + j * 4, v[0], streaming);
-      simd::store(out + j * 4 + 16, v[1], streaming);
+      simd::storeTo(out + j * 4, v[0], stream);
+      simd::storeTo(out + j * 4 + 16, v[1], stream);
     }
   } else if (s == 1 && k == 4) {
+    const uint8_t *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
     for (; j + 16 <= cw; j += 16) {
-      __m128i v[4] = {simd::load(rows[0] + j), simd::load(rows[1] + j),
-                      simd::load(rows[2] + j), simd::load(rows[3] + j)};
+      __m128i v[4] = {simd::load(r0 + j), simd::load(r1 + j),
+                      simd::load(r2 + j), simd::load(r3 + j)};
       simd::rounds<1, 4, 2>(v);
       for (int m = 0; m < 4; ++m)
-        simd::store(out + j * 4 + 16 * m, v[m], streaming);
+        simd::storeTo(out + j * 4 + 16 * m, v[m], stream);
     }
   }
 #endif
@@ -126,6 +131,8 @@ void deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
   // Four vectors per row per step, so that each row receives whole 64-byte
   // lines in a row (streaming stores combine them).
   if (all && s == 2 && k == 2) {
+    uint8_t *o0 = rows[0], *o1 = rows[1];
+    bool stream = streaming && simd::aligned16(o0) && simd::aligned16(o1);
     for (; j + 32 <= cw; j += 32) {
       __m128i row[2][4];
       for (int m = 0; m < 4; ++m) {
@@ -135,11 +142,16 @@ void deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
         row[0][m] = v[0];
         row[1][m] = v[1];
       }
-      for (int q = 0; q < 2; ++q)
-        for (int m = 0; m < 4; ++m)
-          simd::store(rows[q] + (j + 8 * m) * 2, row[q][m], streaming);
+      for (int m = 0; m < 4; ++m)
+        simd::storeTo(o0 + (j + 8 * m) * 2, row[0][m], stream);
+      for (int m = 0; m < 4; ++m)
+        simd::storeTo(o1 + (j + 8 * m) * 2, row[1][m], stream);
     }
   } else if (all && s == 1 && k == 4) {
+    uint8_t *o[4] = {rows[0], rows[1], rows[2], rows[3]};
+    bool stream = streaming;
+    for (int q = 0; q < 4; ++q)
+      stream = stream && simd::aligned16(o[q]);
     for (; j + 64 <= cw; j += 64) {
       __m128i row[4][4];
       for (int m = 0; m < 4; ++m) {
@@ -152,7 +164,7 @@ void deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
       }
       for (int q = 0; q < 4; ++q)
         for (int m = 0; m < 4; ++m)
-          simd::store(rows[q] + j + 16 * m, row[q][m], streaming);
+          simd::storeTo(o[q] + j + 16 * m, row[q][m], stream);
     }
   }
 #endif
