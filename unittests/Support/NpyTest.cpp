@@ -77,7 +77,7 @@ TEST(Npy, ErrorsSayWhatIsWrong) {
   EXPECT_EQ(parseNpy(bytes.substr(0, 40)).error().message,
             "npy file ends inside its header");
   EXPECT_EQ(readNpyFile("/nonexistent/x.npy").error().message,
-            "cannot open /nonexistent/x.npy");
+            "cannot open /nonexistent/x.npy: no such file or directory");
 }
 
 TEST(Npy, DescrsOfEveryType) {
