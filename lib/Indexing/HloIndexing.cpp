@@ -67,6 +67,18 @@ const Shape *getOutputShape(const HloInstruction &instruction,
 
 namespace hlo_indexing {
 
+llvm::SmallVector<AffineExpr> dimExprs(size_t count,
+                                       mlir::MLIRContext *context) {
+  llvm::SmallVector<AffineExpr> exprs;
+  for (size_t i = 0; i < count; ++i)
+    exprs.push_back(dim(static_cast<unsigned>(i), context));
+  return exprs;
+}
+
+Error unsupported(const HloInstruction &instruction, const std::string &why) {
+  return Error(describe(instruction) + ": " + why);
+}
+
 std::string describe(const HloInstruction &instruction) {
   return std::string(hloOpcodeName(instruction.opcode())) + " %" +
          instruction.name();
@@ -101,13 +113,13 @@ IndexingMap everyElementMap(mlir::MLIRContext *context,
                             llvm::ArrayRef<int64_t> dims) {
   llvm::SmallVector<AffineExpr> results;
   for (size_t i = 0; i < dims.size(); ++i)
-    results.push_back(mlir::getAffineSymbolExpr(i, context));
+    results.push_back(sym(i, context));
   return makeMap(context, {}, dims, results);
 }
 
 AffineExpr linearize(llvm::ArrayRef<AffineExpr> index,
                      llvm::ArrayRef<int64_t> dims, mlir::MLIRContext *context) {
-  AffineExpr linear = mlir::getAffineConstantExpr(0, context);
+  AffineExpr linear = cst(0, context);
   for (size_t i = 0; i < dims.size(); ++i)
     linear = linear * dims[i] + index[i];
   return linear;
@@ -120,7 +132,7 @@ llvm::SmallVector<AffineExpr> delinearize(AffineExpr linear,
   int64_t stride = 1;
   for (size_t i = dims.size(); i-- > 0;) {
     if (dims[i] <= 1) {
-      index[i] = mlir::getAffineConstantExpr(0, context);
+      index[i] = cst(0, context);
       continue;
     }
     AffineExpr value = stride == 1 ? linear : linear.floorDiv(stride);

@@ -17,6 +17,22 @@
 namespace tessel {
 namespace hlo_indexing {
 
+inline mlir::AffineExpr dim(unsigned i, mlir::MLIRContext *context) {
+  return mlir::getAffineDimExpr(i, context);
+}
+inline mlir::AffineExpr sym(unsigned i, mlir::MLIRContext *context) {
+  return mlir::getAffineSymbolExpr(i, context);
+}
+inline mlir::AffineExpr cst(int64_t value, mlir::MLIRContext *context) {
+  return mlir::getAffineConstantExpr(value, context);
+}
+/// (d0, ..., d{count-1}): the identity index.
+llvm::SmallVector<mlir::AffineExpr> dimExprs(size_t count,
+                                             mlir::MLIRContext *context);
+
+/// "OPCODE %name: why", the error of an op whose maps cannot be built.
+Error unsupported(const HloInstruction &instruction, const std::string &why);
+
 /// The dims of an operand, which must be an array.
 Expected<std::vector<int64_t>> operandDims(const HloInstruction &instruction,
                                            int64_t operand);

@@ -13,24 +13,6 @@ namespace {
 using Dims = std::vector<int64_t>;
 using Exprs = llvm::SmallVector<AffineExpr>;
 
-AffineExpr dim(unsigned i, mlir::MLIRContext *context) {
-  return mlir::getAffineDimExpr(i, context);
-}
-AffineExpr sym(unsigned i, mlir::MLIRContext *context) {
-  return mlir::getAffineSymbolExpr(i, context);
-}
-
-Error unsupported(const HloInstruction &inst, const std::string &why) {
-  return Error(describe(inst) + ": " + why);
-}
-
-Exprs dimExprs(size_t count, mlir::MLIRContext *context) {
-  Exprs exprs;
-  for (size_t i = 0; i < count; ++i)
-    exprs.push_back(dim(i, context));
-  return exprs;
-}
-
 /// The input-to-output map of an op whose output-to-input map is a
 /// permutation or a reshape: built the same way, with the roles swapped.
 Expected<IndexingMap> singleMap(const HloInstruction &inst, int64_t k,
@@ -71,8 +53,7 @@ Expected<IndexingMap> singleMap(const HloInstruction &inst, int64_t k,
     Exprs results = dimExprs(in.size(), context);
     for (int64_t d : inst.dimensions())
       if (d >= 0 && d < static_cast<int64_t>(in.size()))
-        results[d] =
-            mlir::getAffineConstantExpr(in[d] - 1, context) - dim(d, context);
+        results[d] = cst(in[d] - 1, context) - dim(d, context);
     return makeMap(context, in, {}, results);
   }
   case HloOpcode::Copy:

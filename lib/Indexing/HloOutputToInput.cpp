@@ -13,20 +13,6 @@ namespace {
 using Dims = std::vector<int64_t>;
 using Exprs = llvm::SmallVector<AffineExpr>;
 
-AffineExpr dim(unsigned i, mlir::MLIRContext *context) {
-  return mlir::getAffineDimExpr(i, context);
-}
-AffineExpr sym(unsigned i, mlir::MLIRContext *context) {
-  return mlir::getAffineSymbolExpr(i, context);
-}
-AffineExpr cst(int64_t value, mlir::MLIRContext *context) {
-  return mlir::getAffineConstantExpr(value, context);
-}
-
-Error unsupported(const HloInstruction &inst, const std::string &why) {
-  return Error(describe(inst) + ": " + why);
-}
-
 /// Every operand read at the output index; scalars (clamp bounds) read
 /// everywhere. bitcast-convert to a narrower type adds a minor dim to the
 /// output, to a wider type consumes one of the input.
@@ -51,12 +37,10 @@ Expected<HloInstructionIndexing> elementwise(const HloInstruction &inst,
                                    " does not have the output's dims");
     Exprs results;
     if (in->size() + 1 == out.size()) {
-      for (size_t i = 0; i < in->size(); ++i)
-        results.push_back(dim(i, context));
+      results = dimExprs(in->size(), context);
       r.addMap(k, makeMap(context, out, {}, results));
     } else if (in->size() == out.size() + 1) {
-      for (size_t i = 0; i < out.size(); ++i)
-        results.push_back(dim(i, context));
+      results = dimExprs(out.size(), context);
       results.push_back(sym(0, context));
       r.addMap(k, makeMap(context, out, {in->back()}, results));
     } else {
@@ -105,9 +89,7 @@ Expected<HloInstructionIndexing> reshape(const HloInstruction &inst,
   Expected<Dims> in = operandDims(inst, 0);
   if (!in)
     return in.takeError();
-  Exprs index;
-  for (size_t i = 0; i < out.size(); ++i)
-    index.push_back(dim(i, context));
+  Exprs index = dimExprs(out.size(), context);
   HloInstructionIndexing r;
   r.addMap(0,
            makeMap(context, out, {},
@@ -131,9 +113,7 @@ slice(const HloInstruction &inst, const Dims &out, mlir::MLIRContext *context) {
 Expected<HloInstructionIndexing> reverse(const HloInstruction &inst,
                                          const Dims &out,
                                          mlir::MLIRContext *context) {
-  Exprs results;
-  for (size_t i = 0; i < out.size(); ++i)
-    results.push_back(dim(i, context));
+  Exprs results = dimExprs(out.size(), context);
   for (int64_t d : inst.dimensions()) {
     if (d < 0 || d >= static_cast<int64_t>(out.size()))
       return unsupported(inst,
@@ -191,9 +171,7 @@ Expected<HloInstructionIndexing> concatenate(const HloInstruction &inst,
     if (in->size() != out.size())
       return unsupported(inst, "operand " + std::to_string(k) +
                                    " has the wrong rank");
-    Exprs results;
-    for (size_t i = 0; i < out.size(); ++i)
-      results.push_back(dim(i, context));
+    Exprs results = dimExprs(out.size(), context);
     results[cd] = dim(cd, context) - offset;
     IndexingMap map = makeMap(context, out, {}, results);
     map.setDimBounds(cd, Interval(offset, offset + (*in)[cd] - 1));
