@@ -14,10 +14,9 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "HloInput.h"
 
 #include "tessel/Hlo/HloEvaluator.h"
-#include "tessel/Hlo/HloParser.h"
-#include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Layout/TiledLayout.h"
 #include "tessel/Support/Npy.h"
 
@@ -30,27 +29,6 @@ namespace cl = llvm::cl;
 namespace tessel {
 namespace {
 
-/// Reads, parses and (unless told not to) verifies a module, printing the
-/// error with the file name.
-std::unique_ptr<HloModule> loadModule(const std::string &path, bool verify) {
-  Expected<std::string> text = readFileBytes(path);
-  if (!text) {
-    cli::fail(text.error().message);
-    return nullptr;
-  }
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(*text);
-  if (!module) {
-    cli::fail(path + ":" + module.error().message);
-    return nullptr;
-  }
-  if (verify)
-    if (std::optional<Error> problem = verifyHloModule(**module)) {
-      cli::fail(path + ":" + problem->message);
-      return nullptr;
-    }
-  return std::move(*module);
-}
-
 int runFmt(int argc, char **argv) {
   cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
                             cl::cat(cli::category()));
@@ -62,7 +40,7 @@ int runFmt(int argc, char **argv) {
                          "print an HLO module in XLA's canonical text form\n\n"
                          "  tessel hlo fmt examples/gelu.hlo\n"))
     return 2;
-  std::unique_ptr<HloModule> module = loadModule(path, !noVerify);
+  std::unique_ptr<HloModule> module = cli::loadHloModule(path, !noVerify);
   if (!module)
     return 1;
   std::string text = module->toString();
@@ -82,7 +60,7 @@ int runVerify(int argc, char **argv) {
                          "supported op, calls\n\n"
                          "  tessel hlo verify examples/gelu.hlo   -> ok\n"))
     return 2;
-  std::unique_ptr<HloModule> module = loadModule(path, true);
+  std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module)
     return 1;
   llvm::outs() << "ok\n";
@@ -224,7 +202,7 @@ int runEval(int argc, char **argv) {
           "Arrays are in the physical layouts of entry_computation_layout: "
           "a tiled\nresult is its flat buffer, padding included.\n"))
     return 2;
-  std::unique_ptr<HloModule> module = loadModule(path, true);
+  std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module)
     return 1;
   ProgramShape program = module->entryProgramShape();

@@ -11,10 +11,9 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "Commands.h"
+#include "HloInput.h"
 #include "NpuOptions.h"
 
-#include "tessel/Hlo/HloParser.h"
-#include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Indexing/BruteForce.h"
 #include "tessel/Indexing/HloIndexing.h"
 #include "tessel/Indexing/IndexingMap.h"
@@ -173,26 +172,6 @@ int runEval(int argc, char **argv) {
   return 0;
 }
 
-/// Reads, parses and verifies a module; errors name the file, line and
-/// column.
-std::unique_ptr<HloModule> loadModule(const std::string &path) {
-  Expected<std::string> text = readFileBytes(path);
-  if (!text) {
-    cli::fail(text.error().message);
-    return nullptr;
-  }
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(*text);
-  if (!module) {
-    cli::fail(path + ":" + module.error().message);
-    return nullptr;
-  }
-  if (std::optional<Error> problem = verifyHloModule(**module)) {
-    cli::fail(path + ":" + problem->message);
-    return nullptr;
-  }
-  return std::move(*module);
-}
-
 /// "%a, %b, ..." naming the first few instructions of a computation.
 std::string someNames(const HloComputation &computation) {
   std::string known;
@@ -325,7 +304,7 @@ int runMaps(int argc, char **argv) {
           "  operand id = 0\n"
           "  (d0, d1) -> (d1, d0), domain: d0 in [0, 39], d1 in [0, 19]\n"))
     return 2;
-  std::unique_ptr<HloModule> module = loadModule(path);
+  std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module)
     return 1;
   const HloInstruction *inst = findInstruction(*module, name, computationName);
