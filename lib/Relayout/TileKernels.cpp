@@ -213,10 +213,31 @@ void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
 
 /// Untiles one row of tiles into `out`, a rows of the destination matrix.
 void untileRow(const TilePlan &p, const uint8_t *in, uint8_t *out,
-               int64_t rowsHere, bool streaming);
+               int64_t rowsHere, bool streaming, uint8_t **rows);
 /// The same with streaming stores, for tiles whose rows are interleaved.
 void untileRowStaged(const TilePlan &p, const uint8_t *in, uint8_t *out,
-                     int64_t rowsHere, uint8_t *stage);
+                     int64_t rowsHere, uint8_t *stage, uint8_t **rows);
+
+/// Untiles one tile: its first rowsHere rows, cw elements each, into rows
+/// `rowStride` bytes apart from `out` (the destination matrix or a stage).
+/// `rows` is scratch for k row pointers.
+void untileTile(const TilePlan &p, const uint8_t *tile, uint8_t *out,
+                int64_t rowStride, int64_t cw, int64_t rowsHere, bool streaming,
+                uint8_t **rows) {
+  int64_t s = p.elementBytes, b = p.b, k = p.k;
+  for (int64_t g = 0; g * k < rowsHere; ++g) {
+    const uint8_t *group = tile + g * k * b * s;
+    if (k == 1) {
+      copyBytes(out + g * rowStride, group, cw * s, streaming);
+      continue;
+    }
+    for (int64_t q = 0; q < k; ++q) {
+      int64_t r = g * k + q;
+      rows[q] = r < rowsHere ? out + r * rowStride : nullptr;
+    }
+    deinterleave(group, rows, cw, s, k, streaming);
+  }
+}
 
 void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
                 int64_t begin, int64_t end, bool streaming) {
@@ -227,15 +248,16 @@ void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
   // at streaming-copy speed. Interleaved tiles go through a one-tile stage.
   bool staged = streaming && p.k > 1;
   std::vector<uint8_t> stage(staged ? a * b * s : 0);
+  std::vector<uint8_t *> rows(p.k);
   for (int64_t item = begin; item < end; ++item) {
     int64_t l = item / rowBlocks, r0 = item % rowBlocks * a;
     int64_t rowsHere = std::min(a, p.rows - r0);
     const uint8_t *in = src + item * colBlocks * a * b * s;
     uint8_t *out = dst + (l * p.rows + r0) * p.cols * s;
     if (staged)
-      untileRowStaged(p, in, out, rowsHere, stage.data());
+      untileRowStaged(p, in, out, rowsHere, stage.data(), rows.data());
     else
-      untileRow(p, in, out, rowsHere, streaming);
+      untileRow(p, in, out, rowsHere, streaming, rows.data());
   }
 }
 
@@ -245,47 +267,23 @@ void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
 /// writes (about 55%). One tile at a time, deinterleaved into a stage that
 /// stays in L1 and then written row by row, reaches about 78%.
 void untileRowStaged(const TilePlan &p, const uint8_t *in, uint8_t *out,
-                     int64_t rowsHere, uint8_t *stage) {
-  int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
-  int64_t colBlocks = ceilDivide(p.cols, b);
-  std::vector<uint8_t *> rows(k);
-  for (int64_t cb = 0; cb < colBlocks; ++cb) {
+                     int64_t rowsHere, uint8_t *stage, uint8_t **rows) {
+  int64_t s = p.elementBytes, a = p.a, b = p.b;
+  for (int64_t cb = 0; cb < ceilDivide(p.cols, b); ++cb) {
     int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
-    const uint8_t *tile = in + cb * a * b * s;
-    for (int64_t g = 0; g * k < rowsHere; ++g) {
-      for (int64_t q = 0; q < k; ++q) {
-        int64_t r = g * k + q;
-        rows[q] = r < rowsHere ? stage + r * b * s : nullptr;
-      }
-      deinterleave(tile + g * k * b * s, rows.data(), cw, s, k, false);
-    }
+    untileTile(p, in + cb * a * b * s, stage, b * s, cw, rowsHere, false, rows);
     for (int64_t r = 0; r < rowsHere; ++r)
       copyBytes(out + (r * p.cols + c0) * s, stage + r * b * s, cw * s, true);
   }
 }
 
 void untileRow(const TilePlan &p, const uint8_t *in, uint8_t *out,
-               int64_t rowsHere, bool streaming) {
-  int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
-  int64_t colBlocks = ceilDivide(p.cols, b);
-  std::vector<uint8_t *> rows(k);
-  {
-    for (int64_t cb = 0; cb < colBlocks; ++cb) {
-      int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
-      const uint8_t *tile = in + cb * a * b * s;
-      for (int64_t g = 0; g * k < rowsHere; ++g) {
-        const uint8_t *group = tile + g * k * b * s;
-        if (k == 1) {
-          copyBytes(out + (g * p.cols + c0) * s, group, cw * s, streaming);
-          continue;
-        }
-        for (int64_t q = 0; q < k; ++q) {
-          int64_t r = g * k + q;
-          rows[q] = r < rowsHere ? out + (r * p.cols + c0) * s : nullptr;
-        }
-        deinterleave(group, rows.data(), cw, s, k, streaming);
-      }
-    }
+               int64_t rowsHere, bool streaming, uint8_t **rows) {
+  int64_t s = p.elementBytes, a = p.a, b = p.b;
+  for (int64_t cb = 0; cb < ceilDivide(p.cols, b); ++cb) {
+    int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
+    untileTile(p, in + cb * a * b * s, out + c0 * s, p.cols * s, cw, rowsHere,
+               streaming, rows);
   }
 }
 
