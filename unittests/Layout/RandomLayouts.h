@@ -17,6 +17,29 @@
 
 namespace tessel::testing {
 
+/// One of `values`, uniformly.
+inline int64_t pickOne(std::mt19937 &rng,
+                       std::initializer_list<int64_t> values) {
+  std::uniform_int_distribution<size_t> d(0, values.size() - 1);
+  return *(values.begin() + d(rng));
+}
+
+/// True `percent` times in a hundred.
+inline bool withChance(std::mt19937 &rng, int percent) {
+  return std::uniform_int_distribution<int>(0, 99)(rng) < percent;
+}
+
+/// A tile of one to four dims of sizes 1-16, some (never the last) `*`.
+inline Tile randomTile(std::mt19937 &rng) {
+  int64_t tileRank = pickOne(rng, {1, 1, 2, 2, 3, 4});
+  Tile tile;
+  for (int64_t i = 0; i < tileRank; ++i)
+    tile.dims.push_back(i + 1 < tileRank && withChance(rng, 15)
+                            ? Tile::kCombine
+                            : pickOne(rng, {1, 2, 3, 4, 8, 16}));
+  return tile;
+}
+
 class RandomLayouts {
 public:
   explicit RandomLayouts(uint32_t seed) : rng(seed) {}
@@ -33,12 +56,9 @@ public:
 
 private:
   int64_t pick(std::initializer_list<int64_t> values) {
-    std::uniform_int_distribution<size_t> d(0, values.size() - 1);
-    return *(values.begin() + d(rng));
+    return pickOne(rng, values);
   }
-  bool chance(int percent) {
-    return std::uniform_int_distribution<int>(0, 99)(rng) < percent;
-  }
+  bool chance(int percent) { return withChance(rng, percent); }
 
   Shape candidate() {
     Shape shape;
@@ -56,15 +76,8 @@ private:
       layout.minorToMajor.push_back(i);
     std::shuffle(layout.minorToMajor.begin(), layout.minorToMajor.end(), rng);
     int64_t tiles = pick({0, 1, 1, 2, 2, 3});
-    for (int64_t t = 0; t < tiles; ++t) {
-      int64_t tileRank = pick({1, 1, 2, 2, 3, 4});
-      Tile tile;
-      for (int64_t i = 0; i < tileRank; ++i)
-        tile.dims.push_back(i + 1 < tileRank && chance(15)
-                                ? Tile::kCombine
-                                : pick({1, 2, 3, 4, 8, 16}));
-      layout.tiles.push_back(tile);
-    }
+    for (int64_t t = 0; t < tiles; ++t)
+      layout.tiles.push_back(randomTile(rng));
     if (chance(20))
       layout.tailPaddingAlignment = pick({2, 3, 8, 64});
     int bits = bitWidth(shape.elementType);

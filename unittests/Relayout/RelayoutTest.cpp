@@ -62,9 +62,11 @@ Bytes run(const Shape &from, const Shape &to, const Bytes &src,
 /// `*`, more dims than the shape, L(n) and E(n).
 Layout randomLayout(std::mt19937 &rng, const Shape &shape) {
   auto pick = [&](std::initializer_list<int64_t> values) {
-    return *(values.begin() + rng() % values.size());
+    return tessel::testing::pickOne(rng, values);
   };
-  auto chance = [&](int percent) { return int(rng() % 100) < percent; };
+  auto chance = [&](int percent) {
+    return tessel::testing::withChance(rng, percent);
+  };
   int64_t rank = shape.rank();
   Layout layout = Layout::rowMajor(rank);
   if (!chance(40))
@@ -77,15 +79,8 @@ Layout randomLayout(std::mt19937 &rng, const Shape &shape) {
       layout.tiles.push_back(Tile({bytes == 2 ? 2 : 4, 1}));
   } else if (kind >= 2) {
     int64_t tiles = pick({1, 1, 2, 3});
-    for (int64_t t = 0; t < tiles; ++t) {
-      int64_t tileRank = pick({1, 1, 2, 2, 3, 4});
-      Tile tile;
-      for (int64_t i = 0; i < tileRank; ++i)
-        tile.dims.push_back(i + 1 < tileRank && chance(15)
-                                ? Tile::kCombine
-                                : pick({1, 2, 3, 4, 8, 16}));
-      layout.tiles.push_back(tile);
-    }
+    for (int64_t t = 0; t < tiles; ++t)
+      layout.tiles.push_back(tessel::testing::randomTile(rng));
   }
   if (chance(10))
     layout.tailPaddingAlignment = pick({2, 3, 8, 64});
