@@ -337,3 +337,23 @@ TEST(Relayout, EmptyAndScalarArrays) {
 }
 
 } // namespace
+
+TEST(Relayout, StreamingStoresFromSixteenMiBByDefault) {
+  // Plans only: nothing is allocated or run. The destination's size picks
+  // the stores; an explicit threshold overrides the default.
+  auto describe = [](const char *shape, RelayoutOptions options = {}) {
+    Expected<RelayoutPlan> plan = RelayoutPlan::create(
+        parse(std::string(shape) + "{1,0}"),
+        parse(std::string(shape) + "{1,0:T(8,128)}"), options);
+    EXPECT_TRUE(plan) << plan.error().message;
+    return plan ? plan->describe() : std::string();
+  };
+  EXPECT_NE(describe("f32[2048,2048]").find("streaming stores"),
+            std::string::npos); // exactly 16 MiB
+  EXPECT_NE(describe("f32[2040,2048]").find("ordinary stores"),
+            std::string::npos); // just under
+  RelayoutOptions options;
+  options.streamingThresholdBytes = 0;
+  EXPECT_NE(describe("f32[8,128]", options).find("streaming stores"),
+            std::string::npos);
+}
