@@ -1,11 +1,13 @@
 //===- tessel-opt.cpp - mlir-opt with tessel's dialects and passes --------===//
 //
 // The driver for tessel's lit tests: parses MLIR, runs passes given on the
-// command line, prints the result. It registers only the upstream dialects
-// tessel's code generator emits or lowers through, and, when tests are built,
+// command line, prints the result. It registers tessel's dialect and only the upstream
+// dialects tessel's code generator emits or lowers through, and, when tests are built,
 // the test-only passes of test/lib.
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/Dialect/TesselDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -36,7 +38,7 @@ int main(int argc, char **argv) {
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
-                  mlir::vector::VectorDialect>();
+                  mlir::vector::VectorDialect, tessel::TesselDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));
 }

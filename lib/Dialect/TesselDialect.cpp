@@ -1,0 +1,97 @@
+//===- TesselDialect.cpp - The tessel dialect and its attributes ---------===//
+#include "tessel/Dialect/TesselDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "tessel/Dialect/TesselDialect.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tessel/Dialect/TesselAttrs.cpp.inc"
+#pragma GCC diagnostic pop
+
+namespace tessel {
+namespace {
+
+/// Printed IR names indexing maps `#indexing_map`, `#indexing_map1`, ...
+struct TesselOpAsmInterface : public mlir::OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(mlir::Attribute attr,
+                       llvm::raw_ostream &os) const final {
+    if (llvm::isa<IndexingMapAttr>(attr)) {
+      os << "indexing_map";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+
+/// Everything of the dialect may be inlined: its ops are pure or structured
+/// (loop), and a subgraph function is inlined into its one caller.
+struct TesselInlinerInterface : public mlir::DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(mlir::Operation *, mlir::Operation *,
+                       bool) const final {
+    return true;
+  }
+  bool isLegalToInline(mlir::Operation *, mlir::Region *, bool,
+                       mlir::IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(mlir::Region *, mlir::Region *, bool,
+                       mlir::IRMapping &) const final {
+    return true;
+  }
+};
+
+} // namespace
+
+void TesselDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tessel/Dialect/TesselOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tessel/Dialect/TesselAttrs.cpp.inc"
+      >();
+  addInterfaces<TesselOpAsmInterface, TesselInlinerInterface>();
+}
+
+mlir::Attribute IndexingMapAttr::parse(mlir::AsmParser &parser, mlir::Type) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  std::string text;
+  // Adjacent strings concatenate, so a long map can span lines.
+  if (parser.parseLess() || parser.parseString(&text))
+    return {};
+  for (std::string more; succeeded(parser.parseOptionalString(&more));)
+    text += more;
+  if (parser.parseGreater())
+    return {};
+  Expected<IndexingMap> map = parseIndexingMap(text, parser.getContext());
+  if (!map) {
+    parser.emitError(loc) << "invalid indexing map: " << map.error().message
+                          << " (in \"" << text << "\")";
+    return {};
+  }
+  return parser.getChecked<IndexingMapAttr>(loc, parser.getContext(), *map);
+}
+
+void IndexingMapAttr::print(mlir::AsmPrinter &printer) const {
+  printer << "<";
+  printer.printString(getIndexingMap().toString());
+  printer << ">";
+}
+
+mlir::LogicalResult
+IndexingMapAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                        IndexingMap map) {
+  if (std::optional<std::string> problem = map.verify())
+    return emitError() << "invalid indexing map: " << *problem;
+  return mlir::success();
+}
+
+} // namespace tessel
