@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 using namespace tessel;
@@ -854,6 +855,81 @@ ENTRY fused.1 {
   ASSERT_EQ(result->subgraphs.size(), 2u);
   EXPECT_EQ(result->subgraphs[0].name, "fused_1_x_1_1");
   EXPECT_EQ(result->subgraphs[1].name, "fused_1_x_1");
+}
+
+// The @post of partitionComputation over every fusion of the jax corpus.
+TEST_F(ComputationPartitionerTest, CorpusFusionsKeepTheContract) {
+  std::vector<std::string> dirs;
+  for (const auto &entry :
+       std::filesystem::directory_iterator(TESSEL_HLO_CORPUS))
+    if (entry.is_directory())
+      dirs.push_back(entry.path().string());
+  std::sort(dirs.begin(), dirs.end());
+  int fusions = 0, functions = 0, cut = 0;
+  for (const std::string &dir : dirs) {
+    Expected<std::string> text = readFileBytes(dir + "/optimized.hlo");
+    ASSERT_TRUE(text.ok()) << dir;
+    Expected<std::unique_ptr<HloModule>> parsed = parseHloModule(*text);
+    ASSERT_TRUE(parsed.ok()) << dir << ": " << parsed.error().message;
+    for (const std::unique_ptr<HloInstruction> &inst :
+         (*parsed)->entry()->instructions()) {
+      if (inst->opcode() != HloOpcode::Fusion)
+        continue;
+      const HloComputation &body = *inst->calledComputation();
+      Expected<PartitionedComputation> result =
+          partitionComputation(body, &context);
+      ASSERT_TRUE(result.ok())
+          << dir << " %" << body.name() << ": " << result.error().message;
+      EXPECT_EQ(checkPartition(*result, &context), "")
+          << dir << "\n"
+          << body.toString() << "\n"
+          << result->toString();
+      ++fusions;
+      functions += result->subgraphs.size();
+      cut += result->subgraphs.size() > 1;
+    }
+  }
+  std::printf("%d fusions, %d functions, %d fusions cut\n", fusions, functions,
+              cut);
+  EXPECT_GT(fusions, 100);
+}
+
+// Whole computations cut more often: every computation of the corpus's
+// modules before and after XLA's passes (those with internal tuples are
+// refused).
+TEST_F(ComputationPartitionerTest, CorpusComputationsKeepTheContract) {
+  int computations = 0, refused = 0, functions = 0;
+  for (const auto &entry :
+       std::filesystem::directory_iterator(TESSEL_HLO_CORPUS)) {
+    if (!entry.is_directory())
+      continue;
+    for (const char *file : {"/module.hlo", "/optimized.hlo"}) {
+      std::string path = entry.path().string() + file;
+      Expected<std::string> text = readFileBytes(path);
+      ASSERT_TRUE(text.ok()) << path;
+      Expected<std::unique_ptr<HloModule>> parsed = parseHloModule(*text);
+      ASSERT_TRUE(parsed.ok()) << path << ": " << parsed.error().message;
+      for (const std::unique_ptr<HloComputation> &computation :
+           (*parsed)->computations()) {
+        Expected<PartitionedComputation> result =
+            partitionComputation(*computation, &context);
+        ++computations;
+        if (!result) {
+          ++refused;
+          EXPECT_NE(result.error().message.find("tuple"), std::string::npos)
+              << path << ": " << result.error().message;
+          continue;
+        }
+        functions += result->subgraphs.size();
+        EXPECT_EQ(checkPartition(*result, &context), "")
+            << path << " %" << computation->name() << "\n"
+            << result->toString();
+      }
+    }
+  }
+  std::printf("%d computations (%d refused), %d functions\n", computations,
+              refused, functions);
+  EXPECT_GT(functions, computations);
 }
 
 } // namespace
