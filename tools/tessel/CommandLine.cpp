@@ -143,4 +143,37 @@ bool parseIntList(const std::string &text, std::vector<int64_t> &values,
   return true;
 }
 
+/// Removes `--threads N` / `--threads=N` from args. Returns 0, or the exit
+/// status of a usage error.
+int takeThreadsOption(std::vector<char *> &args, int64_t &threads) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "--")
+      break;
+    std::string value;
+    size_t taken = 1;
+    if (arg == "--threads" || arg == "-threads") {
+      if (i + 1 >= args.size())
+        return usageError("--threads needs a value, e.g. --threads 2");
+      value = args[i + 1];
+      taken = 2;
+    } else if (arg.rfind("--threads=", 0) == 0) {
+      value = arg.substr(10);
+    } else {
+      continue;
+    }
+    std::vector<int64_t> values;
+    std::string error;
+    if (!parseIntList(value, values, error) || values.size() != 1 ||
+        values[0] < 0 || values[0] > 4096)
+      return usageError("--threads '" + value +
+                             "' is not a thread count, expected 0 (every "
+                             "core) or more");
+    threads = values[0];
+    args.erase(args.begin() + i, args.begin() + i + taken);
+    --i;
+  }
+  return 0;
+}
+
 } // namespace tessel::cli

@@ -16,6 +16,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <string>
+#include <vector>
 
 namespace tessel::cli {
 
@@ -53,6 +54,10 @@ std::string writeFileAtomically(const std::string &path,
 bool parseIntList(const std::string &text, std::vector<int64_t> &values,
                   std::string &error);
 
+/// Takes `--threads N` (or `--threads=N`) out of `args`: LLVM registers a
+/// global option of that name, so it cannot be a cl::opt. Returns 0, or
+/// the exit status of a usage error after printing it.
+int takeThreadsOption(std::vector<char *> &args, int64_t &threads);
 } // namespace tessel::cli
 
 #endif // TESSEL_TOOLS_COMMANDLINE_H

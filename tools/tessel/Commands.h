@@ -15,6 +15,10 @@ int runNpuCommand(int argc, char **argv);
 int runIndexingCommand(int argc, char **argv);
 /// `tessel relayout [options] IN OUT`; argv[0] is "relayout" (no verbs).
 int runRelayoutCommand(int argc, char **argv);
+/// `tessel compile M.hlo [options]`; argv[0] is "compile".
+int runCompileCommand(int argc, char **argv);
+/// `tessel run M.hlo [options]`; argv[0] is "run".
+int runRunCommand(int argc, char **argv);
 
 } // namespace tessel
 

@@ -9,6 +9,8 @@
 #define TESSEL_TOOLS_HLOINPUT_H
 
 #include "tessel/Hlo/HloModule.h"
+#include "tessel/Support/Expected.h"
+#include "tessel/Support/Npy.h"
 
 #include <memory>
 #include <string>
@@ -18,6 +20,16 @@ namespace tessel::cli {
 /// The module in `path`, or nullptr after printing the error (cli::fail).
 std::unique_ptr<HloModule> loadHloModule(const std::string &path,
                                          bool verify = true);
+
+/// An argument for `parameter` from an .npy file: the logical array, or
+/// with `logical` false and a non-row-major layout, the physical buffer
+/// (dims in physical order; the flat buffer for tiles).
+Expected<Literal> readArgument(const std::string &path, const Shape &parameter,
+                               bool logical);
+/// The .npy array of a result value of `shape` (logical, or its physical
+/// buffer as readArgument reads them).
+Expected<NpyArray> resultArray(const Literal &value, const Shape &shape,
+                               bool logical);
 
 } // namespace tessel::cli
 

@@ -138,39 +138,6 @@ std::optional<Layout> parseLayoutOption(const char *name,
   return *layout;
 }
 
-/// Removes `--threads N` / `--threads=N` from args. Returns 0, or the exit
-/// status of a usage error.
-int takeThreadsOption(std::vector<char *> &args, int64_t &threads) {
-  for (size_t i = 1; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg == "--")
-      break;
-    std::string value;
-    size_t taken = 1;
-    if (arg == "--threads" || arg == "-threads") {
-      if (i + 1 >= args.size())
-        return cli::usageError("--threads needs a value, e.g. --threads 2");
-      value = args[i + 1];
-      taken = 2;
-    } else if (arg.rfind("--threads=", 0) == 0) {
-      value = arg.substr(10);
-    } else {
-      continue;
-    }
-    std::vector<int64_t> values;
-    std::string error;
-    if (!cli::parseIntList(value, values, error) || values.size() != 1 ||
-        values[0] < 0 || values[0] > 4096)
-      return cli::usageError("--threads '" + value +
-                             "' is not a thread count, expected 0 (every "
-                             "core) or more");
-    threads = values[0];
-    args.erase(args.begin() + i, args.begin() + i + taken);
-    --i;
-  }
-  return 0;
-}
-
 void printSpeed(const RelayoutPlan &plan, double seconds) {
   int64_t moved = plan.sourceBytes() + plan.destinationBytes();
   llvm::errs() << "relayout: " << plan.describe() << "\n"
@@ -235,7 +202,7 @@ int runRelayoutCommand(int argc, char **argv) {
   // LLVM registers a global option named "threads", so --threads is taken
   // out of the arguments here rather than declared as a cl::opt.
   int64_t threads = 0;
-  if (int status = takeThreadsOption(args, threads))
+  if (int status = cli::takeThreadsOption(args, threads))
     return status;
   if (!cli::parseOptions(static_cast<int>(args.size()), args.data(), kOverview))
     return 2;

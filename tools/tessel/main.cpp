@@ -5,6 +5,8 @@
 // tessel npu ...      NPU local memory: addresses, strides, pictures, fit
 // tessel indexing ... indexing maps: simplify, compose, evaluate
 // tessel relayout ... convert a buffer between two layouts
+// tessel compile ...  compile an HLO module's fusions, print any IR
+// tessel run ...      compile and run an HLO module, check, time
 //
 // Each group lives in its own <Group>Command.cpp and is listed in kGroups.
 //
@@ -36,6 +38,10 @@ const Group kGroups[] = {
      tessel::runIndexingCommand},
     {"relayout", "convert a buffer between two layouts (no verb)",
      tessel::runRelayoutCommand},
+    {"compile", "compile an HLO module's fusions; print IR (no verb)",
+     tessel::runCompileCommand},
+    {"run", "compile and run an HLO module on this CPU, check, time (no verb)",
+     tessel::runRunCommand},
 };
 
 void printHelp() {

@@ -1,0 +1,88 @@
+//===- Compiler.h - HLO modules compiled and run on the CPU -----*- C++ -*-===//
+//
+// The code generator end to end: an HLO module becomes kernels (one per
+// fusion of the ENTRY computation, or one for a whole ENTRY without
+// fusions), lowered by the pass pipeline of Passes.h to LLVM, compiled for
+// the host CPU by LLVM's JIT (MLIR's ExecutionEngine, ORC underneath) and
+// run on a thread pool, blocks spread over the workers:
+//
+//   auto module = parseHloModule(text);
+//   auto exe = Executable::compile(**module, CompileOptions{});
+//   Expected<Literal> out = (*exe)->run({x});   // the evaluator's answer,
+//                                               // up to transcendentals
+//
+// Buffers in between kernels are physical (their layouts, tiles included);
+// run() takes and returns logical arrays as the evaluator does.
+//
+// Compiled executables are cached in the process by the module's text and
+// the options (compile() returns the cached one).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_CODEGEN_COMPILER_H
+#define TESSEL_CODEGEN_COMPILER_H
+
+#include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Hlo/HloModule.h"
+#include "tessel/Support/Expected.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+struct CompileOptions {
+  Target target = Target::Cpu;
+  /// When not empty: after every pass whose flag matches this regex, the IR
+  /// is written to `dumpDir/NN.<flag>.mlir` (the emitted IR is
+  /// `00.emitted.mlir`).
+  std::string dumpAfter;
+  std::string dumpDir;
+};
+
+/// The text `tessel compile --emit=...` prints.
+enum class EmitKind {
+  Partition, ///< the subgraphs of every kernel and why each cut was made
+  Mlir,      ///< the emitted MLIR (tessel, func, tensor, arith, math, ...)
+  Lowered,   ///< the llvm dialect after the whole pipeline
+  Llvm,      ///< LLVM IR after optimization (-O3 for the host CPU)
+  Asm,       ///< host assembly
+};
+
+Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
+                                    const CompileOptions &options);
+
+struct RunOptions {
+  /// Worker threads; 0 means one per core.
+  int threads = 0;
+};
+
+class Executable {
+public:
+  virtual ~Executable() = default;
+  static Expected<std::shared_ptr<Executable>>
+  compile(const HloModule &module, const CompileOptions &options);
+
+  /// Runs on logical arrays (one per ENTRY parameter); the result is an
+  /// array, or a tuple for a tuple-shaped ROOT.
+  virtual Expected<Literal> run(const std::vector<Literal> &arguments,
+                                const RunOptions &options = {}) = 0;
+  /// Runs on physical buffers, no conversion: the timed path of `tessel run
+  /// --repeat`. `outputs` must hold one buffer of the right size per output.
+  virtual Expected<bool> runPhysical(const std::vector<const void *> &inputs,
+                                     const std::vector<void *> &outputs,
+                                     const RunOptions &options = {}) = 0;
+  /// Physical sizes in bytes of the ENTRY parameters and of the outputs.
+  virtual std::vector<int64_t> inputBytes() const = 0;
+  virtual std::vector<int64_t> outputBytes() const = 0;
+  /// The shapes of the outputs (one, or one per ROOT tuple element).
+  virtual std::vector<Shape> outputShapes() const = 0;
+  /// Milliseconds spent from HLO to a callable kernel.
+  virtual double compileMilliseconds() const = 0;
+  /// One line per kernel: name, emitter, launch configuration.
+  virtual std::string describe() const = 0;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_CODEGEN_COMPILER_H

@@ -1,0 +1,80 @@
+//===- FusionEmitter.h - HLO fusions as MLIR functions ----------*- C++ -*-===//
+//
+// Emits one fusion (an HLO computation) as MLIR, in the design of XLA's
+// emitters (spec/emitters.md):
+//
+//   1. the computation partitioner cuts the computation into subgraphs;
+//   2. each subgraph becomes a function (param tensors..., indices...) ->
+//      (elements...) whose body is the elemental code of its instructions;
+//   3. the emitter of the fusion's hero writes the entry function: it takes
+//      the parameter tensors and the output tensors, reads only thread and
+//      block ids, and inserts every output element exactly once.
+//
+// The loop emitter (the default hero) walks the outputs with one map from
+// (thread, block)[vector_index] to the output index. For the seed's GELU,
+// bf16[6,512,4096] on a GPU:
+//
+//   (th_x, bl_x)[vector_index] -> (bl_x floordiv 4096,
+//       (bl_x floordiv 8) mod 512, (bl_x mod 8) * 512 + th_x * 4 + vector_index),
+//   domain: th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]
+//
+// 128 threads of 4 elements each, 24576 blocks. On the CPU a block is a task
+// for a worker thread and its threads run as a loop; there the thread loop
+// is made the contiguous, innermost one (one element per thread, a thread
+// per element of the minor dims) so that LLVM vectorizes it:
+//
+//   (th_x, bl_x) -> (bl_x floordiv 512, bl_x mod 512, th_x),
+//   domain: th_x in [0, 4095], bl_x in [0, 3071]
+//
+// The entry function carries its launch configuration as the attributes
+// `tessel.num_threads` and `tessel.num_blocks`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_CODEGEN_FUSIONEMITTER_H
+#define TESSEL_CODEGEN_FUSIONEMITTER_H
+
+#include "tessel/Hlo/HloModule.h"
+#include "tessel/Indexing/IndexingMap.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace tessel {
+
+/// What the kernel runs on: decides the launch configuration.
+enum class Target { Cpu, Gpu };
+
+/// How many threads and blocks run a loop fusion, and how many consecutive
+/// elements (vector_index) each thread handles.
+struct LaunchConfig {
+  int64_t numThreads = 1;
+  int64_t numBlocks = 1;
+  int64_t vectorSize = 1;
+};
+
+/// The loop emitter's launch configuration for an output shape.
+/// GPU: 128 threads, up to 4 elements per thread (XLA's choice);
+/// CPU: one element per thread, the minor dims' elements (at most 16384)
+/// per block.
+LaunchConfig getLoopLaunchConfig(const Shape &output, Target target);
+
+/// The map (th_x, bl_x)[vector_index] -> output index of the loop emitter:
+/// threads walk the output in its layout's order (minor dim fastest).
+/// @post every output index is hit by exactly one point of the domain
+///       (FusionEmitterTest checks this by enumeration).
+IndexingMap getLoopThreadToOutputMap(const Shape &output,
+                                     const LaunchConfig &config,
+                                     mlir::MLIRContext *context);
+
+/// Emits `computation` as a loop fusion: its subgraph functions and the
+/// entry function `name`, into `module`. On failure, `error` names the
+/// instruction (and its line) that the compiler cannot handle.
+mlir::FailureOr<mlir::func::FuncOp>
+emitLoopFusion(mlir::ModuleOp module, const HloComputation &computation,
+               llvm::StringRef name, Target target, std::string *error);
+
+} // namespace tessel
+
+#endif // TESSEL_CODEGEN_FUSIONEMITTER_H

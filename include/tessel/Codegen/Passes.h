@@ -1,0 +1,42 @@
+//===- Passes.h - The passes of tessel's code generator ---------*- C++ -*-===//
+//
+// One pass per file in lib/Codegen/Transforms, each with a lit test in
+// test/Codegen named after its flag. In pipeline order (Pipeline.h):
+//
+//   -tessel-inline-subgraphs   inline pure_calls of functions called once
+//   -tessel-lower-loops        tessel.loop -> scf.for + scf.if on the domain
+//   -tessel-flatten-tensors    N-d tensors -> 1-D buffers through the layout
+//                              maps; chains of apply_indexing composed
+//   -tessel-unroll-loops       unroll small constant-trip scf.for loops
+//   -tessel-lower-grid-to-cpu  thread and block ids -> loops over a block
+//                              range given as two new arguments
+//   -tessel-lower-indexing     apply_indexing -> arith
+//   -tessel-lower-tensors      tensors -> !llvm.ptr, extract/insert -> load/store
+//   -tessel-lower-to-llvm      math approximations, bf16 expansion, and the
+//                              upstream conversions to the llvm dialect
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_CODEGEN_PASSES_H
+#define TESSEL_CODEGEN_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace tessel {
+
+std::unique_ptr<mlir::Pass> createInlineSubgraphsPass();
+std::unique_ptr<mlir::Pass> createLowerLoopsPass();
+std::unique_ptr<mlir::Pass> createFlattenTensorsPass();
+std::unique_ptr<mlir::Pass> createUnrollLoopsPass();
+std::unique_ptr<mlir::Pass> createLowerGridToCpuPass();
+std::unique_ptr<mlir::Pass> createLowerIndexingPass();
+std::unique_ptr<mlir::Pass> createLowerTensorsPass();
+std::unique_ptr<mlir::Pass> createLowerToLlvmPass();
+
+/// Registers every pass above with the global registry (for tessel-opt).
+void registerCodegenPasses();
+
+} // namespace tessel
+
+#endif // TESSEL_CODEGEN_PASSES_H

@@ -1,0 +1,362 @@
+//===- CpuExecutable.cpp - Kernels JIT-compiled and run on the CPU --------===//
+//
+// The llvm dialect of the pipeline goes through MLIR's ExecutionEngine
+// (LLVM ORC) at -O3 for the host CPU (its name and features, so AVX2 or
+// AVX-512 where the CPU has them). Each kernel is called through its packed
+// wrapper `_mlir_<name>(void **args)`: the buffer pointers, then the range
+// of blocks [begin, end). Blocks are spread over a oneTBB arena.
+//
+//===----------------------------------------------------------------------===//
+#include "ModulePlan.h"
+#include "Pipeline.h"
+#include "tessel/Codegen/ComputationPartitioner.h"
+#include "tessel/Codegen/Compiler.h"
+#include "tessel/Layout/TiledLayout.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace tessel {
+
+namespace {
+
+std::string llvmErrorMessage(llvm::Error error) {
+  std::string message;
+  llvm::handleAllErrors(std::move(error), [&](const llvm::ErrorInfoBase &e) {
+    message += e.message();
+  });
+  return message;
+}
+
+Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return Error("cannot detect the host CPU: " +
+                 llvmErrorMessage(builder.takeError()));
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    return Error("cannot create a target machine for the host: " +
+                 llvmErrorMessage(machine.takeError()));
+  return std::move(*machine);
+}
+
+int64_t bufferBytes(const Shape &shape) {
+  Expected<TiledLayout> layout = TiledLayout::get(shape);
+  return layout ? layout->physicalBytes() : 0;
+}
+
+struct CompiledKernel {
+  std::string name;
+  int64_t numThreads = 1;
+  int64_t numBlocks = 1;
+  void (*function)(void **) = nullptr;
+};
+
+class CpuExecutable : public Executable {
+public:
+  Expected<Literal> run(const std::vector<Literal> &arguments,
+                        const RunOptions &options) override;
+  Expected<bool> runPhysical(const std::vector<const void *> &inputs,
+                             const std::vector<void *> &outputs,
+                             const RunOptions &options) override;
+  std::vector<int64_t> inputBytes() const override {
+    std::vector<int64_t> bytes;
+    for (int b : plan.inputs)
+      bytes.push_back(bufferBytes(plan.buffers[b]));
+    return bytes;
+  }
+  std::vector<int64_t> outputBytes() const override {
+    std::vector<int64_t> bytes;
+    for (int b : plan.outputs)
+      bytes.push_back(bufferBytes(plan.buffers[b]));
+    return bytes;
+  }
+  std::vector<Shape> outputShapes() const override {
+    std::vector<Shape> shapes;
+    for (int b : plan.outputs)
+      shapes.push_back(plan.buffers[b]);
+    return shapes;
+  }
+  double compileMilliseconds() const override { return compileMs; }
+  std::string describe() const override {
+    std::string text;
+    for (const CompiledKernel &k : kernels)
+      text += k.name + ": loop emitter, " + std::to_string(k.numBlocks) +
+              " blocks of " + std::to_string(k.numThreads) + " threads\n";
+    return text;
+  }
+
+  ModulePlan plan;
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::vector<CompiledKernel> kernels;
+  double compileMs = 0;
+};
+
+void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
+               int threads) {
+  auto call = [&](int64_t begin, int64_t end) {
+    std::vector<void *> args;
+    for (void *&p : pointers)
+      args.push_back(&p);
+    args.push_back(&begin);
+    args.push_back(&end);
+    kernel.function(args.data());
+  };
+  int64_t blocks = kernel.numBlocks;
+  if (threads <= 1 || blocks == 1)
+    return call(0, blocks);
+  // About eight tasks per worker, so that a slow worker does not hold up
+  // the others.
+  int64_t grain = std::max<int64_t>(1, blocks / (int64_t(threads) * 8));
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks, grain),
+                      [&](const tbb::blocked_range<int64_t> &range) {
+                        call(range.begin(), range.end());
+                      });
+  });
+}
+
+Expected<bool> CpuExecutable::runPhysical(
+    const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
+    const RunOptions &options) {
+  if (inputs.size() != plan.inputs.size() ||
+      outputs.size() != plan.outputs.size())
+    return Error("expected " + std::to_string(plan.inputs.size()) +
+                 " inputs and " + std::to_string(plan.outputs.size()) +
+                 " outputs");
+  int threads = options.threads > 0
+                    ? options.threads
+                    : static_cast<int>(std::thread::hardware_concurrency());
+  // Buffers: inputs and outputs are the caller's; the rest are temporary.
+  std::vector<void *> buffers(plan.buffers.size(), nullptr);
+  std::vector<std::vector<uint8_t>> temporaries;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    buffers[plan.inputs[i]] = const_cast<void *>(inputs[i]);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!buffers[plan.outputs[i]])
+      buffers[plan.outputs[i]] = outputs[i];
+  for (size_t b = 0; b < buffers.size(); ++b)
+    if (!buffers[b]) {
+      temporaries.emplace_back(std::max<int64_t>(bufferBytes(plan.buffers[b]), 1));
+      buffers[b] = temporaries.back().data();
+    }
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<void *> pointers;
+    for (int b : plan.kernels[k].inputs)
+      pointers.push_back(buffers[b]);
+    for (int b : plan.kernels[k].outputs)
+      pointers.push_back(buffers[b]);
+    runKernel(kernels[k], pointers, threads);
+  }
+  // An output that is an input (or another output) is copied.
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (buffers[plan.outputs[i]] != outputs[i])
+      std::memcpy(outputs[i], buffers[plan.outputs[i]],
+                  bufferBytes(plan.buffers[plan.outputs[i]]));
+  return true;
+}
+
+Expected<Literal> CpuExecutable::run(const std::vector<Literal> &arguments,
+                                     const RunOptions &options) {
+  if (arguments.size() != plan.inputs.size())
+    return Error("the module takes " + std::to_string(plan.inputs.size()) +
+                 " arguments, given " + std::to_string(arguments.size()));
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Shape &shape = plan.buffers[plan.inputs[i]];
+    if (arguments[i].elementType() != shape.elementType ||
+        arguments[i].dims() != shape.dims)
+      return Error("argument " + std::to_string(i) + " is " +
+                   arguments[i].shape().toStringWithoutLayout() +
+                   ", the parameter is " + shape.toStringWithoutLayout());
+    Expected<std::string> physical = toPhysical(arguments[i], shape);
+    if (!physical)
+      return physical.error();
+    inputs.push_back(std::move(*physical));
+  }
+  std::vector<std::string> outputs;
+  for (int b : plan.outputs)
+    outputs.emplace_back(bufferBytes(plan.buffers[b]), '\0');
+  std::vector<const void *> in;
+  for (const std::string &s : inputs)
+    in.push_back(s.data());
+  std::vector<void *> out;
+  for (std::string &s : outputs)
+    out.push_back(s.data());
+  Expected<bool> ran = runPhysical(in, out, options);
+  if (!ran)
+    return ran.error();
+  std::vector<Literal> results;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Expected<Literal> literal =
+        fromPhysical(outputs[i], plan.buffers[plan.outputs[i]]);
+    if (!literal)
+      return literal.error();
+    results.push_back(std::move(*literal));
+  }
+  if (plan.tupleResult)
+    return Literal::makeTuple(std::move(results));
+  return std::move(results.front());
+}
+
+std::string cacheKey(const HloModule &module, const CompileOptions &options) {
+  return module.toString() + "\n#target=" +
+         std::to_string(static_cast<int>(options.target));
+}
+
+} // namespace
+
+Expected<std::shared_ptr<Executable>>
+Executable::compile(const HloModule &module, const CompileOptions &options) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<Executable>> cache;
+  std::string key = cacheKey(module, options);
+  bool dumping = !options.dumpAfter.empty();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end() && !dumping)
+      return it->second;
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto exe = std::make_shared<CpuExecutable>();
+  Expected<ModulePlan> plan = planModule(module);
+  if (!plan)
+    return plan.error();
+  exe->plan = std::move(*plan);
+  exe->context = createCodegenContext();
+  auto mlirModule = emitKernels(exe->plan, options, exe->context.get());
+  if (!mlirModule)
+    return mlirModule.error();
+  std::vector<CompiledKernel> kernels;
+  for (const PlannedKernel &planned : exe->plan.kernels) {
+    auto func = (*mlirModule)->lookupSymbol<mlir::func::FuncOp>(planned.name);
+    CompiledKernel kernel;
+    kernel.name = planned.name;
+    kernel.numThreads =
+        func->getAttrOfType<mlir::IntegerAttr>("tessel.num_threads").getInt();
+    kernel.numBlocks =
+        func->getAttrOfType<mlir::IntegerAttr>("tessel.num_blocks").getInt();
+    kernels.push_back(kernel);
+  }
+  Expected<bool> lowered = lowerToLlvmDialect(**mlirModule, options);
+  if (!lowered)
+    return lowered.error();
+  auto machine = hostTargetMachine();
+  if (!machine)
+    return machine.error();
+  mlir::ExecutionEngineOptions engineOptions;
+  engineOptions.transformer =
+      mlir::makeOptimizingTransformer(3, 0, machine->get());
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = mlir::ExecutionEngine::create(**mlirModule, engineOptions,
+                                              std::move(*machine));
+  if (!engine)
+    return Error("JIT compilation failed: " +
+                 llvmErrorMessage(engine.takeError()));
+  exe->engine = std::move(*engine);
+  for (CompiledKernel &kernel : kernels) {
+    auto function = exe->engine->lookupPacked(kernel.name);
+    if (!function)
+      return Error("JIT: no kernel " + kernel.name + ": " +
+                   llvmErrorMessage(function.takeError()));
+    kernel.function = *function;
+  }
+  exe->kernels = std::move(kernels);
+  exe->compileMs = std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  std::lock_guard<std::mutex> lock(mutex);
+  cache[key] = exe;
+  return std::shared_ptr<Executable>(exe);
+}
+
+Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
+                                    const CompileOptions &options) {
+  Expected<ModulePlan> plan = planModule(module);
+  if (!plan)
+    return plan.error();
+  auto context = createCodegenContext();
+  if (kind == EmitKind::Partition) {
+    std::string text;
+    for (const PlannedKernel &kernel : plan->kernels) {
+      Expected<PartitionedComputation> partition =
+          partitionComputation(*kernel.computation, context.get());
+      if (!partition)
+        return partition.error();
+      text += kernel.name + ": computation " + kernel.computation->name() +
+              "\n" + partition->toString();
+    }
+    return text;
+  }
+  auto mlirModule = emitKernels(*plan, options, context.get());
+  if (!mlirModule)
+    return mlirModule.error();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (kind == EmitKind::Mlir) {
+    (*mlirModule)->print(os);
+    return text;
+  }
+  Expected<bool> lowered = lowerToLlvmDialect(**mlirModule, options);
+  if (!lowered)
+    return lowered.error();
+  if (kind == EmitKind::Lowered) {
+    (*mlirModule)->print(os);
+    return text;
+  }
+  auto machine = hostTargetMachine();
+  if (!machine)
+    return machine.error();
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = mlir::translateModuleToLLVMIR(**mlirModule, llvmContext);
+  if (!llvmModule)
+    return Error("translation to LLVM IR failed");
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple().getTriple());
+  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine->get());
+  if (llvm::Error error = optimize(llvmModule.get()))
+    return Error("LLVM optimization failed: " +
+                 llvmErrorMessage(std::move(error)));
+  if (kind == EmitKind::Llvm) {
+    llvmModule->print(os, nullptr);
+    return text;
+  }
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream asmStream(buffer);
+  llvm::legacy::PassManager pm;
+  if ((*machine)->addPassesToEmitFile(pm, asmStream, nullptr,
+                                      llvm::CodeGenFileType::AssemblyFile))
+    return Error("the host target cannot emit assembly");
+  pm.run(*llvmModule);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+} // namespace tessel

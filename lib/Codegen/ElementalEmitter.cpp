@@ -1,0 +1,701 @@
+//===- ElementalEmitter.cpp - One HLO element as MLIR arithmetic ----------===//
+#include "ElementalEmitter.h"
+
+#include "ScalarOps.h"
+#include "tessel/Dialect/TesselDialect.h"
+#include "tessel/Indexing/HloIndexing.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace tessel {
+
+using mlir::Location;
+using mlir::Value;
+using mlir::ValueRange;
+using llvm::SmallVector;
+
+mlir::Type getStorageType(PrimitiveType type, mlir::MLIRContext *context,
+                          std::string *error) {
+  mlir::Builder b(context);
+  switch (type) {
+  case PrimitiveType::Pred:
+    return b.getI1Type();
+  case PrimitiveType::S8:
+  case PrimitiveType::U8:
+    return b.getI8Type();
+  case PrimitiveType::S16:
+  case PrimitiveType::U16:
+    return b.getI16Type();
+  case PrimitiveType::S32:
+  case PrimitiveType::U32:
+    return b.getI32Type();
+  case PrimitiveType::S64:
+  case PrimitiveType::U64:
+    return b.getI64Type();
+  case PrimitiveType::F16:
+    return b.getF16Type();
+  case PrimitiveType::BF16:
+    return b.getBF16Type();
+  case PrimitiveType::F32:
+    return b.getF32Type();
+  case PrimitiveType::F64:
+    return b.getF64Type();
+  default:
+    if (error)
+      *error = "element type " + std::string(primitiveTypeName(type)) +
+               " is not supported by the compiler (supported: pred, s8-s64, "
+               "u8-u64, f16, bf16, f32, f64)";
+    return nullptr;
+  }
+}
+
+mlir::RankedTensorType getTensorType(const Shape &shape,
+                                     mlir::MLIRContext *context) {
+  mlir::Type element = getStorageType(shape.elementType, context);
+  mlir::Attribute encoding;
+  if (shape.layout && !(shape.layout->hasOnlyMinorToMajor() &&
+                        shape.layout->minorToMajor ==
+                            Layout::rowMajor(shape.rank()).minorToMajor))
+    encoding = mlir::StringAttr::get(context, shape.layout->toString());
+  return mlir::RankedTensorType::get(shape.dims, element, encoding);
+}
+
+SmallVector<Value> emitApplyIndexing(mlir::OpBuilder &b, Location loc,
+                                     const IndexingMap &map, ValueRange dims,
+                                     ValueRange symbols) {
+  SmallVector<Value> results;
+  bool allConstant = true;
+  for (mlir::AffineExpr expr : map.getAffineMap().getResults())
+    allConstant &= llvm::isa<mlir::AffineConstantExpr>(expr);
+  if (allConstant) {
+    for (mlir::AffineExpr expr : map.getAffineMap().getResults())
+      results.push_back(b.create<mlir::arith::ConstantIndexOp>(
+          loc, llvm::cast<mlir::AffineConstantExpr>(expr).getValue()));
+    return results;
+  }
+  auto op = b.create<ApplyIndexingOp>(loc, dims, symbols, map);
+  results.append(op.getResults().begin(), op.getResults().end());
+  return results;
+}
+
+static Value emitInInterval(mlir::OpBuilder &b, Location loc, Value v,
+                            Interval bounds) {
+  using mlir::arith::CmpIPredicate;
+  Value lo = b.create<mlir::arith::ConstantIndexOp>(loc, bounds.lower);
+  Value hi = b.create<mlir::arith::ConstantIndexOp>(loc, bounds.upper);
+  Value geLo = b.create<mlir::arith::CmpIOp>(loc, CmpIPredicate::sge, v, lo);
+  Value leHi = b.create<mlir::arith::CmpIOp>(loc, CmpIPredicate::sle, v, hi);
+  return b.create<mlir::arith::AndIOp>(loc, geLo, leHi);
+}
+
+Value emitInDomain(mlir::OpBuilder &b, Location loc, const IndexingMap &map,
+                   ValueRange dims, ValueRange symbols, bool dimsKnownInRange) {
+  Value result = b.create<mlir::arith::ConstantIntOp>(loc, 1, 1);
+  auto conjoin = [&](Value v) {
+    result = b.create<mlir::arith::AndIOp>(loc, result, v);
+  };
+  if (!dimsKnownInRange)
+    for (unsigned i = 0; i < map.getNumDims(); ++i)
+      conjoin(emitInInterval(b, loc, dims[i], map.getDimVar(i).bounds));
+  for (const IndexingConstraint &constraint : map.getConstraints()) {
+    // The constraint's expression over the same variables, without the
+    // constraints (the point may violate them: that is what is checked).
+    IndexingMap exprMap(
+        mlir::AffineMap::get(map.getNumDims(), map.getNumSymbols(),
+                             constraint.expr),
+        map.getDimVars(), map.getRangeVars(), map.getRTVars());
+    Value v = emitApplyIndexing(b, loc, exprMap, dims, symbols).front();
+    conjoin(emitInInterval(b, loc, v, constraint.bounds));
+  }
+  return result;
+}
+
+mlir::LogicalResult ElementalEmitter::fail(const HloInstruction &instruction,
+                                           const std::string &what) {
+  if (errorMessage.empty()) {
+    SourceLocation where = instruction.location();
+    if (where.line > 0)
+      errorMessage = std::to_string(where.line) + ":" +
+                     std::to_string(where.column) + ": ";
+    errorMessage += "cannot compile %" + instruction.name() + " (" +
+                    std::string(hloOpcodeName(instruction.opcode())) +
+                    "): " + what;
+  }
+  return mlir::failure();
+}
+
+const SmallVector<Value> *
+ElementalEmitter::lookup(const HloInstruction &instruction,
+                         ValueRange indices) const {
+  for (auto scope = scopes.rbegin(); scope != scopes.rend(); ++scope)
+    for (const auto &[key, values] : *scope)
+      if (key.instruction == &instruction &&
+          llvm::equal(key.indices, indices))
+        return &values;
+  return nullptr;
+}
+
+mlir::FailureOr<SmallVector<Value>>
+ElementalEmitter::emit(const HloInstruction &instruction, ValueRange indices) {
+  if (const SmallVector<Value> *cached = lookup(instruction, indices))
+    return *cached;
+  mlir::FailureOr<SmallVector<Value>> values;
+  if (std::optional<SmallVector<Value>> provided =
+          provider ? provider(instruction, indices) : std::nullopt)
+    values = std::move(*provided);
+  else
+    values = emitUncached(instruction, indices);
+  if (mlir::failed(values))
+    return mlir::failure();
+  scopes.back().push_back(
+      {CacheKey{&instruction, SmallVector<Value>(indices)}, *values});
+  return values;
+}
+
+mlir::FailureOr<Value> ElementalEmitter::emitOperand(
+    const HloInstruction &instruction, int64_t i, ValueRange indices) {
+  auto values = emit(*instruction.operand(i), indices);
+  if (mlir::failed(values))
+    return mlir::failure();
+  if (values->size() != 1)
+    return fail(instruction, "operand " + std::to_string(i) +
+                                 " is a tuple; only a get-tuple-element of "
+                                 "it can be read");
+  return values->front();
+}
+
+mlir::FailureOr<SmallVector<Value>>
+ElementalEmitter::emitScalarComputation(const HloComputation &computation,
+                                        ValueRange args) {
+  std::vector<HloInstruction *> params = computation.parameters();
+  if (params.size() != args.size()) {
+    errorMessage = "computation " + computation.name() + " takes " +
+                   std::to_string(params.size()) + " parameters, given " +
+                   std::to_string(args.size());
+    return mlir::failure();
+  }
+  auto saved = scalarParameters;
+  for (HloInstruction *param : params)
+    scalarParameters[param] = args[param->parameterNumber()];
+  // The reducer's values live in a scope of their own: the same
+  // instructions run again with other arguments on the next call.
+  Scope scope(*this);
+  const HloInstruction *root = computation.root();
+  mlir::FailureOr<SmallVector<Value>> result;
+  if (root->opcode() == HloOpcode::Tuple) {
+    SmallVector<Value> values;
+    for (const HloInstruction *operand : root->operands()) {
+      auto value = emit(*operand, {});
+      if (mlir::failed(value))
+        return mlir::failure();
+      values.append(value->begin(), value->end());
+    }
+    result = values;
+  } else {
+    result = emit(*root, {});
+  }
+  scalarParameters = std::move(saved);
+  return result;
+}
+
+mlir::FailureOr<SmallVector<Value>>
+ElementalEmitter::emitUncached(const HloInstruction &instruction,
+                               ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  const Shape &shape = instruction.shape();
+  HloOpcode opcode = instruction.opcode();
+  auto single = [](mlir::FailureOr<Value> v)
+      -> mlir::FailureOr<SmallVector<Value>> {
+    if (mlir::failed(v))
+      return mlir::failure();
+    return SmallVector<Value>{*v};
+  };
+
+  if (opcode == HloOpcode::Parameter) {
+    auto it = scalarParameters.find(&instruction);
+    if (it != scalarParameters.end())
+      return SmallVector<Value>{it->second};
+    return fail(instruction, "parameter without a value (internal error)");
+  }
+  if (opcode == HloOpcode::Reduce)
+    return emitReduce(instruction, indices);
+  if (opcode == HloOpcode::GetTupleElement) {
+    auto values = emit(*instruction.operand(0), indices);
+    if (mlir::failed(values))
+      return mlir::failure();
+    if (instruction.tupleIndex() >= static_cast<int64_t>(values->size()))
+      return fail(instruction, "tuple index out of range");
+    return SmallVector<Value>{(*values)[instruction.tupleIndex()]};
+  }
+  if (shape.isTuple())
+    return fail(instruction, "tuple-shaped values inside a fusion are not "
+                             "supported (only a ROOT tuple)");
+  std::string typeError;
+  if (!getStorageType(shape.elementType, b.getContext(), &typeError))
+    return fail(instruction, typeError);
+  for (const HloInstruction *operand : instruction.operands())
+    if (operand->shape().isArray() &&
+        !getStorageType(operand->shape().elementType, b.getContext(),
+                        &typeError))
+      return fail(instruction, "operand %" + operand->name() + ": " + typeError);
+
+  switch (opcode) {
+  case HloOpcode::Constant:
+    return single(emitConstant(instruction, indices));
+  case HloOpcode::Iota:
+    return single(emitIota(instruction, indices));
+  case HloOpcode::Broadcast: {
+    SmallVector<Value> operandIndex;
+    for (int64_t dim : instruction.dimensions())
+      operandIndex.push_back(indices[dim]);
+    return single(emitOperand(instruction, 0, operandIndex));
+  }
+  case HloOpcode::Transpose:
+  case HloOpcode::Reshape:
+  case HloOpcode::Bitcast:
+  case HloOpcode::Slice:
+  case HloOpcode::Reverse:
+  case HloOpcode::Copy:
+    return single(emitThroughMap(instruction, indices));
+  case HloOpcode::Pad:
+    return single(emitPad(instruction, indices));
+  case HloOpcode::Concatenate:
+    return single(emitConcatenate(instruction, indices));
+  case HloOpcode::Dot:
+    return single(emitDot(instruction, indices));
+  case HloOpcode::DynamicSlice:
+    return single(emitDynamicSlice(instruction, indices));
+  case HloOpcode::DynamicUpdateSlice:
+    return single(emitDynamicUpdateSlice(instruction, indices));
+  case HloOpcode::Map: {
+    SmallVector<Value> args;
+    for (int64_t i = 0; i < instruction.operandCount(); ++i) {
+      auto v = emitOperand(instruction, i, indices);
+      if (mlir::failed(v))
+        return mlir::failure();
+      args.push_back(*v);
+    }
+    return emitScalarComputation(*instruction.calledComputation(), args);
+  }
+  default:
+    break;
+  }
+
+  if (!isElementwise(opcode))
+    return fail(instruction, "this op is not supported by the compiler yet");
+  // Elementwise: every operand at the same index (a rank-0 operand of select
+  // or clamp is broadcast).
+  SmallVector<Value> args;
+  SmallVector<PrimitiveType> argTypes;
+  for (int64_t i = 0; i < instruction.operandCount(); ++i) {
+    const HloInstruction *operand = instruction.operand(i);
+    ValueRange at = operand->shape().rank() == 0 ? ValueRange{} : indices;
+    auto v = emitOperand(instruction, i, at);
+    if (mlir::failed(v))
+      return mlir::failure();
+    args.push_back(*v);
+    argTypes.push_back(operand->shape().elementType);
+  }
+  ScalarOpEmitter ops(b, loc);
+  mlir::FailureOr<Value> result =
+      ops.emit(instruction, args, argTypes, shape.elementType);
+  if (mlir::failed(result))
+    return fail(instruction, ops.error());
+  return SmallVector<Value>{*result};
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitConstant(const HloInstruction &instruction,
+                               ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  const Literal &literal = instruction.literal();
+  if (literal.isElided())
+    return fail(instruction, "the constant's value is elided ({...})");
+  mlir::Type element = getStorageType(literal.elementType(), b.getContext());
+  auto attrOf = [&](int64_t i) -> mlir::TypedAttr {
+    uint64_t bits = literal.getBits(i);
+    if (auto f = llvm::dyn_cast<mlir::FloatType>(element))
+      return b.getFloatAttr(
+          f, llvm::APFloat(f.getFloatSemantics(),
+                           llvm::APInt(f.getWidth(), bits)));
+    return b.getIntegerAttr(element,
+                            llvm::APInt(element.getIntOrFloatBitWidth(), bits));
+  };
+  if (literal.rank() == 0 || literal.elementCount() == 1) {
+    // A one-element constant reads the same value at any index.
+    return b.create<mlir::arith::ConstantOp>(loc, attrOf(0)).getResult();
+  }
+  auto type = mlir::RankedTensorType::get(literal.dims(), element);
+  SmallVector<mlir::Attribute> values;
+  values.reserve(literal.elementCount());
+  for (int64_t i = 0; i < literal.elementCount(); ++i)
+    values.push_back(attrOf(i));
+  Value tensor = b.create<mlir::arith::ConstantOp>(
+      loc, mlir::DenseElementsAttr::get(type, values));
+  return b.create<mlir::tensor::ExtractOp>(loc, tensor, indices).getResult();
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitIota(const HloInstruction &instruction,
+                           ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  Value index = indices[instruction.attributes().iotaDimension];
+  PrimitiveType type = instruction.shape().elementType;
+  ScalarOpEmitter ops(b, loc);
+  Value i64 = b.create<mlir::arith::IndexCastOp>(loc, b.getI64Type(), index);
+  mlir::FailureOr<Value> v = ops.convert(i64, PrimitiveType::S64, type);
+  if (mlir::failed(v))
+    return fail(instruction, ops.error());
+  return *v;
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitThroughMap(const HloInstruction &instruction,
+                                 ValueRange indices) {
+  Expected<HloInstructionIndexing> reads =
+      computeOutputToInputIndexing(instruction, 0, b.getContext());
+  if (!reads)
+    return fail(instruction, reads.error().message);
+  if (reads->maps.empty() || reads->maps[0].size() != 1)
+    return fail(instruction, "expected one indexing map for operand 0");
+  const IndexingMap &map = reads->maps[0].front();
+  if (map.getNumSymbols() != 0)
+    return fail(instruction, "indexing map has symbols: " + map.toString());
+  SmallVector<Value> operandIndex =
+      emitApplyIndexing(b, b.getUnknownLoc(), map, indices, {});
+  return emitOperand(instruction, 0, operandIndex);
+}
+
+mlir::FailureOr<Value> ElementalEmitter::emitPad(
+    const HloInstruction &instruction, ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  Expected<HloInstructionIndexing> reads =
+      computeOutputToInputIndexing(instruction, 0, b.getContext());
+  if (!reads)
+    return fail(instruction, reads.error().message);
+  const IndexingMap &map = reads->maps[0].front();
+  auto padValue = emitOperand(instruction, 1, {});
+  if (mlir::failed(padValue))
+    return mlir::failure();
+  if (map.isKnownEmpty())
+    return *padValue;
+  // The operand is read only inside the map's domain: an scf.if, so that no
+  // out-of-bounds index is ever used.
+  Value inDomain = emitInDomain(b, loc, map, indices, {}, false);
+  auto ifOp = b.create<mlir::scf::IfOp>(loc, padValue->getType(), inDomain,
+                                        /*withElseRegion=*/true);
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    Scope scope(*this);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> operandIndex =
+        emitApplyIndexing(b, loc, map, indices, {});
+    auto v = emitOperand(instruction, 0, operandIndex);
+    if (mlir::failed(v))
+      return mlir::failure();
+    b.create<mlir::scf::YieldOp>(loc, *v);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    b.create<mlir::scf::YieldOp>(loc, *padValue);
+  }
+  return ifOp.getResult(0);
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitConcatenate(const HloInstruction &instruction,
+                                  ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  int64_t dim = instruction.dimensions().front();
+  mlir::Type type = getStorageType(instruction.shape().elementType,
+                                   b.getContext());
+  // if (i < end0) operand0 else if (i < end1) operand1 ... else operandN-1
+  Value index = indices[dim];
+  mlir::OpBuilder::InsertionGuard guard(b);
+  Value result;
+  mlir::scf::IfOp outer;
+  int64_t offset = 0;
+  int64_t n = instruction.operandCount();
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t size = instruction.operand(k)->shape().dims[dim];
+    SmallVector<Value> operandIndex(indices.begin(), indices.end());
+    auto emitOperandAt = [&]() -> mlir::FailureOr<Value> {
+      Scope scope(*this);
+      if (offset != 0)
+        operandIndex[dim] = b.create<mlir::arith::SubIOp>(
+            loc, index, b.create<mlir::arith::ConstantIndexOp>(loc, offset));
+      return emitOperand(instruction, k, operandIndex);
+    };
+    if (k == n - 1) {
+      auto v = emitOperandAt();
+      if (mlir::failed(v))
+        return mlir::failure();
+      if (!outer)
+        return *v;
+      b.create<mlir::scf::YieldOp>(loc, *v);
+      break;
+    }
+    Value end = b.create<mlir::arith::ConstantIndexOp>(loc, offset + size);
+    Value inside = b.create<mlir::arith::CmpIOp>(
+        loc, mlir::arith::CmpIPredicate::slt, index, end);
+    auto ifOp = b.create<mlir::scf::IfOp>(loc, type, inside, true);
+    if (!outer) {
+      outer = ifOp;
+      result = ifOp.getResult(0);
+    } else {
+      b.create<mlir::scf::YieldOp>(loc, ifOp.getResult(0));
+    }
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    auto v = emitOperandAt();
+    if (mlir::failed(v))
+      return mlir::failure();
+    b.create<mlir::scf::YieldOp>(loc, *v);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    offset += size;
+  }
+  return result;
+}
+
+/// Loops over `bounds` (row-major, the last one innermost) with
+/// accumulators; `body` gets the induction variables and the accumulators
+/// and returns the next accumulators.
+static mlir::FailureOr<SmallVector<Value>> emitLoopNest(
+    mlir::OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> bounds,
+    ValueRange inits,
+    llvm::function_ref<mlir::FailureOr<SmallVector<Value>>(ValueRange,
+                                                           ValueRange)>
+        body) {
+  SmallVector<Value> ivs;
+  std::function<mlir::FailureOr<SmallVector<Value>>(size_t, ValueRange)>
+      nest = [&](size_t level,
+                 ValueRange accs) -> mlir::FailureOr<SmallVector<Value>> {
+    if (level == bounds.size())
+      return body(ivs, accs);
+    Value lo = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
+    Value hi = b.create<mlir::arith::ConstantIndexOp>(loc, bounds[level]);
+    Value step = b.create<mlir::arith::ConstantIndexOp>(loc, 1);
+    auto forOp = b.create<mlir::scf::ForOp>(loc, lo, hi, step, accs);
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    ivs.push_back(forOp.getInductionVar());
+    auto next = nest(level + 1, forOp.getRegionIterArgs());
+    ivs.pop_back();
+    if (mlir::failed(next))
+      return mlir::failure();
+    b.create<mlir::scf::YieldOp>(loc, *next);
+    return SmallVector<Value>(forOp.getResults());
+  };
+  return nest(0, inits);
+}
+
+mlir::FailureOr<SmallVector<Value>>
+ElementalEmitter::emitReduce(const HloInstruction &instruction,
+                             ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  int64_t n = instruction.operandCount() / 2;
+  const Shape &inputShape = instruction.operand(0)->shape();
+  const std::vector<int64_t> &reduced = instruction.dimensions();
+  SmallVector<int64_t> bounds;
+  std::vector<bool> isReduced(inputShape.rank(), false);
+  for (int64_t dim : reduced)
+    isReduced[dim] = true;
+  // Reduced dims in increasing order: the evaluator's row-major order.
+  for (int64_t dim = 0; dim < inputShape.rank(); ++dim)
+    if (isReduced[dim])
+      bounds.push_back(inputShape.dims[dim]);
+  SmallVector<Value> inits;
+  for (int64_t i = 0; i < n; ++i) {
+    auto v = emitOperand(instruction, n + i, {});
+    if (mlir::failed(v))
+      return mlir::failure();
+    inits.push_back(*v);
+  }
+  return emitLoopNest(
+      b, loc, bounds, inits,
+      [&](ValueRange ivs,
+          ValueRange accs) -> mlir::FailureOr<SmallVector<Value>> {
+        Scope scope(*this);
+        SmallVector<Value> inputIndex;
+        size_t kept = 0, red = 0;
+        for (int64_t dim = 0; dim < inputShape.rank(); ++dim)
+          inputIndex.push_back(isReduced[dim] ? ivs[red++] : indices[kept++]);
+        SmallVector<Value> args(accs.begin(), accs.end());
+        for (int64_t i = 0; i < n; ++i) {
+          auto v = emitOperand(instruction, i, inputIndex);
+          if (mlir::failed(v))
+            return mlir::failure();
+          args.push_back(*v);
+        }
+        return emitScalarComputation(*instruction.calledComputation(), args);
+      });
+}
+
+mlir::FailureOr<Value> ElementalEmitter::emitDot(
+    const HloInstruction &instruction, ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  const DotDimensionNumbers &dnums =
+      instruction.attributes().dotDimensionNumbers;
+  const Shape &lhs = instruction.operand(0)->shape();
+  const Shape &rhs = instruction.operand(1)->shape();
+  PrimitiveType resultType = instruction.shape().elementType;
+  bool isFloatDot = isFloat(resultType);
+  // Result dims: batch, lhs free, rhs free.
+  auto freeDims = [](const Shape &s, const std::vector<int64_t> &batch,
+                     const std::vector<int64_t> &contracting) {
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < s.rank(); ++d)
+      if (!llvm::is_contained(batch, d) && !llvm::is_contained(contracting, d))
+        dims.push_back(d);
+    return dims;
+  };
+  SmallVector<int64_t> lhsFree =
+      freeDims(lhs, dnums.lhsBatchDims, dnums.lhsContractingDims);
+  SmallVector<int64_t> rhsFree =
+      freeDims(rhs, dnums.rhsBatchDims, dnums.rhsContractingDims);
+  SmallVector<int64_t> bounds;
+  for (int64_t d : dnums.lhsContractingDims)
+    bounds.push_back(lhs.dims[d]);
+  ScalarOpEmitter ops(b, loc);
+  // The evaluator accumulates float products in f64 and rounds once;
+  // integers wrap in the result type.
+  mlir::Type accType = isFloatDot
+                           ? mlir::Type(b.getF64Type())
+                           : getStorageType(resultType, b.getContext());
+  Value zero = isFloatDot ? Value(b.create<mlir::arith::ConstantOp>(
+                                loc, b.getF64FloatAttr(0.0)))
+                          : Value(b.create<mlir::arith::ConstantOp>(
+                                loc, b.getIntegerAttr(accType, 0)));
+  PrimitiveType accPrim = isFloatDot ? PrimitiveType::F64 : resultType;
+  auto sum = emitLoopNest(
+      b, loc, bounds, {zero},
+      [&](ValueRange ivs,
+          ValueRange accs) -> mlir::FailureOr<SmallVector<Value>> {
+        Scope scope(*this);
+        SmallVector<Value> lhsIndex(lhs.rank()), rhsIndex(rhs.rank());
+        size_t pos = 0;
+        for (size_t i = 0; i < dnums.lhsBatchDims.size(); ++i, ++pos) {
+          lhsIndex[dnums.lhsBatchDims[i]] = indices[pos];
+          rhsIndex[dnums.rhsBatchDims[i]] = indices[pos];
+        }
+        for (int64_t d : lhsFree)
+          lhsIndex[d] = indices[pos++];
+        for (int64_t d : rhsFree)
+          rhsIndex[d] = indices[pos++];
+        for (size_t i = 0; i < dnums.lhsContractingDims.size(); ++i) {
+          lhsIndex[dnums.lhsContractingDims[i]] = ivs[i];
+          rhsIndex[dnums.rhsContractingDims[i]] = ivs[i];
+        }
+        auto x = emitOperand(instruction, 0, lhsIndex);
+        auto y = emitOperand(instruction, 1, rhsIndex);
+        if (mlir::failed(x) || mlir::failed(y))
+          return mlir::failure();
+        auto xa = ops.convert(*x, lhs.elementType, accPrim);
+        auto ya = ops.convert(*y, rhs.elementType, accPrim);
+        if (mlir::failed(xa) || mlir::failed(ya))
+          return fail(instruction, ops.error());
+        auto product = ops.binary(HloOpcode::Multiply, *xa, *ya, accPrim);
+        auto next = ops.binary(HloOpcode::Add, accs[0], *product, accPrim);
+        if (mlir::failed(product) || mlir::failed(next))
+          return fail(instruction, ops.error());
+        return SmallVector<Value>{*next};
+      });
+  if (mlir::failed(sum))
+    return mlir::failure();
+  auto result = ops.convert(sum->front(), accPrim, resultType);
+  if (mlir::failed(result))
+    return fail(instruction, ops.error());
+  return *result;
+}
+
+mlir::FailureOr<SmallVector<Value>> ElementalEmitter::emitStartIndices(
+    const HloInstruction &instruction, int64_t firstOperand,
+    llvm::ArrayRef<int64_t> operandDims, llvm::ArrayRef<int64_t> sliceDims) {
+  Location loc = b.getUnknownLoc();
+  SmallVector<Value> starts;
+  for (size_t d = 0; d < operandDims.size(); ++d) {
+    const HloInstruction *operand = instruction.operand(firstOperand + d);
+    auto v = emitOperand(instruction, firstOperand + d, {});
+    if (mlir::failed(v))
+      return mlir::failure();
+    Value start =
+        isUnsignedInteger(operand->shape().elementType)
+            ? Value(b.create<mlir::arith::IndexCastUIOp>(loc, b.getIndexType(),
+                                                         *v))
+            : Value(b.create<mlir::arith::IndexCastOp>(loc, b.getIndexType(),
+                                                       *v));
+    // XLA clamps the start so that the slice lies inside the operand.
+    Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
+    Value max = b.create<mlir::arith::ConstantIndexOp>(
+        loc, operandDims[d] - sliceDims[d]);
+    start = b.create<mlir::arith::MaxSIOp>(loc, start, zero);
+    start = b.create<mlir::arith::MinSIOp>(loc, start, max);
+    starts.push_back(start);
+  }
+  return starts;
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitDynamicSlice(const HloInstruction &instruction,
+                                   ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  const Shape &operand = instruction.operand(0)->shape();
+  auto starts = emitStartIndices(instruction, 1, operand.dims,
+                                 instruction.shape().dims);
+  if (mlir::failed(starts))
+    return mlir::failure();
+  SmallVector<Value> operandIndex;
+  for (size_t d = 0; d < indices.size(); ++d)
+    operandIndex.push_back(
+        b.create<mlir::arith::AddIOp>(loc, (*starts)[d], indices[d]));
+  return emitOperand(instruction, 0, operandIndex);
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitDynamicUpdateSlice(const HloInstruction &instruction,
+                                         ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  const Shape &update = instruction.operand(1)->shape();
+  auto starts = emitStartIndices(instruction, 2, instruction.shape().dims,
+                                 update.dims);
+  if (mlir::failed(starts))
+    return mlir::failure();
+  using mlir::arith::CmpIPredicate;
+  Value inside = b.create<mlir::arith::ConstantIntOp>(loc, 1, 1);
+  SmallVector<Value> updateIndex;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    Value rel = b.create<mlir::arith::SubIOp>(loc, indices[d], (*starts)[d]);
+    Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
+    Value size = b.create<mlir::arith::ConstantIndexOp>(loc, update.dims[d]);
+    inside = b.create<mlir::arith::AndIOp>(
+        loc, inside,
+        b.create<mlir::arith::CmpIOp>(loc, CmpIPredicate::sge, rel, zero));
+    inside = b.create<mlir::arith::AndIOp>(
+        loc, inside,
+        b.create<mlir::arith::CmpIOp>(loc, CmpIPredicate::slt, rel, size));
+    updateIndex.push_back(rel);
+  }
+  mlir::Type type =
+      getStorageType(instruction.shape().elementType, b.getContext());
+  auto ifOp = b.create<mlir::scf::IfOp>(loc, type, inside, true);
+  mlir::OpBuilder::InsertionGuard guard(b);
+  {
+    Scope scope(*this);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    auto v = emitOperand(instruction, 1, updateIndex);
+    if (mlir::failed(v))
+      return mlir::failure();
+    b.create<mlir::scf::YieldOp>(loc, *v);
+  }
+  {
+    Scope scope(*this);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    auto v = emitOperand(instruction, 0, indices);
+    if (mlir::failed(v))
+      return mlir::failure();
+    b.create<mlir::scf::YieldOp>(loc, *v);
+  }
+  return ifOp.getResult(0);
+}
+
+} // namespace tessel

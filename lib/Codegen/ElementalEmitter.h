@@ -1,0 +1,138 @@
+//===- ElementalEmitter.h - One HLO element as MLIR arithmetic --*- C++ -*-===//
+//
+// Private to lib/Codegen. Emits the code that computes one element of an HLO
+// instruction at a given output index: arith/math for elementwise ops,
+// tessel.apply_indexing for ops that only move indices (through the maps of
+// HloIndexing.h), scf.if for pad and concatenate, scf.for for reduce and dot.
+// Operands are emitted recursively until the caller's `OperandProvider`
+// says an operand lies outside (a parameter tensor, another subgraph's
+// function); values already emitted at the same indices are reused.
+//
+// Numerics follow the evaluator (HloEvaluator.h): bf16 and f16 compute in f32
+// and round after every op; integers wrap, x / 0 = -1, x % 0 = x; shifts by
+// the width or more give 0 (or the sign); float -> int converts saturate.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_CODEGEN_ELEMENTALEMITTER_H
+#define TESSEL_LIB_CODEGEN_ELEMENTALEMITTER_H
+
+#include "tessel/Hlo/HloModule.h"
+#include "tessel/Indexing/IndexingMap.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <functional>
+#include <string>
+
+namespace tessel {
+
+/// The storage type of an HLO element type in tensors (pred is i1, unsigned
+/// integers are signless), or nullptr with `error` set when the compiler does
+/// not handle it.
+mlir::Type getStorageType(PrimitiveType type, mlir::MLIRContext *context,
+                          std::string *error = nullptr);
+/// tensor<dims x storage>, with the layout as a string encoding when it is
+/// not the default row-major one.
+mlir::RankedTensorType getTensorType(const Shape &shape,
+                                     mlir::MLIRContext *context);
+
+/// Emits `tessel.apply_indexing` for `map` and returns its results (constants
+/// for constant results).
+llvm::SmallVector<mlir::Value> emitApplyIndexing(mlir::OpBuilder &b,
+                                                 mlir::Location loc,
+                                                 const IndexingMap &map,
+                                                 mlir::ValueRange dims,
+                                                 mlir::ValueRange symbols);
+/// An i1 that is true when (dims)[symbols] lies in the map's domain: every
+/// variable in its range and every constraint satisfied. Checks that
+/// `knownDims` says are implied (dims in range) are skipped.
+mlir::Value emitInDomain(mlir::OpBuilder &b, mlir::Location loc,
+                         const IndexingMap &map, mlir::ValueRange dims,
+                         mlir::ValueRange symbols, bool dimsKnownInRange);
+
+class ElementalEmitter {
+public:
+  /// Returns the value(s) of an operand that the emitter must not emit
+  /// itself, or std::nullopt to have it emitted here.
+  using OperandProvider = std::function<std::optional<
+      llvm::SmallVector<mlir::Value>>(const HloInstruction &, mlir::ValueRange)>;
+
+  ElementalEmitter(mlir::OpBuilder &builder, OperandProvider provider)
+      : b(builder), provider(std::move(provider)) {}
+
+  /// The value(s) of `instruction` at `indices` (one value, or one per tuple
+  /// element of a variadic reduce). Fails with `error()` naming the
+  /// instruction and its line when an op or type is not handled.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emit(const HloInstruction &instruction, mlir::ValueRange indices);
+
+  /// Emits a scalar computation (a reducer, a map's function) on `args`.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitScalarComputation(const HloComputation &computation,
+                        mlir::ValueRange args);
+
+  const std::string &error() const { return errorMessage; }
+
+private:
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitUncached(const HloInstruction &instruction, mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value> emitOperand(const HloInstruction &instruction,
+                                           int64_t i, mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value>
+  emitThroughMap(const HloInstruction &instruction, mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value> emitPad(const HloInstruction &instruction,
+                                       mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value>
+  emitConcatenate(const HloInstruction &instruction, mlir::ValueRange indices);
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitReduce(const HloInstruction &instruction, mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value> emitDot(const HloInstruction &instruction,
+                                       mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value>
+  emitDynamicSlice(const HloInstruction &instruction, mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value>
+  emitDynamicUpdateSlice(const HloInstruction &instruction,
+                         mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value> emitConstant(const HloInstruction &instruction,
+                                            mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value> emitIota(const HloInstruction &instruction,
+                                        mlir::ValueRange indices);
+  /// Clamped start indices of dynamic-slice / dynamic-update-slice.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitStartIndices(const HloInstruction &instruction, int64_t firstOperand,
+                   llvm::ArrayRef<int64_t> operandDims,
+                   llvm::ArrayRef<int64_t> sliceDims);
+
+  mlir::LogicalResult fail(const HloInstruction &instruction,
+                           const std::string &what);
+
+  mlir::OpBuilder &b;
+  OperandProvider provider;
+  std::string errorMessage;
+
+  /// Values emitted in each open region (innermost last): a value is reused
+  /// only while the region that holds it encloses the insertion point.
+  struct CacheKey {
+    const HloInstruction *instruction;
+    llvm::SmallVector<mlir::Value> indices;
+  };
+  std::vector<std::vector<std::pair<CacheKey, llvm::SmallVector<mlir::Value>>>>
+      scopes{1};
+  const llvm::SmallVector<mlir::Value> *lookup(const HloInstruction &,
+                                               mlir::ValueRange) const;
+  /// Opens a cache scope for code emitted inside a nested region.
+  struct Scope {
+    ElementalEmitter &e;
+    explicit Scope(ElementalEmitter &e) : e(e) { e.scopes.emplace_back(); }
+    ~Scope() { e.scopes.pop_back(); }
+  };
+  /// Scalar parameters of the computation being emitted by
+  /// emitScalarComputation.
+  llvm::DenseMap<const HloInstruction *, mlir::Value> scalarParameters;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_LIB_CODEGEN_ELEMENTALEMITTER_H

@@ -1,0 +1,180 @@
+//===- ModulePlan.cpp - An HLO module as a sequence of kernels ------------===//
+#include "ModulePlan.h"
+
+#include "tessel/Layout/TiledLayout.h"
+
+#include <unordered_map>
+
+namespace tessel {
+
+static std::string where(const HloInstruction &instruction) {
+  SourceLocation loc = instruction.location();
+  if (loc.line == 0)
+    return "";
+  return std::to_string(loc.line) + ":" + std::to_string(loc.column) + ": ";
+}
+
+static int64_t physicalBytes(const Shape &shape);
+
+/// A computation holding a copy of `instruction` whose operands are
+/// parameters.
+static HloComputation *wrapInstruction(HloModule &scratch,
+                                       const HloInstruction &instruction) {
+  auto computation =
+      std::make_unique<HloComputation>("wrapped_" + instruction.name());
+  std::vector<HloInstruction *> params;
+  for (int64_t i = 0; i < instruction.operandCount(); ++i) {
+    auto param = std::make_unique<HloInstruction>(
+        HloOpcode::Parameter, "p" + std::to_string(i),
+        instruction.operand(i)->shape());
+    param->mutableAttributes().parameterNumber = i;
+    params.push_back(computation->addInstruction(std::move(param)));
+  }
+  auto copy = std::make_unique<HloInstruction>(
+      instruction.opcode(), instruction.name(), instruction.shape());
+  copy->mutableAttributes() = instruction.attributes();
+  copy->mutableRawAttributes() = instruction.rawAttributes();
+  copy->setLocation(instruction.location());
+  for (HloComputation *called : instruction.calledComputations())
+    copy->appendCalledComputation(called);
+  for (HloInstruction *param : params)
+    copy->appendOperand(param);
+  HloInstruction *root = computation->addInstruction(std::move(copy));
+  computation->setRoot(root);
+  return scratch.addComputation(std::move(computation));
+}
+
+Expected<ModulePlan> planModule(const HloModule &module) {
+  const HloComputation *entry = module.entry();
+  if (!entry)
+    return Error("the module has no ENTRY computation");
+  ModulePlan plan;
+  plan.scratch = std::make_unique<HloModule>("scratch");
+  // Buffers of each instruction: one per array (tuple element).
+  std::unordered_map<const HloInstruction *, std::vector<int>> buffersOf;
+  auto newBuffer = [&](const Shape &shape) {
+    plan.buffers.push_back(shape);
+    return static_cast<int>(plan.buffers.size()) - 1;
+  };
+  auto outputsOf = [](const Shape &shape) {
+    return shape.isTuple() ? shape.tupleShapes : std::vector<Shape>{shape};
+  };
+
+  for (HloInstruction *param : entry->parameters()) {
+    if (!param->shape().isArray())
+      return Error(where(*param) + "parameter %" + param->name() +
+                   " is not an array; tuple parameters are not supported");
+    buffersOf[param] = {newBuffer(param->shape())};
+  }
+  plan.inputs.resize(entry->parameterCount());
+  for (HloInstruction *param : entry->parameters())
+    plan.inputs[param->parameterNumber()] = buffersOf[param].front();
+
+  bool hasFusion = false;
+  for (const auto &instruction : entry->instructions())
+    hasFusion |= instruction->opcode() == HloOpcode::Fusion;
+
+  auto addKernel = [&](const HloInstruction &instruction,
+                       const HloComputation *computation,
+                       std::vector<int> inputs) -> Expected<bool> {
+    PlannedKernel kernel;
+    kernel.name = "kernel_" + std::to_string(plan.kernels.size());
+    kernel.computation = computation;
+    kernel.inputs = std::move(inputs);
+    for (const Shape &shape : outputsOf(instruction.shape())) {
+      if (!shape.isArray())
+        return Error(where(instruction) + "%" + instruction.name() +
+                     " has a nested tuple or token output, which the "
+                     "compiler does not support");
+      kernel.outputs.push_back(newBuffer(shape));
+    }
+    buffersOf[&instruction] = kernel.outputs;
+    plan.kernels.push_back(std::move(kernel));
+    return true;
+  };
+
+  if (!hasFusion) {
+    std::vector<int> inputs = plan.inputs;
+    Expected<bool> added = addKernel(*entry->root(), entry, inputs);
+    if (!added)
+      return added.error();
+  } else {
+    for (const auto &owned : entry->instructions()) {
+      const HloInstruction &instruction = *owned;
+      auto operandBuffer = [&](int64_t i) -> Expected<int> {
+        const std::vector<int> &buffers = buffersOf[instruction.operand(i)];
+        if (buffers.size() != 1)
+          return Error(where(instruction) + "operand " + std::to_string(i) +
+                       " of %" + instruction.name() +
+                       " is a tuple; only get-tuple-element of it is "
+                       "supported");
+        return buffers.front();
+      };
+      switch (instruction.opcode()) {
+      case HloOpcode::Parameter:
+        continue;
+      case HloOpcode::GetTupleElement: {
+        const std::vector<int> &buffers = buffersOf[instruction.operand(0)];
+        if (instruction.tupleIndex() >= static_cast<int64_t>(buffers.size()))
+          return Error(where(instruction) + "tuple index out of range");
+        buffersOf[&instruction] = {buffers[instruction.tupleIndex()]};
+        continue;
+      }
+      case HloOpcode::Tuple: {
+        std::vector<int> buffers;
+        for (int64_t i = 0; i < instruction.operandCount(); ++i) {
+          Expected<int> b = operandBuffer(i);
+          if (!b)
+            return b.error();
+          buffers.push_back(*b);
+        }
+        buffersOf[&instruction] = buffers;
+        continue;
+      }
+      case HloOpcode::Bitcast: {
+        Expected<int> b = operandBuffer(0);
+        if (!b)
+          return b.error();
+        if (physicalBytes(plan.buffers[*b]) ==
+            physicalBytes(instruction.shape())) {
+          // The same bytes, seen with another shape.
+          plan.buffers.push_back(instruction.shape());
+          buffersOf[&instruction] = {*b};
+          plan.buffers.pop_back();
+          continue;
+        }
+        break;
+      }
+      default:
+        break;
+      }
+      std::vector<int> inputs;
+      for (int64_t i = 0; i < instruction.operandCount(); ++i) {
+        Expected<int> b = operandBuffer(i);
+        if (!b)
+          return b.error();
+        inputs.push_back(*b);
+      }
+      const HloComputation *computation =
+          instruction.opcode() == HloOpcode::Fusion
+              ? instruction.calledComputation()
+              : wrapInstruction(*plan.scratch, instruction);
+      Expected<bool> added = addKernel(instruction, computation, inputs);
+      if (!added)
+        return added.error();
+    }
+  }
+  const HloInstruction *root = entry->root();
+  plan.tupleResult = root->shape().isTuple();
+  plan.outputs = buffersOf[root];
+  if (!hasFusion && plan.tupleResult == false && plan.outputs.size() != 1)
+    return Error("internal error: the ROOT has no buffer");
+  return plan;
+}
+
+static int64_t physicalBytes(const Shape &shape) {
+  Expected<TiledLayout> layout = TiledLayout::get(shape);
+  return layout ? layout->physicalBytes() : -1;
+}
+
+} // namespace tessel

@@ -1,0 +1,53 @@
+//===- ModulePlan.h - An HLO module as a sequence of kernels ----*- C++ -*-===//
+//
+// Private to lib/Codegen. Which kernels a module runs, in order, and which
+// buffers each reads and writes:
+//
+//   ENTRY { p0 = parameter(0)               buffer 0 (input 0)
+//           f = fusion(p0), calls=gelu      kernel_0: reads 0, writes 1
+//           ROOT n = negate(f) }            kernel_1: reads 1, writes 2
+//
+// A fusion is a kernel of its called computation; any other instruction
+// that computes something becomes a kernel of a one-instruction computation
+// made for it. An ENTRY without fusions is compiled whole, as one kernel.
+// get-tuple-element, tuple and bitcast (same byte size) only name
+// buffers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_CODEGEN_MODULEPLAN_H
+#define TESSEL_LIB_CODEGEN_MODULEPLAN_H
+
+#include "tessel/Hlo/HloModule.h"
+#include "tessel/Support/Expected.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+struct PlannedKernel {
+  std::string name;
+  const HloComputation *computation = nullptr;
+  std::vector<int> inputs;  ///< buffer per computation parameter
+  std::vector<int> outputs; ///< buffer per output (ROOT tuple element)
+};
+
+struct ModulePlan {
+  /// Array shapes (with layouts) of every buffer.
+  std::vector<Shape> buffers;
+  /// Buffer of each ENTRY parameter.
+  std::vector<int> inputs;
+  /// Buffer of each output (one, or one per ROOT tuple element).
+  std::vector<int> outputs;
+  bool tupleResult = false;
+  std::vector<PlannedKernel> kernels;
+  /// Computations made for instructions outside fusions.
+  std::unique_ptr<HloModule> scratch;
+};
+
+Expected<ModulePlan> planModule(const HloModule &module);
+
+} // namespace tessel
+
+#endif // TESSEL_LIB_CODEGEN_MODULEPLAN_H

@@ -1,0 +1,151 @@
+//===- Pipeline.cpp - From HLO to the llvm dialect ------------------------===//
+#include "Pipeline.h"
+
+#include "tessel/Codegen/ComputationPartitioner.h"
+#include "tessel/Codegen/Passes.h"
+#include "tessel/Dialect/TesselDialect.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tessel {
+
+std::unique_ptr<mlir::MLIRContext> createCodegenContext() {
+  mlir::DialectRegistry registry;
+  registry.insert<TesselDialect, mlir::arith::ArithDialect,
+                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                  mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::tensor::TensorDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  auto context = std::make_unique<mlir::MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  // Kernels are compiled one at a time; MLIR's own thread pool would only
+  // compete with the workers that run them.
+  context->disableMultithreading();
+  return context;
+}
+
+Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+emitKernels(const ModulePlan &plan, const CompileOptions &options,
+            mlir::MLIRContext *context) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(context));
+  for (const PlannedKernel &kernel : plan.kernels) {
+    std::string error;
+    auto entry = emitLoopFusion(*module, *kernel.computation, kernel.name,
+                                options.target, &error);
+    if (mlir::failed(entry))
+      return Error(error);
+  }
+  std::string diagnostics;
+  {
+    mlir::ScopedDiagnosticHandler handler(
+        context, [&](mlir::Diagnostic &diagnostic) {
+          diagnostics += diagnostic.str() + "\n";
+          return mlir::success();
+        });
+    if (mlir::failed(mlir::verify(*module)))
+      return Error("internal error: the emitted IR does not verify: " +
+                   diagnostics);
+  }
+  return module;
+}
+
+namespace {
+
+/// Writes the IR after each pass whose flag matches a regex to
+/// DIR/NN.<flag>.mlir.
+class DumpInstrumentation : public mlir::PassInstrumentation {
+public:
+  DumpInstrumentation(std::string regex, std::string dir)
+      : regex(std::move(regex)), dir(std::move(dir)) {}
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    ++count;
+    llvm::StringRef flag = pass->getArgument();
+    if (!regex.match(flag))
+      return;
+    char prefix[8];
+    std::snprintf(prefix, sizeof(prefix), "%02d.", count);
+    std::string path = dir + "/" + prefix + flag.str() + ".mlir";
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec);
+    if (!ec)
+      op->print(out);
+  }
+
+private:
+  llvm::Regex regex;
+  std::string dir;
+  int count = 0;
+};
+
+} // namespace
+
+Expected<bool> lowerToLlvmDialect(mlir::ModuleOp module,
+                                  const CompileOptions &options) {
+  mlir::MLIRContext *context = module.getContext();
+  mlir::PassManager pm(context);
+  pm.addPass(createInlineSubgraphsPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(createLowerLoopsPass());
+  pm.addPass(createFlattenTensorsPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(createUnrollLoopsPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  if (options.target == Target::Cpu)
+    pm.addPass(createLowerGridToCpuPass());
+  pm.addPass(createLowerIndexingPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(createLowerTensorsPass());
+  pm.addPass(createLowerToLlvmPass());
+  pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+  if (!options.dumpAfter.empty()) {
+    if (std::error_code ec =
+            llvm::sys::fs::create_directories(options.dumpDir))
+      return Error("cannot create the dump directory '" + options.dumpDir +
+                   "': " + ec.message());
+    llvm::Regex regex(options.dumpAfter);
+    std::string regexError;
+    if (!regex.isValid(regexError))
+      return Error("--dump-after '" + options.dumpAfter +
+                   "' is not a valid regex: " + regexError);
+    std::error_code ec;
+    llvm::raw_fd_ostream out(options.dumpDir + "/00.emitted.mlir", ec);
+    if (!ec)
+      module.print(out);
+    pm.addInstrumentation(std::make_unique<DumpInstrumentation>(
+        options.dumpAfter, options.dumpDir));
+  }
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(
+      context, [&](mlir::Diagnostic &diagnostic) {
+        diagnostics += diagnostic.str() + "\n";
+        return mlir::success();
+      });
+  if (mlir::failed(pm.run(module)))
+    return Error("the pass pipeline failed: " + diagnostics);
+  return true;
+}
+
+} // namespace tessel

@@ -1,0 +1,486 @@
+//===- ScalarOps.cpp - HLO's elementwise ops on scalars -------------------===//
+#include "ScalarOps.h"
+
+#include "ElementalEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+#include <limits>
+
+namespace tessel {
+
+using mlir::Value;
+namespace arith = mlir::arith;
+namespace math = mlir::math;
+
+static bool isNarrowFloat(PrimitiveType type) {
+  return type == PrimitiveType::BF16 || type == PrimitiveType::F16;
+}
+
+mlir::LogicalResult ScalarOpEmitter::fail(const std::string &message) {
+  errorMessage = message;
+  return mlir::failure();
+}
+
+Value ScalarOpEmitter::intConst(mlir::Type type, int64_t value) {
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, value));
+}
+
+Value ScalarOpEmitter::floatConst(mlir::Type type, double value) {
+  return b.create<arith::ConstantOp>(loc, b.getFloatAttr(type, value));
+}
+
+Value ScalarOpEmitter::widen(Value x, PrimitiveType type) {
+  if (isNarrowFloat(type))
+    return b.create<arith::ExtFOp>(loc, b.getF32Type(), x);
+  return x;
+}
+
+Value ScalarOpEmitter::narrow(Value x, PrimitiveType type) {
+  if (isNarrowFloat(type))
+    return b.create<arith::TruncFOp>(
+        loc, getStorageType(type, b.getContext()), x);
+  return x;
+}
+
+Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
+  mlir::Type t = x.getType();
+  switch (op) {
+  case HloOpcode::Abs:
+    return b.create<math::AbsFOp>(loc, x);
+  case HloOpcode::Negate:
+    return b.create<arith::NegFOp>(loc, x);
+  case HloOpcode::Exp:
+    return b.create<math::ExpOp>(loc, x);
+  case HloOpcode::ExponentialMinusOne:
+    return b.create<math::ExpM1Op>(loc, x);
+  case HloOpcode::Log:
+    return b.create<math::LogOp>(loc, x);
+  case HloOpcode::LogPlusOne:
+    return b.create<math::Log1pOp>(loc, x);
+  case HloOpcode::Tanh:
+    return b.create<math::TanhOp>(loc, x);
+  case HloOpcode::Logistic: {
+    Value one = floatConst(t, 1.0);
+    Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+    return b.create<arith::DivFOp>(loc, one,
+                                   b.create<arith::AddFOp>(loc, one, e));
+  }
+  case HloOpcode::Sqrt:
+    return b.create<math::SqrtOp>(loc, x);
+  case HloOpcode::Rsqrt:
+    return b.create<arith::DivFOp>(loc, floatConst(t, 1.0),
+                                   b.create<math::SqrtOp>(loc, x));
+  case HloOpcode::Cbrt:
+    return b.create<math::CbrtOp>(loc, x);
+  case HloOpcode::Sine:
+    return b.create<math::SinOp>(loc, x);
+  case HloOpcode::Cosine:
+    return b.create<math::CosOp>(loc, x);
+  case HloOpcode::Tan:
+    return b.create<math::TanOp>(loc, x);
+  case HloOpcode::Floor:
+    return b.create<math::FloorOp>(loc, x);
+  case HloOpcode::Ceil:
+    return b.create<math::CeilOp>(loc, x);
+  case HloOpcode::RoundNearestAfz:
+    return b.create<math::RoundOp>(loc, x);
+  case HloOpcode::RoundNearestEven:
+    return b.create<math::RoundEvenOp>(loc, x);
+  case HloOpcode::Erf:
+    return b.create<math::ErfOp>(loc, x);
+  case HloOpcode::Sign: {
+    // NaN and +-0 map to themselves, anything else to +-1.
+    Value zero = floatConst(t, 0.0);
+    Value keep = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UEQ, x,
+                                         zero);
+    Value one = b.create<math::CopySignOp>(loc, floatConst(t, 1.0), x);
+    return b.create<arith::SelectOp>(loc, keep, x, one);
+  }
+  default:
+    return nullptr;
+  }
+}
+
+Value ScalarOpEmitter::floatBinary(HloOpcode op, Value x, Value y) {
+  switch (op) {
+  case HloOpcode::Add:
+    return b.create<arith::AddFOp>(loc, x, y);
+  case HloOpcode::Subtract:
+    return b.create<arith::SubFOp>(loc, x, y);
+  case HloOpcode::Multiply:
+    return b.create<arith::MulFOp>(loc, x, y);
+  case HloOpcode::Divide:
+    return b.create<arith::DivFOp>(loc, x, y);
+  case HloOpcode::Remainder:
+    return b.create<arith::RemFOp>(loc, x, y);
+  case HloOpcode::Power:
+    return b.create<math::PowFOp>(loc, x, y);
+  case HloOpcode::Atan2:
+    return b.create<math::Atan2Op>(loc, x, y);
+  case HloOpcode::Maximum:
+    return b.create<arith::MaximumFOp>(loc, x, y);
+  case HloOpcode::Minimum:
+    return b.create<arith::MinimumFOp>(loc, x, y);
+  default:
+    return nullptr;
+  }
+}
+
+mlir::FailureOr<Value> ScalarOpEmitter::unary(HloOpcode op, Value x,
+                                              PrimitiveType type) {
+  if (isFloat(type)) {
+    if (op == HloOpcode::IsFinite) {
+      Value w = widen(x, type);
+      Value inf = floatConst(w.getType(), INFINITY);
+      return Value(b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT,
+                                           b.create<math::AbsFOp>(loc, w),
+                                           inf));
+    }
+    Value r = floatUnary(op, widen(x, type));
+    if (!r)
+      return fail(std::string(hloOpcodeName(op)) + " is not defined on " +
+                  std::string(primitiveTypeName(type)));
+    return narrow(r, type);
+  }
+  return integerUnary(op, x, type);
+}
+
+mlir::FailureOr<Value> ScalarOpEmitter::integerUnary(HloOpcode op, Value x,
+                                                     PrimitiveType type) {
+  mlir::Type t = x.getType();
+  bool isPred = type == PrimitiveType::Pred;
+  switch (op) {
+  case HloOpcode::Not:
+    return Value(b.create<arith::XOrIOp>(loc, x, intConst(t, -1)));
+  case HloOpcode::PopulationCount:
+    return Value(b.create<math::CtPopOp>(loc, x));
+  case HloOpcode::CountLeadingZeros:
+    return Value(b.create<math::CountLeadingZerosOp>(loc, x));
+  default:
+    break;
+  }
+  if (isPred)
+    return fail(std::string(hloOpcodeName(op)) + " is not defined on pred");
+  Value zero = intConst(t, 0);
+  bool isSigned = isSignedInteger(type);
+  switch (op) {
+  case HloOpcode::Negate:
+    return Value(b.create<arith::SubIOp>(loc, zero, x));
+  case HloOpcode::Abs: {
+    if (!isSigned)
+      return x;
+    Value negative =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, zero);
+    return Value(b.create<arith::SelectOp>(
+        loc, negative, b.create<arith::SubIOp>(loc, zero, x), x));
+  }
+  case HloOpcode::Sign: {
+    Value one = intConst(t, 1);
+    Value positive = b.create<arith::CmpIOp>(
+        loc, isSigned ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt,
+        x, zero);
+    Value r = b.create<arith::SelectOp>(loc, positive, one, zero);
+    if (!isSigned)
+      return r;
+    Value negative =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, zero);
+    return Value(
+        b.create<arith::SelectOp>(loc, negative, intConst(t, -1), r));
+  }
+  default:
+    return fail(std::string(hloOpcodeName(op)) + " is not defined on " +
+                std::string(primitiveTypeName(type)));
+  }
+}
+
+Value ScalarOpEmitter::integerPower(Value base, Value exponent,
+                                    bool isSigned) {
+  // Square and multiply over the exponent's bits; a negative exponent gives
+  // 1 for a base of 1 and 0 otherwise (the evaluator's rule).
+  mlir::Type t = base.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  Value lo = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value hi = b.create<arith::ConstantIndexOp>(loc, width);
+  Value step = b.create<arith::ConstantIndexOp>(loc, 1);
+  Value one = intConst(t, 1);
+  auto loop = b.create<mlir::scf::ForOp>(
+      loc, lo, hi, step, mlir::ValueRange{one, base},
+      [&](mlir::OpBuilder &nb, mlir::Location l, Value iv,
+          mlir::ValueRange acc) {
+        Value shift = nb.create<arith::IndexCastOp>(l, t, iv);
+        Value bit = nb.create<arith::AndIOp>(
+            l, nb.create<arith::ShRUIOp>(l, exponent, shift),
+            nb.create<arith::ConstantOp>(l, nb.getIntegerAttr(t, 1)));
+        Value isSet = nb.create<arith::CmpIOp>(
+            l, arith::CmpIPredicate::ne, bit,
+            nb.create<arith::ConstantOp>(l, nb.getIntegerAttr(t, 0)));
+        Value product = nb.create<arith::MulIOp>(l, acc[0], acc[1]);
+        Value result = nb.create<arith::SelectOp>(l, isSet, product, acc[0]);
+        Value square = nb.create<arith::MulIOp>(l, acc[1], acc[1]);
+        nb.create<mlir::scf::YieldOp>(l, mlir::ValueRange{result, square});
+      });
+  Value result = loop.getResult(0);
+  if (!isSigned)
+    return result;
+  Value zero = intConst(t, 0);
+  Value negative =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, exponent, zero);
+  Value baseIsOne =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, base, one);
+  Value negativeResult =
+      b.create<arith::SelectOp>(loc, baseIsOne, one, zero);
+  return b.create<arith::SelectOp>(loc, negative, negativeResult, result);
+}
+
+mlir::FailureOr<Value> ScalarOpEmitter::integerBinary(HloOpcode op, Value x,
+                                                      Value y,
+                                                      PrimitiveType type) {
+  mlir::Type t = x.getType();
+  bool isSigned = isSignedInteger(type);
+  bool isPred = type == PrimitiveType::Pred;
+  unsigned width = t.getIntOrFloatBitWidth();
+  using P = arith::CmpIPredicate;
+  switch (op) {
+  case HloOpcode::And:
+    return Value(b.create<arith::AndIOp>(loc, x, y));
+  case HloOpcode::Or:
+    return Value(b.create<arith::OrIOp>(loc, x, y));
+  case HloOpcode::Xor:
+    return Value(b.create<arith::XOrIOp>(loc, x, y));
+  case HloOpcode::Maximum:
+    return isSigned ? Value(b.create<arith::MaxSIOp>(loc, x, y))
+                    : Value(b.create<arith::MaxUIOp>(loc, x, y));
+  case HloOpcode::Minimum:
+    return isSigned ? Value(b.create<arith::MinSIOp>(loc, x, y))
+                    : Value(b.create<arith::MinUIOp>(loc, x, y));
+  default:
+    break;
+  }
+  if (isPred)
+    return fail(std::string(hloOpcodeName(op)) + " is not defined on pred");
+  Value zero = intConst(t, 0);
+  Value allOnes = intConst(t, -1);
+  switch (op) {
+  case HloOpcode::Add:
+    return Value(b.create<arith::AddIOp>(loc, x, y));
+  case HloOpcode::Subtract:
+    return Value(b.create<arith::SubIOp>(loc, x, y));
+  case HloOpcode::Multiply:
+    return Value(b.create<arith::MulIOp>(loc, x, y));
+  case HloOpcode::Divide:
+  case HloOpcode::Remainder: {
+    bool isDivide = op == HloOpcode::Divide;
+    Value byZero = b.create<arith::CmpIOp>(loc, P::eq, y, zero);
+    // Divide by 1 instead of 0 (and of -1 for INT_MIN / -1) so that the
+    // division itself never traps, then select XLA's answer.
+    Value safe = y;
+    Value overflow;
+    if (isSigned) {
+      Value minValue =
+          intConst(t, static_cast<int64_t>(uint64_t(1) << (width - 1)));
+      overflow = b.create<arith::AndIOp>(
+          loc, b.create<arith::CmpIOp>(loc, P::eq, x, minValue),
+          b.create<arith::CmpIOp>(loc, P::eq, y, allOnes));
+      safe = b.create<arith::SelectOp>(
+          loc, b.create<arith::OrIOp>(loc, byZero, overflow), intConst(t, 1),
+          y);
+    } else {
+      safe = b.create<arith::SelectOp>(loc, byZero, intConst(t, 1), y);
+    }
+    Value r;
+    if (isDivide)
+      r = isSigned ? Value(b.create<arith::DivSIOp>(loc, x, safe))
+                   : Value(b.create<arith::DivUIOp>(loc, x, safe));
+    else
+      r = isSigned ? Value(b.create<arith::RemSIOp>(loc, x, safe))
+                   : Value(b.create<arith::RemUIOp>(loc, x, safe));
+    if (isSigned)
+      // INT_MIN / -1 = INT_MIN (x / 1 gave x), INT_MIN % -1 = 0.
+      r = b.create<arith::SelectOp>(loc, overflow, isDivide ? x : zero, r);
+    return Value(
+        b.create<arith::SelectOp>(loc, byZero, isDivide ? allOnes : x, r));
+  }
+  case HloOpcode::ShiftLeft:
+  case HloOpcode::ShiftRightLogical:
+  case HloOpcode::ShiftRightArithmetic: {
+    Value widthValue = intConst(t, width);
+    Value tooFar = b.create<arith::CmpIOp>(loc, P::uge, y, widthValue);
+    Value safe =
+        b.create<arith::SelectOp>(loc, tooFar, intConst(t, 0), y);
+    if (op == HloOpcode::ShiftLeft)
+      return Value(b.create<arith::SelectOp>(
+          loc, tooFar, zero, b.create<arith::ShLIOp>(loc, x, safe)));
+    if (op == HloOpcode::ShiftRightLogical)
+      return Value(b.create<arith::SelectOp>(
+          loc, tooFar, zero, b.create<arith::ShRUIOp>(loc, x, safe)));
+    Value sign =
+        b.create<arith::ShRSIOp>(loc, x, intConst(t, width - 1));
+    return Value(b.create<arith::SelectOp>(
+        loc, tooFar, sign, b.create<arith::ShRSIOp>(loc, x, safe)));
+  }
+  case HloOpcode::Power:
+    return integerPower(x, y, isSigned);
+  default:
+    return fail(std::string(hloOpcodeName(op)) + " is not defined on " +
+                std::string(primitiveTypeName(type)));
+  }
+}
+
+mlir::FailureOr<Value> ScalarOpEmitter::binary(HloOpcode op, Value x, Value y,
+                                               PrimitiveType type) {
+  if (isFloat(type)) {
+    Value r = floatBinary(op, widen(x, type), widen(y, type));
+    if (!r)
+      return fail(std::string(hloOpcodeName(op)) + " is not defined on " +
+                  std::string(primitiveTypeName(type)));
+    return narrow(r, type);
+  }
+  return integerBinary(op, x, y, type);
+}
+
+mlir::FailureOr<Value> ScalarOpEmitter::compare(const HloAttributes &attrs,
+                                                Value x, Value y,
+                                                PrimitiveType type) {
+  ComparisonDirection dir = attrs.comparisonDirection;
+  if (isFloat(type)) {
+    if (attrs.comparisonType == ComparisonType::TotalOrder)
+      return fail("compare with type=TOTALORDER is not supported by the "
+                  "compiler yet");
+    using P = arith::CmpFPredicate;
+    P pred = dir == ComparisonDirection::Eq   ? P::OEQ
+             : dir == ComparisonDirection::Ne ? P::UNE
+             : dir == ComparisonDirection::Lt ? P::OLT
+             : dir == ComparisonDirection::Le ? P::OLE
+             : dir == ComparisonDirection::Gt ? P::OGT
+                                              : P::OGE;
+    return Value(b.create<arith::CmpFOp>(loc, pred, widen(x, type),
+                                         widen(y, type)));
+  }
+  bool isSigned = attrs.comparisonType == ComparisonType::Signed ||
+                  (attrs.comparisonType == ComparisonType::Default &&
+                   isSignedInteger(type));
+  using P = arith::CmpIPredicate;
+  P pred = dir == ComparisonDirection::Eq   ? P::eq
+           : dir == ComparisonDirection::Ne ? P::ne
+           : dir == ComparisonDirection::Lt ? (isSigned ? P::slt : P::ult)
+           : dir == ComparisonDirection::Le ? (isSigned ? P::sle : P::ule)
+           : dir == ComparisonDirection::Gt ? (isSigned ? P::sgt : P::ugt)
+                                            : (isSigned ? P::sge : P::uge);
+  return Value(b.create<arith::CmpIOp>(loc, pred, x, y));
+}
+
+mlir::FailureOr<Value> ScalarOpEmitter::convert(Value x, PrimitiveType from,
+                                                PrimitiveType to) {
+  mlir::Type toType = getStorageType(to, b.getContext());
+  if (from == to)
+    return x;
+  if (to == PrimitiveType::Pred) {
+    if (isFloat(from)) {
+      Value w = widen(x, from);
+      return Value(b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, w,
+                                           floatConst(w.getType(), 0.0)));
+    }
+    return Value(b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x,
+                                         intConst(x.getType(), 0)));
+  }
+  if (isFloat(from) && isFloat(to)) {
+    // Through f32 for bf16/f16 sources; one rounding to the target.
+    Value w = widen(x, from);
+    mlir::Type wideTo = isNarrowFloat(to) ? b.getF32Type() : toType;
+    unsigned fromBits = w.getType().getIntOrFloatBitWidth();
+    unsigned toBits = wideTo.getIntOrFloatBitWidth();
+    if (fromBits < toBits)
+      w = b.create<arith::ExtFOp>(loc, wideTo, w);
+    else if (fromBits > toBits)
+      w = b.create<arith::TruncFOp>(loc, wideTo, w);
+    return narrow(w, to);
+  }
+  if (!isFloat(from) && isFloat(to)) {
+    mlir::Type wideTo = isNarrowFloat(to) ? b.getF32Type() : toType;
+    Value r = isSignedInteger(from)
+                  ? Value(b.create<arith::SIToFPOp>(loc, wideTo, x))
+                  : Value(b.create<arith::UIToFPOp>(loc, wideTo, x));
+    return narrow(r, to);
+  }
+  if (isFloat(from) && !isFloat(to)) {
+    // Saturate, NaN -> 0.
+    Value w = widen(x, from);
+    mlir::Type ft = w.getType();
+    unsigned bits = toType.getIntOrFloatBitWidth();
+    bool isSigned = isSignedInteger(to);
+    double lo = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
+    double hi = isSigned ? std::ldexp(1.0, bits - 1) : std::ldexp(1.0, bits);
+    int64_t minInt = isSigned ? static_cast<int64_t>(uint64_t(1) << (bits - 1))
+                              : 0;
+    int64_t maxInt = isSigned ? static_cast<int64_t>(
+                                    (uint64_t(1) << (bits - 1)) - 1)
+                              : -1; // all ones
+    using P = arith::CmpFPredicate;
+    Value tooLow = b.create<arith::CmpFOp>(loc, P::OLE, w, floatConst(ft, lo));
+    Value tooHigh =
+        b.create<arith::CmpFOp>(loc, P::OGE, w, floatConst(ft, hi));
+    Value isNan = b.create<arith::CmpFOp>(loc, P::UNO, w, w);
+    // Keep the conversion itself in range.
+    Value safe = b.create<arith::SelectOp>(
+        loc, b.create<arith::OrIOp>(
+                 loc, b.create<arith::OrIOp>(loc, tooLow, tooHigh), isNan),
+        floatConst(ft, 0.0), w);
+    Value r = isSigned ? Value(b.create<arith::FPToSIOp>(loc, toType, safe))
+                       : Value(b.create<arith::FPToUIOp>(loc, toType, safe));
+    r = b.create<arith::SelectOp>(loc, tooLow, intConst(toType, minInt), r);
+    r = b.create<arith::SelectOp>(loc, tooHigh, intConst(toType, maxInt), r);
+    return r;
+  }
+  // Integer to integer: wrap, extending by the source's signedness.
+  unsigned fromBits = x.getType().getIntOrFloatBitWidth();
+  unsigned toBits = toType.getIntOrFloatBitWidth();
+  if (fromBits == toBits)
+    return x;
+  if (fromBits > toBits)
+    return Value(b.create<arith::TruncIOp>(loc, toType, x));
+  if (isSignedInteger(from))
+    return Value(b.create<arith::ExtSIOp>(loc, toType, x));
+  return Value(b.create<arith::ExtUIOp>(loc, toType, x));
+}
+
+mlir::FailureOr<Value> ScalarOpEmitter::emit(
+    const HloInstruction &instruction, mlir::ValueRange args,
+    llvm::ArrayRef<PrimitiveType> argTypes, PrimitiveType resultType) {
+  HloOpcode op = instruction.opcode();
+  switch (op) {
+  case HloOpcode::Convert:
+    return convert(args[0], argTypes[0], resultType);
+  case HloOpcode::BitcastConvert: {
+    mlir::Type toType = getStorageType(resultType, b.getContext());
+    if (args[0].getType().getIntOrFloatBitWidth() !=
+        toType.getIntOrFloatBitWidth())
+      return fail("bitcast-convert between types of different widths is not "
+                  "supported by the compiler yet");
+    return Value(b.create<arith::BitcastOp>(loc, toType, args[0]));
+  }
+  case HloOpcode::Compare:
+    return compare(instruction.attributes(), args[0], args[1], argTypes[0]);
+  case HloOpcode::Select:
+    return Value(b.create<arith::SelectOp>(loc, args[0], args[1], args[2]));
+  case HloOpcode::Clamp: {
+    // minimum(hi, maximum(lo, x)), as the evaluator.
+    auto lowered = binary(HloOpcode::Maximum, args[0], args[1], resultType);
+    if (mlir::failed(lowered))
+      return mlir::failure();
+    return binary(HloOpcode::Minimum, args[2], *lowered, resultType);
+  }
+  default:
+    break;
+  }
+  if (isElementwiseUnary(op))
+    return unary(op, args[0], argTypes[0]);
+  if (isElementwiseBinary(op))
+    return binary(op, args[0], args[1], argTypes[0]);
+  return fail("not an elementwise op the compiler knows");
+}
+
+} // namespace tessel

@@ -1,0 +1,70 @@
+//===- ScalarOps.h - HLO's elementwise ops on scalars -----------*- C++ -*-===//
+//
+// Private to lib/Codegen. The arith/math code of one elementwise HLO op on
+// scalar values of the storage types (getStorageType), with the evaluator's
+// semantics: bf16/f16 widen to f32, compute, and round back once; integers
+// wrap and follow XLA for division by zero, overflow and wide shifts.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_CODEGEN_SCALAROPS_H
+#define TESSEL_LIB_CODEGEN_SCALAROPS_H
+
+#include "tessel/Hlo/HloInstruction.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include <string>
+
+namespace tessel {
+
+class ScalarOpEmitter {
+public:
+  ScalarOpEmitter(mlir::OpBuilder &b, mlir::Location loc) : b(b), loc(loc) {}
+
+  /// The elementwise op `instruction` on `args` (of the element types
+  /// `argTypes`), giving an element of `resultType`.
+  mlir::FailureOr<mlir::Value> emit(const HloInstruction &instruction,
+                                    mlir::ValueRange args,
+                                    llvm::ArrayRef<PrimitiveType> argTypes,
+                                    PrimitiveType resultType);
+  mlir::FailureOr<mlir::Value> unary(HloOpcode op, mlir::Value x,
+                                     PrimitiveType type);
+  mlir::FailureOr<mlir::Value> binary(HloOpcode op, mlir::Value x,
+                                      mlir::Value y, PrimitiveType type);
+  mlir::FailureOr<mlir::Value> compare(const HloAttributes &attributes,
+                                       mlir::Value x, mlir::Value y,
+                                       PrimitiveType type);
+  /// convert's semantics: float -> int saturates, NaN -> 0; x -> pred is
+  /// x != 0.
+  mlir::FailureOr<mlir::Value> convert(mlir::Value x, PrimitiveType from,
+                                       PrimitiveType to);
+
+  const std::string &error() const { return errorMessage; }
+
+private:
+  /// bf16/f16 widen to f32; others unchanged.
+  mlir::Value widen(mlir::Value x, PrimitiveType type);
+  /// Back from widen()'s type to the storage type.
+  mlir::Value narrow(mlir::Value x, PrimitiveType type);
+  mlir::Value floatUnary(HloOpcode op, mlir::Value x);
+  mlir::Value floatBinary(HloOpcode op, mlir::Value x, mlir::Value y);
+  mlir::FailureOr<mlir::Value> integerUnary(HloOpcode op, mlir::Value x,
+                                            PrimitiveType type);
+  mlir::FailureOr<mlir::Value> integerBinary(HloOpcode op, mlir::Value x,
+                                             mlir::Value y,
+                                             PrimitiveType type);
+  mlir::Value integerPower(mlir::Value base, mlir::Value exponent,
+                           bool isSigned);
+  mlir::Value intConst(mlir::Type type, int64_t value);
+  mlir::Value floatConst(mlir::Type type, double value);
+  mlir::LogicalResult fail(const std::string &message);
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  std::string errorMessage;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_LIB_CODEGEN_SCALAROPS_H

@@ -1,0 +1,189 @@
+//===- LowerTensors.cpp - -tessel-lower-tensors ---------------------------===//
+//
+// Tensors become pointers to their (1-D, flattened) buffers; there is no
+// bufferization: a kernel writes its outputs in place, so a tensor value
+// and every tensor.insert into it name the same buffer.
+//
+//   %x = tensor.extract %t[%i] : tensor<12582912xbf16>
+//     -> %p = llvm.getelementptr %t[%i] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
+//        %x = llvm.load %p : !llvm.ptr -> bf16
+//   %u = tensor.insert %x into %t[%i]   -> llvm.store %x, %p; %u is %t
+//
+// Constant tensors become internal LLVM globals. Remaining tessel.pure_calls
+// (functions called more than once) become func.calls. A kernel's entry
+// function (with `tessel.num_threads`) returns nothing afterwards: its
+// outputs are the buffers it was given.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Codegen/Passes.h"
+#include "tessel/Dialect/TesselDialect.h"
+
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tessel {
+namespace {
+
+mlir::Value toI64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index) {
+  return b.create<mlir::arith::IndexCastOp>(loc, b.getI64Type(), index);
+}
+
+mlir::Value elementPointer(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value base, mlir::Type element,
+                           mlir::ValueRange indices) {
+  mlir::Value offset =
+      indices.empty()
+          ? mlir::Value(b.create<mlir::arith::ConstantIntOp>(loc, 0, 64))
+          : toI64(b, loc, indices.front());
+  return b.create<mlir::LLVM::GEPOp>(
+      loc, mlir::LLVM::LLVMPointerType::get(b.getContext()), element, base,
+      mlir::ValueRange{offset}, /*inbounds=*/true);
+}
+
+struct ExtractLowering : mlir::OpConversionPattern<mlir::tensor::ExtractOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(mlir::tensor::ExtractOp op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    mlir::Type element = op.getType();
+    mlir::Value ptr = elementPointer(rewriter, op.getLoc(), adaptor.getTensor(),
+                                     element, adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<mlir::LLVM::LoadOp>(op, element, ptr);
+    return mlir::success();
+  }
+};
+
+struct InsertLowering : mlir::OpConversionPattern<mlir::tensor::InsertOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(mlir::tensor::InsertOp op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    mlir::Value ptr =
+        elementPointer(rewriter, op.getLoc(), adaptor.getDest(),
+                       op.getScalar().getType(), adaptor.getIndices());
+    rewriter.create<mlir::LLVM::StoreOp>(op.getLoc(), adaptor.getScalar(), ptr);
+    rewriter.replaceOp(op, adaptor.getDest());
+    return mlir::success();
+  }
+};
+
+struct ConstantLowering : mlir::OpConversionPattern<mlir::arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(mlir::arith::ConstantOp op, OpAdaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(op.getValue());
+    auto type = llvm::dyn_cast<mlir::RankedTensorType>(op.getType());
+    if (!dense || !type)
+      return rewriter.notifyMatchFailure(op, "not a constant tensor");
+    auto module = op->getParentOfType<mlir::ModuleOp>();
+    auto arrayType = mlir::LLVM::LLVMArrayType::get(type.getElementType(),
+                                                    type.getNumElements());
+    std::string name;
+    for (int i = 0;; ++i) {
+      name = "tessel_constant_" + std::to_string(i);
+      if (!module.lookupSymbol(name))
+        break;
+    }
+    {
+      mlir::OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      rewriter.create<mlir::LLVM::GlobalOp>(op.getLoc(), arrayType,
+                                            /*isConstant=*/true,
+                                            mlir::LLVM::Linkage::Internal,
+                                            name, dense);
+    }
+    rewriter.replaceOpWithNewOp<mlir::LLVM::AddressOfOp>(
+        op, mlir::LLVM::LLVMPointerType::get(op.getContext()), name);
+    return mlir::success();
+  }
+};
+
+struct LowerTensorsPass
+    : public mlir::PassWrapper<LowerTensorsPass,
+                               mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTensorsPass)
+  llvm::StringRef getArgument() const final { return "tessel-lower-tensors"; }
+  llvm::StringRef getDescription() const final {
+    return "Lower tensors to LLVM pointers, extract/insert to load/store";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
+  }
+
+  void runOnOperation() override {
+    mlir::ModuleOp module = getOperation();
+    mlir::MLIRContext *context = &getContext();
+    // Calls that survived inlining become ordinary calls.
+    module.walk([](PureCallOp call) {
+      mlir::OpBuilder b(call);
+      auto replacement = b.create<mlir::func::CallOp>(
+          call.getLoc(), call.getCallee(), call.getResultTypes(),
+          call.getOperands());
+      call.replaceAllUsesWith(replacement.getResults());
+      call.erase();
+    });
+
+    mlir::TypeConverter converter;
+    converter.addConversion([](mlir::Type type) { return type; });
+    converter.addConversion([&](mlir::RankedTensorType) -> mlir::Type {
+      return mlir::LLVM::LLVMPointerType::get(context);
+    });
+    auto cast = [](mlir::OpBuilder &b, mlir::Type type, mlir::ValueRange in,
+                   mlir::Location loc) -> std::optional<mlir::Value> {
+      return b.create<mlir::UnrealizedConversionCastOp>(loc, type, in)
+          .getResult(0);
+    };
+    converter.addSourceMaterialization(cast);
+    converter.addTargetMaterialization(cast);
+
+    mlir::ConversionTarget target(*context);
+    target.addLegalDialect<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
+    target.addIllegalOp<mlir::tensor::ExtractOp, mlir::tensor::InsertOp>();
+    target.addDynamicallyLegalOp<mlir::arith::ConstantOp>(
+        [](mlir::arith::ConstantOp op) {
+          return !llvm::isa<mlir::RankedTensorType>(op.getType());
+        });
+    target.addDynamicallyLegalOp<mlir::func::FuncOp>([&](mlir::func::FuncOp f) {
+      return converter.isSignatureLegal(f.getFunctionType()) &&
+             converter.isLegal(&f.getBody());
+    });
+    target.addDynamicallyLegalOp<mlir::func::ReturnOp, mlir::func::CallOp>(
+        [&](mlir::Operation *op) { return converter.isLegal(op); });
+
+    mlir::RewritePatternSet patterns(context);
+    patterns.add<ExtractLowering, InsertLowering, ConstantLowering>(converter,
+                                                                    context);
+    mlir::populateFunctionOpInterfaceTypeConversionPattern<mlir::func::FuncOp>(
+        patterns, converter);
+    mlir::populateReturnOpTypeConversionPattern(patterns, converter);
+    mlir::populateCallOpTypeConversionPattern(patterns, converter);
+    mlir::scf::populateSCFStructuralTypeConversionsAndLegality(
+        converter, patterns, target);
+    if (mlir::failed(mlir::applyPartialConversion(module, target,
+                                                  std::move(patterns))))
+      return signalPassFailure();
+
+    // Entry functions write their outputs in place and return nothing.
+    for (auto func : module.getOps<mlir::func::FuncOp>()) {
+      if (!func->hasAttr("tessel.num_threads") || func.isExternal())
+        continue;
+      func.walk([](mlir::func::ReturnOp ret) {
+        ret.getOperandsMutable().clear();
+      });
+      func.setFunctionType(mlir::FunctionType::get(
+          context, func.getFunctionType().getInputs(), {}));
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<mlir::Pass> createLowerTensorsPass() {
+  return std::make_unique<LowerTensorsPass>();
+}
+
+} // namespace tessel

@@ -1,0 +1,15 @@
+//===- Passes.cpp - Registration of the code generator's passes -----------===//
+#include "tessel/Codegen/Passes.h"
+
+namespace tessel {
+
+void registerCodegenPasses() {
+  for (auto create :
+       {createInlineSubgraphsPass, createLowerLoopsPass,
+        createFlattenTensorsPass, createUnrollLoopsPass,
+        createLowerGridToCpuPass, createLowerIndexingPass,
+        createLowerTensorsPass, createLowerToLlvmPass})
+    mlir::registerPass(create);
+}
+
+} // namespace tessel

@@ -1,0 +1,478 @@
+//===- CodegenCommand.cpp - `tessel compile` and `tessel run` -------------===//
+//
+//   tessel compile M.hlo [--emit=partition|mlir|lowered|llvm|asm]
+//                        [--dump-after REGEX --dump-dir DIR] [--explain]
+//   tessel run M.hlo [--input x.npy ...] [--output y.npy ...] [--check]
+//                    [--threads N] [--repeat N]
+//
+// run reads and writes logical arrays (the layouts are the compiler's
+// business); without --input it makes reproducible random arguments.
+//
+//===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+#include "Commands.h"
+#include "HloInput.h"
+
+#include "tessel/Codegen/Compiler.h"
+#include "tessel/Hlo/FloatTypes.h"
+#include "tessel/Hlo/HloEvaluator.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+
+namespace cl = llvm::cl;
+
+namespace tessel {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// tessel compile
+//===----------------------------------------------------------------------===//
+
+int runCompile(int argc, char **argv) {
+  cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
+                            cl::cat(cli::category()));
+  cl::opt<EmitKind> emit(
+      "emit", cl::desc("what to print"), cl::init(EmitKind::Mlir),
+      cl::values(
+          clEnumValN(EmitKind::Partition, "partition",
+                     "the functions of each kernel and why each cut was made"),
+          clEnumValN(EmitKind::Mlir, "mlir",
+                     "the emitted MLIR (tessel, tensor, arith, math)"),
+          clEnumValN(EmitKind::Lowered, "lowered",
+                     "the llvm dialect after the whole pipeline"),
+          clEnumValN(EmitKind::Llvm, "llvm", "LLVM IR after -O3"),
+          clEnumValN(EmitKind::Asm, "asm", "host assembly")),
+      cl::cat(cli::category()));
+  cl::opt<std::string> dumpAfter(
+      "dump-after",
+      cl::desc("write the IR after every pass whose flag matches REGEX "
+               "(e.g. '.*' or 'tessel-flatten-tensors') to --dump-dir"),
+      cl::value_desc("REGEX"), cl::cat(cli::category()));
+  cl::opt<std::string> dumpDir("dump-dir",
+                               cl::desc("directory for --dump-after"),
+                               cl::value_desc("DIR"), cl::init("tessel-dump"),
+                               cl::cat(cli::category()));
+  cl::opt<bool> gpu("gpu-launch",
+                    cl::desc("use the GPU's launch configuration (128 "
+                             "threads, 4 elements each) for --emit=mlir"),
+                    cl::cat(cli::category()));
+  cl::opt<bool> explain(
+      "explain",
+      cl::desc("say which kernels the module becomes, which emitter each "
+               "uses and how it is launched, then the partition"),
+      cl::cat(cli::category()));
+  if (!cli::parseOptions(
+          argc, argv,
+          "compile an HLO module's fusions to kernels and print an IR\n\n"
+          "  tessel compile examples/gelu.hlo --emit=partition\n"
+          "  tessel compile examples/gelu.hlo --emit=mlir\n"
+          "  tessel compile examples/gelu.hlo --emit=llvm\n"
+          "  tessel compile examples/gelu.hlo --dump-after '.*' --dump-dir d\n"))
+    return 2;
+  std::unique_ptr<HloModule> module = cli::loadHloModule(path);
+  if (!module)
+    return 1;
+  CompileOptions options;
+  options.target = gpu ? Target::Gpu : Target::Cpu;
+  options.dumpAfter = dumpAfter;
+  options.dumpDir = dumpDir;
+  if (gpu && emit != EmitKind::Mlir && emit != EmitKind::Partition)
+    return cli::usageError("--gpu-launch works with --emit=mlir or "
+                           "--emit=partition (the GPU path is issue #16)");
+  if (explain) {
+    Expected<std::shared_ptr<Executable>> exe =
+        Executable::compile(*module, options);
+    if (!exe)
+      return cli::fail(path + ": " + exe.error().message);
+    llvm::outs() << (*exe)->describe();
+    Expected<std::string> partition =
+        emitHloModule(*module, EmitKind::Partition, options);
+    if (!partition)
+      return cli::fail(path + ": " + partition.error().message);
+    llvm::outs() << *partition;
+    return 0;
+  }
+  Expected<std::string> text = emitHloModule(*module, emit, options);
+  if (!text)
+    return cli::fail(path + ": " + text.error().message);
+  llvm::outs() << *text;
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// tessel run
+//===----------------------------------------------------------------------===//
+
+/// Reproducible arguments: floats in [-3, 3], integers in [-8, 8] (0 and up
+/// to 15 for unsigned), pred at random.
+Literal randomArgument(const Shape &shape, uint64_t seed) {
+  Literal literal(Shape(shape.elementType, shape.dims));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> real(-3.0, 3.0);
+  std::uniform_int_distribution<int64_t> integer(-8, 8);
+  std::uniform_int_distribution<int64_t> natural(0, 15);
+  for (int64_t i = 0; i < literal.elementCount(); ++i) {
+    PrimitiveType t = shape.elementType;
+    if (t == PrimitiveType::Pred)
+      literal.setBits(i, rng() & 1);
+    else if (isFloat(t))
+      literal.setDouble(i, real(rng));
+    else if (isUnsignedInteger(t))
+      literal.setInt(i, natural(rng));
+    else
+      literal.setInt(i, integer(rng));
+  }
+  return literal;
+}
+
+/// Distance in units in the last place between two floats of one type:
+/// the difference of their bits on a line where every float has its place.
+uint64_t ulpDistance(uint64_t a, uint64_t b, int bits) {
+  uint64_t sign = uint64_t(1) << (bits - 1);
+  auto ordered = [&](uint64_t x) -> int64_t {
+    int64_t magnitude = static_cast<int64_t>(x & (sign - 1));
+    return (x & sign) ? -magnitude : magnitude;
+  };
+  int64_t d = ordered(a) - ordered(b);
+  return static_cast<uint64_t>(d < 0 ? -d : d);
+}
+
+/// Whether the module uses an op whose result the compiler approximates
+/// (its transcendental functions are not the C library's).
+bool usesApproximations(const HloModule &module) {
+  for (const auto &computation : module.computations())
+    for (const auto &instruction : computation->instructions())
+      switch (instruction->opcode()) {
+      case HloOpcode::Exp:
+      case HloOpcode::ExponentialMinusOne:
+      case HloOpcode::Log:
+      case HloOpcode::LogPlusOne:
+      case HloOpcode::Logistic:
+      case HloOpcode::Tanh:
+      case HloOpcode::Cbrt:
+      case HloOpcode::Sine:
+      case HloOpcode::Cosine:
+      case HloOpcode::Tan:
+      case HloOpcode::Erf:
+      case HloOpcode::Power:
+      case HloOpcode::Atan2:
+        return true;
+      default:
+        break;
+      }
+  return false;
+}
+
+struct Comparison {
+  int64_t differing = 0;
+  int64_t failing = 0;
+  uint64_t maxUlp = 0;
+  double maxAbs = 0;
+  int64_t worst = -1;
+};
+
+/// Compares `got` with the evaluator's `want`. An element passes when it is
+/// equal (NaNs equal), or, for a module with approximated functions, within
+/// `ulpBound` ulps or `absBound` times the largest magnitude of `want`.
+Comparison compareArrays(const Literal &got, const Literal &want,
+                         bool approximate) {
+  Comparison c;
+  PrimitiveType type = want.elementType();
+  bool floating = isFloat(type);
+  int bits = bitWidth(type);
+  uint64_t ulpBound = 0;
+  double absBound = 0;
+  if (approximate && floating) {
+    // Measured bounds of MLIR's polynomial approximations against the C
+    // library, after rounding to the type (docs/codegen.md).
+    ulpBound = bits <= 16 ? 1 : 8;
+    absBound = type == PrimitiveType::BF16   ? 1.0 / 128
+               : type == PrimitiveType::F16  ? 1.0 / 1024
+               : type == PrimitiveType::F32  ? 1e-6
+                                             : 1e-14;
+  }
+  double scale = 1;
+  if (floating)
+    for (int64_t i = 0; i < want.elementCount(); ++i)
+      if (std::isfinite(want.getDouble(i)))
+        scale = std::max(scale, std::fabs(want.getDouble(i)));
+  for (int64_t i = 0; i < want.elementCount(); ++i) {
+    uint64_t g = got.getBits(i), w = want.getBits(i);
+    if (g == w)
+      continue;
+    if (floating) {
+      double gd = got.getDouble(i), wd = want.getDouble(i);
+      if (std::isnan(gd) && std::isnan(wd))
+        continue;
+      ++c.differing;
+      uint64_t ulp = ulpDistance(g, w, bits);
+      double abs = std::fabs(gd - wd);
+      if (ulp > c.maxUlp || std::isnan(abs)) {
+        c.maxUlp = ulp;
+        c.worst = i;
+      }
+      if (!std::isnan(abs))
+        c.maxAbs = std::max(c.maxAbs, abs);
+      if (ulp > ulpBound && !(abs <= absBound * scale))
+        ++c.failing;
+    } else {
+      ++c.differing;
+      ++c.failing;
+      if (c.worst < 0)
+        c.worst = i;
+    }
+  }
+  return c;
+}
+
+std::string indexString(const Literal &literal, int64_t linear) {
+  std::string text = "[";
+  std::vector<int64_t> index(literal.rank());
+  for (int64_t d = literal.rank() - 1; d >= 0; --d) {
+    index[d] = linear % literal.dims()[d];
+    linear /= literal.dims()[d];
+  }
+  for (size_t d = 0; d < index.size(); ++d)
+    text += (d ? "," : "") + std::to_string(index[d]);
+  return text + "]";
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/// Copies `bytes` from `src` to `dst` in chunks over `threads` workers: the
+/// physical limit the kernels are measured against.
+void parallelCopy(void *dst, const void *src, int64_t bytes, int threads) {
+  constexpr int64_t kChunk = 1 << 20;
+  int64_t chunks = (bytes + kChunk - 1) / kChunk;
+  auto copy = [&](int64_t c) {
+    int64_t begin = c * kChunk, size = std::min(kChunk, bytes - begin);
+    std::memcpy(static_cast<char *>(dst) + begin,
+                static_cast<const char *>(src) + begin, size);
+  };
+  if (threads <= 1) {
+    for (int64_t c = 0; c < chunks; ++c)
+      copy(c);
+    return;
+  }
+  tbb::task_arena arena(threads);
+  arena.execute([&] { tbb::parallel_for(int64_t(0), chunks, copy); });
+}
+
+int runRun(int argc, char **argv) {
+  cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
+                            cl::cat(cli::category()));
+  cl::list<std::string> inputs(
+      "input", cl::desc("an argument, in parameter order (.npy, logical)"),
+      cl::value_desc("FILE"), cl::cat(cli::category()));
+  cl::list<std::string> outputs(
+      "output", cl::desc("where to write a result (.npy); one per output"),
+      cl::value_desc("FILE"), cl::cat(cli::category()));
+  cl::opt<bool> check(
+      "check", cl::desc("also run the reference evaluator and compare: exact "
+                        "unless the module uses approximated functions"),
+      cl::cat(cli::category()));
+  cl::opt<int> repeat(
+      "repeat",
+      cl::desc("run N times and print the median time, GB/s and the ratio "
+               "to a copy of the same bytes"),
+      cl::init(0), cl::cat(cli::category()));
+  cl::opt<uint64_t> seed("seed", cl::desc("seed of the random arguments"),
+                         cl::init(1), cl::cat(cli::category()));
+  std::string programName = "tessel run";
+  std::vector<char *> args(argv, argv + argc);
+  args[0] = programName.data();
+  int64_t threads = 0;
+  if (int status = cli::takeThreadsOption(args, threads))
+    return status;
+  if (!cli::parseOptions(
+          static_cast<int>(args.size()), args.data(),
+          "compile an HLO module for this CPU and run it\n\n"
+          "  tessel run examples/gelu.hlo --check --repeat 20\n"
+          "  tessel run m.hlo --input x.npy --output y.npy\n\n"
+          "Without --input the arguments are random (reproducible, "
+          "--seed).\nArrays are logical (row-major), whatever the layouts in "
+          "the module.\n--threads N: worker threads (0, the default: one per core).\n"))
+    return 2;
+  if (repeat < 0)
+    return cli::usageError("--repeat must be 0 or more");
+  std::unique_ptr<HloModule> module = cli::loadHloModule(path);
+  if (!module)
+    return 1;
+  ProgramShape program = module->entryProgramShape();
+  if (!inputs.empty() && inputs.size() != program.parameters.size())
+    return cli::usageError(
+        "the entry takes " + std::to_string(program.parameters.size()) +
+        " parameters, given " + std::to_string(inputs.size()) + " --input");
+  std::vector<Literal> arguments;
+  for (size_t i = 0; i < program.parameters.size(); ++i) {
+    if (inputs.empty()) {
+      if (!program.parameters[i].isArray())
+        return cli::fail("parameter " + std::to_string(i) +
+                         " is not an array");
+      arguments.push_back(randomArgument(program.parameters[i], seed + i));
+      continue;
+    }
+    Expected<Literal> argument =
+        cli::readArgument(inputs[i], program.parameters[i], /*logical=*/true);
+    if (!argument)
+      return cli::fail(argument.error().message);
+    arguments.push_back(std::move(*argument));
+  }
+
+  Expected<std::shared_ptr<Executable>> compiled =
+      Executable::compile(*module, CompileOptions{});
+  if (!compiled)
+    return cli::fail(path + ": " + compiled.error().message);
+  Executable &exe = **compiled;
+  RunOptions runOptions;
+  runOptions.threads = static_cast<int>(threads);
+  Expected<Literal> result = exe.run(arguments, runOptions);
+  if (!result)
+    return cli::fail(path + ": " + result.error().message);
+  std::vector<const Literal *> values;
+  if (result->isTuple())
+    for (const Literal &element : result->tupleElements())
+      values.push_back(&element);
+  else
+    values.push_back(&*result);
+
+  bool checkFailed = false;
+  if (check) {
+    Expected<Literal> reference = evaluateHloModule(*module, arguments);
+    if (!reference)
+      return cli::fail(path + ": the evaluator failed: " +
+                       reference.error().message);
+    std::vector<const Literal *> want;
+    if (reference->isTuple())
+      for (const Literal &element : reference->tupleElements())
+        want.push_back(&element);
+    else
+      want.push_back(&*reference);
+    bool approximate = usesApproximations(*module);
+    for (size_t i = 0; i < values.size(); ++i) {
+      Comparison c = compareArrays(*values[i], *want[i], approximate);
+      llvm::outs() << "check output " << i << " "
+                   << want[i]->shape().toStringWithoutLayout() << ": ";
+      if (c.differing == 0) {
+        llvm::outs() << "bit-exact\n";
+        continue;
+      }
+      llvm::outs() << c.differing << " of " << want[i]->elementCount()
+                   << " elements differ";
+      if (isFloat(want[i]->elementType()))
+        llvm::outs() << ", at most " << c.maxUlp << " ulp ("
+                     << llvm::format("%.3g", c.maxAbs) << " absolute)";
+      if (c.worst >= 0)
+        llvm::outs() << ", worst at " << indexString(*want[i], c.worst)
+                     << ": " << values[i]->elementToString(c.worst)
+                     << " vs " << want[i]->elementToString(c.worst);
+      if (c.failing) {
+        llvm::outs() << ": FAILED (" << c.failing << " outside the bound)\n";
+        checkFailed = true;
+      } else {
+        llvm::outs() << ": within the bound for approximated functions\n";
+      }
+    }
+  }
+
+  if (repeat > 0) {
+    std::vector<std::string> in, out;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      Expected<std::string> physical =
+          toPhysical(arguments[i], program.parameters[i]);
+      if (!physical)
+        return cli::fail(physical.error().message);
+      in.push_back(std::move(*physical));
+    }
+    for (int64_t bytes : exe.outputBytes())
+      out.emplace_back(bytes, '\0');
+    std::vector<const void *> inPtrs;
+    for (const std::string &s : in)
+      inPtrs.push_back(s.data());
+    std::vector<void *> outPtrs;
+    for (std::string &s : out)
+      outPtrs.push_back(s.data());
+    int64_t bytes = 0;
+    for (const std::string &s : in)
+      bytes += s.size();
+    for (const std::string &s : out)
+      bytes += s.size();
+    int workers = threads > 0
+                      ? static_cast<int>(threads)
+                      : static_cast<int>(std::thread::hardware_concurrency());
+    // A copy that reads and writes as many bytes as the kernels do.
+    std::string copySrc(bytes / 2, '\1'), copyDst(bytes / 2, '\0');
+    std::vector<double> kernelTimes, copyTimes;
+    for (int r = 0; r < repeat; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      Expected<bool> ran = exe.runPhysical(inPtrs, outPtrs, runOptions);
+      auto t1 = std::chrono::steady_clock::now();
+      if (!ran)
+        return cli::fail(ran.error().message);
+      parallelCopy(copyDst.data(), copySrc.data(), copySrc.size(), workers);
+      auto t2 = std::chrono::steady_clock::now();
+      kernelTimes.push_back(std::chrono::duration<double>(t1 - t0).count());
+      copyTimes.push_back(std::chrono::duration<double>(t2 - t1).count());
+    }
+    double kernel = median(kernelTimes), copy = median(copyTimes);
+    llvm::outs() << llvm::format(
+        "time: %.3f ms median of %d runs, %.2f GB/s (%lld bytes read and "
+        "written), %d threads\n",
+        kernel * 1e3, repeat.getValue(), bytes / kernel / 1e9,
+        static_cast<long long>(bytes), workers);
+    llvm::outs() << llvm::format(
+        "copy of the same bytes: %.3f ms, %.2f GB/s; the kernels run at "
+        "%.0f%% of copy speed\n",
+        copy * 1e3, bytes / copy / 1e9, 100.0 * copy / kernel);
+    llvm::outs() << llvm::format("compile: %.1f ms (HLO to callable kernels)\n",
+                                 exe.compileMilliseconds());
+  }
+
+  if (!outputs.empty()) {
+    if (outputs.size() != values.size())
+      return cli::usageError("the module has " +
+                             std::to_string(values.size()) +
+                             " outputs, given " +
+                             std::to_string(outputs.size()) + " --output");
+    std::vector<std::string> files;
+    for (size_t i = 0; i < values.size(); ++i) {
+      Expected<NpyArray> array =
+          cli::resultArray(*values[i], values[i]->shape(), /*logical=*/true);
+      if (!array)
+        return cli::fail(array.error().message);
+      files.push_back(writeNpy(*array));
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::string error = cli::writeFileAtomically(outputs[i], files[i]);
+      if (!error.empty())
+        return cli::fail(error);
+    }
+  } else if (!check && repeat == 0) {
+    for (const Literal *value : values)
+      llvm::outs() << value->shape().toStringWithoutLayout() << " "
+                   << value->toString() << "\n";
+  }
+  return checkFailed ? 1 : 0;
+}
+
+} // namespace
+
+int runCompileCommand(int argc, char **argv) { return runCompile(argc, argv); }
+int runRunCommand(int argc, char **argv) { return runRun(argc, argv); }
+
+} // namespace tessel
