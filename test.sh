@@ -17,10 +17,8 @@ step() { printf '\n=== %s\n' "$*"; }
 step "build (Release)"
 [ -f build/build.ninja ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 ninja -C build
-step "unit tests"
-ctest --test-dir build --output-on-failure -j "$jobs"
-step "lit tests"
-ninja -C build check-tessel-lit
+step "unit and lit tests"
+ninja -C build check-tessel
 [ $quick -eq 1 ] && { echo "quick run: skipped sanitizers, format and fuzzing"; exit 0; }
 
 step "formatting (clang-format-19)"
