@@ -1,5 +1,12 @@
 # Helpers shared by tessel's CMake files.
 #
+# Libraries made with tessel_core_library / tessel_mlir_library are installed
+# and exported under the namespace tessel:: (cmake/TesselInstall.cmake): the
+# core libraries in the export set tesselTargets, the MLIR layers in
+# tesselMlirTargets, so that a consumer of the core never needs MLIR. Their
+# public include directory is include/ of the source tree while building and
+# <prefix>/include once installed.
+#
 # Every library and unit test made here is a dependency of `check-tessel`
 # (the TESSEL_CHECK_DEPENDS property). A unit test that links an MLIR-layer
 # library directly gets the ctest label `mlir` and is also a dependency of
@@ -24,29 +31,47 @@
 # themselves use MLIR's own mlir_tablegen and add_public_tablegen_target (from
 # AddMLIR and TableGen, included by the top-level CMakeLists.txt).
 
+include(GNUInstallDirs)
+
+# A library's public include directory: the source tree while building,
+# <prefix>/include once installed.
+function(tessel_public_includes name)
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${TESSEL_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+endfunction()
+
 # tessel_core_library(NAME SOURCES... [DEPENDS targets...])
 # A plain C++17 library of the core (no LLVM/MLIR include paths).
 function(tessel_core_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  target_include_directories(${name} PUBLIC ${TESSEL_SOURCE_DIR}/include)
+  tessel_public_includes(${name})
   target_link_libraries(${name} PUBLIC ${ARG_DEPENDS})
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  install(TARGETS ${name} EXPORT tesselTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   set_property(GLOBAL APPEND PROPERTY TESSEL_CHECK_DEPENDS ${name})
 endfunction()
 
-# tessel_mlir_library(NAME SOURCES... [DEPENDS targets...])
+# tessel_mlir_library(NAME SOURCES... [DEPENDS targets...] [TEST_ONLY])
 # A library above the MLIR line; links the MLIR and LLVM shared libraries.
+# A TEST_ONLY library (test/lib) is neither installed nor exported.
 function(tessel_mlir_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "TEST_ONLY" "" "SOURCES;DEPENDS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  target_include_directories(${name} PUBLIC ${TESSEL_SOURCE_DIR}/include)
+  tessel_public_includes(${name})
   target_include_directories(${name} SYSTEM PUBLIC ${LLVM_INCLUDE_DIRS}
                                                    ${MLIR_INCLUDE_DIRS})
-  target_compile_definitions(${name} PUBLIC ${LLVM_DEFINITIONS})
+  separate_arguments(llvmDefinitions UNIX_COMMAND "${LLVM_DEFINITIONS}")
+  target_compile_definitions(${name} PUBLIC ${llvmDefinitions})
   target_link_libraries(${name} PUBLIC ${ARG_DEPENDS} MLIR LLVM)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON
                                            TESSEL_MLIR_LAYER ON)
+  if(NOT ARG_TEST_ONLY)
+    install(TARGETS ${name} EXPORT tesselMlirTargets
+            ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  endif()
   set_property(GLOBAL APPEND PROPERTY TESSEL_CHECK_DEPENDS ${name})
 endfunction()
 
