@@ -256,4 +256,19 @@ TEST_F(IndexingMapTest, EvaluateChecksConstraintsAndOverflow) {
   EXPECT_FALSE(map.contains({5}, {}));
 }
 
+// The @pre of contains() is an assert. It is compiled in by Debug builds and
+// by TESSEL_ENABLE_ASSERTIONS in Release (test.sh's build-assert), and this
+// checks that the library really was built with it.
+using IndexingMapDeathTest = IndexingMapTest;
+TEST_F(IndexingMapDeathTest, ContainsAssertsItsPrecondition) {
+#ifdef NDEBUG
+  GTEST_SKIP() << "asserts are compiled out (NDEBUG)";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  IndexingMap map =
+      parse("(d0, d1) -> (d0), domain: d0 in [0, 3], d1 in [0, 3]");
+  EXPECT_DEATH(map.contains({1}, {}), "getNumDims");
+#endif
+}
+
 } // namespace
