@@ -30,6 +30,7 @@
 #include <tbb/task_arena.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -63,6 +64,27 @@ Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine() {
     return Error("cannot create a target machine for the host: " +
                  llvmErrorMessage(machine.takeError()));
   return std::move(*machine);
+}
+
+/// LLVM IR for the host: its triple and data layout, and the CPU's name
+/// and features on every function, so that the vectorizer and the code
+/// generator use every instruction the CPU has (AVX2, AVX-512).
+std::unique_ptr<llvm::Module> translateForHost(mlir::Operation *module,
+                                               llvm::LLVMContext &context,
+                                               llvm::TargetMachine &machine) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return nullptr;
+  llvmModule->setDataLayout(machine.createDataLayout());
+  llvmModule->setTargetTriple(machine.getTargetTriple().getTriple());
+  for (llvm::Function &function : *llvmModule) {
+    if (function.isDeclaration())
+      continue;
+    function.addFnAttr("target-cpu", machine.getTargetCPU());
+    function.addFnAttr("target-features", machine.getTargetFeatureString());
+  }
+  return llvmModule;
 }
 
 int64_t bufferBytes(const Shape &shape) {
@@ -272,16 +294,28 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
   auto machine = hostTargetMachine();
   if (!machine)
     return machine.error();
+  // The options hold function_refs: the callables must outlive create().
+  llvm::TargetMachine *target = machine->get();
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      mlir::makeOptimizingTransformer(3, 0, target);
+  auto build = [&](mlir::Operation *op, llvm::LLVMContext &context) {
+    return translateForHost(op, context, *target);
+  };
   mlir::ExecutionEngineOptions engineOptions;
-  engineOptions.transformer =
-      mlir::makeOptimizingTransformer(3, 0, machine->get());
+  engineOptions.transformer = optimize;
+  engineOptions.llvmModuleBuilder = build;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // TESSEL_PERF=1: tell `perf` the kernels' names (/tmp/perf-PID.map).
+  engineOptions.enablePerfNotificationListener = std::getenv("TESSEL_PERF");
+  engineOptions.enableObjectDump = std::getenv("TESSEL_OBJECT");
   auto engine = mlir::ExecutionEngine::create(**mlirModule, engineOptions,
                                               std::move(*machine));
   if (!engine)
     return Error("JIT compilation failed: " +
                  llvmErrorMessage(engine.takeError()));
   exe->engine = std::move(*engine);
+  if (const char *object = std::getenv("TESSEL_OBJECT"))
+    exe->engine->dumpToObjectFile(object);
   for (CompiledKernel &kernel : kernels) {
     auto function = exe->engine->lookupPacked(kernel.name);
     if (!function)
@@ -336,11 +370,9 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
   if (!machine)
     return machine.error();
   llvm::LLVMContext llvmContext;
-  auto llvmModule = mlir::translateModuleToLLVMIR(**mlirModule, llvmContext);
+  auto llvmModule = translateForHost(**mlirModule, llvmContext, **machine);
   if (!llvmModule)
     return Error("translation to LLVM IR failed");
-  llvmModule->setDataLayout((*machine)->createDataLayout());
-  llvmModule->setTargetTriple((*machine)->getTargetTriple().getTriple());
   auto optimize = mlir::makeOptimizingTransformer(3, 0, machine->get());
   if (llvm::Error error = optimize(llvmModule.get()))
     return Error("LLVM optimization failed: " +
