@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "ModulePlan.h"
 #include "Pipeline.h"
-#include "tessel/Codegen/ComputationPartitioner.h"
 #include "tessel/Codegen/Compiler.h"
+#include "tessel/Codegen/ComputationPartitioner.h"
 #include "tessel/Layout/TiledLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -135,6 +135,12 @@ public:
 
   ModulePlan plan;
   std::unique_ptr<mlir::MLIRContext> context;
+  /// The engine keeps function_refs to these and may call them as long as
+  /// it lives (it compiles lazily), so they are declared before it.
+  std::function<llvm::Error(llvm::Module *)> optimize;
+  std::function<std::unique_ptr<llvm::Module>(mlir::Operation *,
+                                              llvm::LLVMContext &)>
+      build;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::vector<CompiledKernel> kernels;
   double compileMs = 0;
@@ -165,9 +171,10 @@ void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
   });
 }
 
-Expected<bool> CpuExecutable::runPhysical(
-    const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
-    const RunOptions &options) {
+Expected<bool>
+CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
+                           const std::vector<void *> &outputs,
+                           const RunOptions &options) {
   if (inputs.size() != plan.inputs.size() ||
       outputs.size() != plan.outputs.size())
     return Error("expected " + std::to_string(plan.inputs.size()) +
@@ -186,7 +193,8 @@ Expected<bool> CpuExecutable::runPhysical(
       buffers[plan.outputs[i]] = outputs[i];
   for (size_t b = 0; b < buffers.size(); ++b)
     if (!buffers[b]) {
-      temporaries.emplace_back(std::max<int64_t>(bufferBytes(plan.buffers[b]), 1));
+      temporaries.emplace_back(
+          std::max<int64_t>(bufferBytes(plan.buffers[b]), 1));
       buffers[b] = temporaries.back().data();
     }
   for (size_t k = 0; k < kernels.size(); ++k) {
@@ -249,16 +257,19 @@ Expected<Literal> CpuExecutable::run(const std::vector<Literal> &arguments,
 }
 
 std::string cacheKey(const HloModule &module, const CompileOptions &options) {
-  return module.toString() + "\n#target=" +
-         std::to_string(static_cast<int>(options.target));
+  return module.toString() +
+         "\n#target=" + std::to_string(static_cast<int>(options.target));
 }
 
 } // namespace
 
 Expected<std::shared_ptr<Executable>>
 Executable::compile(const HloModule &module, const CompileOptions &options) {
+  // Never destroyed: engines are not torn down during exit, after the
+  // statics of LLVM they use.
   static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<Executable>> cache;
+  static auto &cache =
+      *new std::map<std::string, std::shared_ptr<Executable>>();
   std::string key = cacheKey(module, options);
   bool dumping = !options.dumpAfter.empty();
   {
@@ -294,16 +305,15 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
   auto machine = hostTargetMachine();
   if (!machine)
     return machine.error();
-  // The options hold function_refs: the callables must outlive create().
+  // The options hold function_refs: the callables live in the executable.
   llvm::TargetMachine *target = machine->get();
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      mlir::makeOptimizingTransformer(3, 0, target);
-  auto build = [&](mlir::Operation *op, llvm::LLVMContext &context) {
+  exe->optimize = mlir::makeOptimizingTransformer(3, 0, target);
+  exe->build = [target](mlir::Operation *op, llvm::LLVMContext &context) {
     return translateForHost(op, context, *target);
   };
   mlir::ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = optimize;
-  engineOptions.llvmModuleBuilder = build;
+  engineOptions.transformer = exe->optimize;
+  engineOptions.llvmModuleBuilder = exe->build;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   // TESSEL_PERF=1: tell `perf` the kernels' names (/tmp/perf-PID.map).
   engineOptions.enablePerfNotificationListener = std::getenv("TESSEL_PERF");

@@ -12,10 +12,10 @@
 
 namespace tessel {
 
+using llvm::SmallVector;
 using mlir::Location;
 using mlir::Value;
 using mlir::ValueRange;
-using llvm::SmallVector;
 
 mlir::Type getStorageType(PrimitiveType type, mlir::MLIRContext *context,
                           std::string *error) {
@@ -103,10 +103,10 @@ Value emitInDomain(mlir::OpBuilder &b, Location loc, const IndexingMap &map,
   for (const IndexingConstraint &constraint : map.getConstraints()) {
     // The constraint's expression over the same variables, without the
     // constraints (the point may violate them: that is what is checked).
-    IndexingMap exprMap(
-        mlir::AffineMap::get(map.getNumDims(), map.getNumSymbols(),
-                             constraint.expr),
-        map.getDimVars(), map.getRangeVars(), map.getRTVars());
+    IndexingMap exprMap(mlir::AffineMap::get(map.getNumDims(),
+                                             map.getNumSymbols(),
+                                             constraint.expr),
+                        map.getDimVars(), map.getRangeVars(), map.getRTVars());
     Value v = emitApplyIndexing(b, loc, exprMap, dims, symbols).front();
     conjoin(emitInInterval(b, loc, v, constraint.bounds));
   }
@@ -132,8 +132,7 @@ ElementalEmitter::lookup(const HloInstruction &instruction,
                          ValueRange indices) const {
   for (auto scope = scopes.rbegin(); scope != scopes.rend(); ++scope)
     for (const auto &[key, values] : *scope)
-      if (key.instruction == &instruction &&
-          llvm::equal(key.indices, indices))
+      if (key.instruction == &instruction && llvm::equal(key.indices, indices))
         return &values;
   return nullptr;
 }
@@ -155,8 +154,9 @@ ElementalEmitter::emit(const HloInstruction &instruction, ValueRange indices) {
   return values;
 }
 
-mlir::FailureOr<Value> ElementalEmitter::emitOperand(
-    const HloInstruction &instruction, int64_t i, ValueRange indices) {
+mlir::FailureOr<Value>
+ElementalEmitter::emitOperand(const HloInstruction &instruction, int64_t i,
+                              ValueRange indices) {
   auto values = emit(*instruction.operand(i), indices);
   if (mlir::failed(values))
     return mlir::failure();
@@ -207,8 +207,8 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
   Location loc = b.getUnknownLoc();
   const Shape &shape = instruction.shape();
   HloOpcode opcode = instruction.opcode();
-  auto single = [](mlir::FailureOr<Value> v)
-      -> mlir::FailureOr<SmallVector<Value>> {
+  auto single =
+      [](mlir::FailureOr<Value> v) -> mlir::FailureOr<SmallVector<Value>> {
     if (mlir::failed(v))
       return mlir::failure();
     return SmallVector<Value>{*v};
@@ -240,7 +240,8 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
     if (operand->shape().isArray() &&
         !getStorageType(operand->shape().elementType, b.getContext(),
                         &typeError))
-      return fail(instruction, "operand %" + operand->name() + ": " + typeError);
+      return fail(instruction,
+                  "operand %" + operand->name() + ": " + typeError);
 
   switch (opcode) {
   case HloOpcode::Constant:
@@ -318,9 +319,8 @@ ElementalEmitter::emitConstant(const HloInstruction &instruction,
   auto attrOf = [&](int64_t i) -> mlir::TypedAttr {
     uint64_t bits = literal.getBits(i);
     if (auto f = llvm::dyn_cast<mlir::FloatType>(element))
-      return b.getFloatAttr(
-          f, llvm::APFloat(f.getFloatSemantics(),
-                           llvm::APInt(f.getWidth(), bits)));
+      return b.getFloatAttr(f, llvm::APFloat(f.getFloatSemantics(),
+                                             llvm::APInt(f.getWidth(), bits)));
     return b.getIntegerAttr(element,
                             llvm::APInt(element.getIntOrFloatBitWidth(), bits));
   };
@@ -369,8 +369,9 @@ ElementalEmitter::emitThroughMap(const HloInstruction &instruction,
   return emitOperand(instruction, 0, operandIndex);
 }
 
-mlir::FailureOr<Value> ElementalEmitter::emitPad(
-    const HloInstruction &instruction, ValueRange indices) {
+mlir::FailureOr<Value>
+ElementalEmitter::emitPad(const HloInstruction &instruction,
+                          ValueRange indices) {
   Location loc = b.getUnknownLoc();
   Expected<HloInstructionIndexing> reads =
       computeOutputToInputIndexing(instruction, 0, b.getContext());
@@ -408,8 +409,8 @@ ElementalEmitter::emitConcatenate(const HloInstruction &instruction,
                                   ValueRange indices) {
   Location loc = b.getUnknownLoc();
   int64_t dim = instruction.dimensions().front();
-  mlir::Type type = getStorageType(instruction.shape().elementType,
-                                   b.getContext());
+  mlir::Type type =
+      getStorageType(instruction.shape().elementType, b.getContext());
   // if (i < end0) operand0 else if (i < end1) operand1 ... else operandN-1
   Value index = indices[dim];
   mlir::OpBuilder::InsertionGuard guard(b);
@@ -460,16 +461,16 @@ ElementalEmitter::emitConcatenate(const HloInstruction &instruction,
 /// Loops over `bounds` (row-major, the last one innermost) with
 /// accumulators; `body` gets the induction variables and the accumulators
 /// and returns the next accumulators.
-static mlir::FailureOr<SmallVector<Value>> emitLoopNest(
-    mlir::OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> bounds,
-    ValueRange inits,
-    llvm::function_ref<mlir::FailureOr<SmallVector<Value>>(ValueRange,
-                                                           ValueRange)>
-        body) {
+static mlir::FailureOr<SmallVector<Value>>
+emitLoopNest(mlir::OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> bounds,
+             ValueRange inits,
+             llvm::function_ref<mlir::FailureOr<SmallVector<Value>>(ValueRange,
+                                                                    ValueRange)>
+                 body) {
   SmallVector<Value> ivs;
-  std::function<mlir::FailureOr<SmallVector<Value>>(size_t, ValueRange)>
-      nest = [&](size_t level,
-                 ValueRange accs) -> mlir::FailureOr<SmallVector<Value>> {
+  std::function<mlir::FailureOr<SmallVector<Value>>(size_t, ValueRange)> nest =
+      [&](size_t level,
+          ValueRange accs) -> mlir::FailureOr<SmallVector<Value>> {
     if (level == bounds.size())
       return body(ivs, accs);
     Value lo = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
@@ -531,8 +532,9 @@ ElementalEmitter::emitReduce(const HloInstruction &instruction,
       });
 }
 
-mlir::FailureOr<Value> ElementalEmitter::emitDot(
-    const HloInstruction &instruction, ValueRange indices) {
+mlir::FailureOr<Value>
+ElementalEmitter::emitDot(const HloInstruction &instruction,
+                          ValueRange indices) {
   Location loc = b.getUnknownLoc();
   const DotDimensionNumbers &dnums =
       instruction.attributes().dotDimensionNumbers;
@@ -559,9 +561,8 @@ mlir::FailureOr<Value> ElementalEmitter::emitDot(
   ScalarOpEmitter ops(b, loc);
   // The evaluator accumulates float products in f64 and rounds once;
   // integers wrap in the result type.
-  mlir::Type accType = isFloatDot
-                           ? mlir::Type(b.getF64Type())
-                           : getStorageType(resultType, b.getContext());
+  mlir::Type accType = isFloatDot ? mlir::Type(b.getF64Type())
+                                  : getStorageType(resultType, b.getContext());
   Value zero = isFloatDot ? Value(b.create<mlir::arith::ConstantOp>(
                                 loc, b.getF64FloatAttr(0.0)))
                           : Value(b.create<mlir::arith::ConstantOp>(
@@ -618,16 +619,15 @@ mlir::FailureOr<SmallVector<Value>> ElementalEmitter::emitStartIndices(
     auto v = emitOperand(instruction, firstOperand + d, {});
     if (mlir::failed(v))
       return mlir::failure();
-    Value start =
-        isUnsignedInteger(operand->shape().elementType)
-            ? Value(b.create<mlir::arith::IndexCastUIOp>(loc, b.getIndexType(),
-                                                         *v))
-            : Value(b.create<mlir::arith::IndexCastOp>(loc, b.getIndexType(),
-                                                       *v));
+    Value start = isUnsignedInteger(operand->shape().elementType)
+                      ? Value(b.create<mlir::arith::IndexCastUIOp>(
+                            loc, b.getIndexType(), *v))
+                      : Value(b.create<mlir::arith::IndexCastOp>(
+                            loc, b.getIndexType(), *v));
     // XLA clamps the start so that the slice lies inside the operand.
     Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
-    Value max = b.create<mlir::arith::ConstantIndexOp>(
-        loc, operandDims[d] - sliceDims[d]);
+    Value max = b.create<mlir::arith::ConstantIndexOp>(loc, operandDims[d] -
+                                                                sliceDims[d]);
     start = b.create<mlir::arith::MaxSIOp>(loc, start, zero);
     start = b.create<mlir::arith::MinSIOp>(loc, start, max);
     starts.push_back(start);
@@ -640,8 +640,8 @@ ElementalEmitter::emitDynamicSlice(const HloInstruction &instruction,
                                    ValueRange indices) {
   Location loc = b.getUnknownLoc();
   const Shape &operand = instruction.operand(0)->shape();
-  auto starts = emitStartIndices(instruction, 1, operand.dims,
-                                 instruction.shape().dims);
+  auto starts =
+      emitStartIndices(instruction, 1, operand.dims, instruction.shape().dims);
   if (mlir::failed(starts))
     return mlir::failure();
   SmallVector<Value> operandIndex;
@@ -656,8 +656,8 @@ ElementalEmitter::emitDynamicUpdateSlice(const HloInstruction &instruction,
                                          ValueRange indices) {
   Location loc = b.getUnknownLoc();
   const Shape &update = instruction.operand(1)->shape();
-  auto starts = emitStartIndices(instruction, 2, instruction.shape().dims,
-                                 update.dims);
+  auto starts =
+      emitStartIndices(instruction, 2, instruction.shape().dims, update.dims);
   if (mlir::failed(starts))
     return mlir::failure();
   using mlir::arith::CmpIPredicate;

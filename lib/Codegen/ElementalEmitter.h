@@ -56,8 +56,9 @@ class ElementalEmitter {
 public:
   /// Returns the value(s) of an operand that the emitter must not emit
   /// itself, or std::nullopt to have it emitted here.
-  using OperandProvider = std::function<std::optional<
-      llvm::SmallVector<mlir::Value>>(const HloInstruction &, mlir::ValueRange)>;
+  using OperandProvider =
+      std::function<std::optional<llvm::SmallVector<mlir::Value>>(
+          const HloInstruction &, mlir::ValueRange)>;
 
   ElementalEmitter(mlir::OpBuilder &builder, OperandProvider provider)
       : b(builder), provider(std::move(provider)) {}
@@ -80,8 +81,8 @@ private:
   emitUncached(const HloInstruction &instruction, mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value> emitOperand(const HloInstruction &instruction,
                                            int64_t i, mlir::ValueRange indices);
-  mlir::FailureOr<mlir::Value>
-  emitThroughMap(const HloInstruction &instruction, mlir::ValueRange indices);
+  mlir::FailureOr<mlir::Value> emitThroughMap(const HloInstruction &instruction,
+                                              mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value> emitPad(const HloInstruction &instruction,
                                        mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value>

@@ -92,8 +92,8 @@ IndexingMap getLoopThreadToOutputMap(const Shape &output,
       IndexingVariable(0, config.numBlocks - 1, "bl_x")};
   std::vector<IndexingVariable> symbols;
   if (hasVector)
-    symbols.push_back(IndexingVariable(0, config.vectorSize - 1,
-                                       "vector_index"));
+    symbols.push_back(
+        IndexingVariable(0, config.vectorSize - 1, "vector_index"));
   IndexingMap map(mlir::AffineMap::get(2, symbols.size(), results, context),
                   dims, symbols, {});
   int64_t n = elementCount(output);
@@ -115,7 +115,7 @@ public:
 
   mlir::LogicalResult emitSubgraphs();
   mlir::FailureOr<mlir::func::FuncOp> emitLoopEntry(llvm::StringRef name,
-                                                     Target target);
+                                                    Target target);
   std::string error;
 
 private:
@@ -159,10 +159,11 @@ SmallVector<Value> FusionEmitter::readOutside(const HloInstruction &instruction,
   auto it = llvm::find(callee->roots, &instruction);
   size_t first = 0;
   for (auto root = callee->roots.begin(); root != it; ++root)
-    first += (*root)->shape().isTuple() ? (*root)->shape().tupleShapes.size()
-                                        : 1;
-  size_t count =
-      instruction.shape().isTuple() ? instruction.shape().tupleShapes.size() : 1;
+    first +=
+        (*root)->shape().isTuple() ? (*root)->shape().tupleShapes.size() : 1;
+  size_t count = instruction.shape().isTuple()
+                     ? instruction.shape().tupleShapes.size()
+                     : 1;
   auto results = call.getResults().slice(first, count);
   return SmallVector<Value>(results.begin(), results.end());
 }
@@ -199,11 +200,12 @@ mlir::LogicalResult FusionEmitter::emitSubgraph(const Subgraph &subgraph) {
   mlir::ValueRange params = body->getArguments().take_front(numParams);
   mlir::ValueRange indices = body->getArguments().drop_front(numParams);
 
-  llvm::DenseSet<const HloInstruction *> members(
-      subgraph.instructions.begin(), subgraph.instructions.end());
+  llvm::DenseSet<const HloInstruction *> members(subgraph.instructions.begin(),
+                                                 subgraph.instructions.end());
   ElementalEmitter emitter(
-      b, [&](const HloInstruction &instruction, mlir::ValueRange at)
-             -> std::optional<SmallVector<Value>> {
+      b,
+      [&](const HloInstruction &instruction,
+          mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
         if (instruction.parent() != &computation || members.count(&instruction))
           return std::nullopt;
         return readOutside(instruction, params, at);
@@ -274,11 +276,10 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target) {
   mlir::ValueRange params = body->getArguments().take_front(numParams);
   mlir::ValueRange outs = body->getArguments().drop_front(numParams);
 
-  Value th = b.create<mlir::gpu::ThreadIdOp>(
-      loc, mlir::gpu::Dimension::x,
-      b.getIndexAttr(config.numThreads));
-  Value bl = b.create<mlir::gpu::BlockIdOp>(
-      loc, mlir::gpu::Dimension::x, b.getIndexAttr(config.numBlocks));
+  Value th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
+                                             b.getIndexAttr(config.numThreads));
+  Value bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
+                                            b.getIndexAttr(config.numBlocks));
   auto loop = b.create<LoopOp>(
       loc, map, mlir::ValueRange{th, bl}, outs,
       [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange,
@@ -286,8 +287,8 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target) {
         SmallVector<Value> next;
         for (auto [k, output] : llvm::enumerate(outputs)) {
           SmallVector<Value> values = readOutside(*output, params, indices);
-          next.push_back(nb.create<mlir::tensor::InsertOp>(
-              l, values.front(), iters[k], indices));
+          next.push_back(nb.create<mlir::tensor::InsertOp>(l, values.front(),
+                                                           iters[k], indices));
         }
         nb.create<YieldOp>(l, next);
       });

@@ -121,8 +121,7 @@ Expected<bool> lowerToLlvmDialect(mlir::ModuleOp module,
   pm.addPass(createLowerToLlvmPass());
   pm.addPass(mlir::createReconcileUnrealizedCastsPass());
   if (!options.dumpAfter.empty()) {
-    if (std::error_code ec =
-            llvm::sys::fs::create_directories(options.dumpDir))
+    if (std::error_code ec = llvm::sys::fs::create_directories(options.dumpDir))
       return Error("cannot create the dump directory '" + options.dumpDir +
                    "': " + ec.message());
     llvm::Regex regex(options.dumpAfter);

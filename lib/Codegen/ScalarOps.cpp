@@ -41,8 +41,8 @@ Value ScalarOpEmitter::widen(Value x, PrimitiveType type) {
 
 Value ScalarOpEmitter::narrow(Value x, PrimitiveType type) {
   if (isNarrowFloat(type))
-    return b.create<arith::TruncFOp>(
-        loc, getStorageType(type, b.getContext()), x);
+    return b.create<arith::TruncFOp>(loc, getStorageType(type, b.getContext()),
+                                     x);
   return x;
 }
 
@@ -95,8 +95,8 @@ Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
   case HloOpcode::Sign: {
     // NaN and +-0 map to themselves, anything else to +-1.
     Value zero = floatConst(t, 0.0);
-    Value keep = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UEQ, x,
-                                         zero);
+    Value keep =
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UEQ, x, zero);
     Value one = b.create<math::CopySignOp>(loc, floatConst(t, 1.0), x);
     return b.create<arith::SelectOp>(loc, keep, x, one);
   }
@@ -136,9 +136,8 @@ mlir::FailureOr<Value> ScalarOpEmitter::unary(HloOpcode op, Value x,
     if (op == HloOpcode::IsFinite) {
       Value w = widen(x, type);
       Value inf = floatConst(w.getType(), INFINITY);
-      return Value(b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT,
-                                           b.create<math::AbsFOp>(loc, w),
-                                           inf));
+      return Value(b.create<arith::CmpFOp>(
+          loc, arith::CmpFPredicate::OLT, b.create<math::AbsFOp>(loc, w), inf));
     }
     Value r = floatUnary(op, widen(x, type));
     if (!r)
@@ -188,8 +187,7 @@ mlir::FailureOr<Value> ScalarOpEmitter::integerUnary(HloOpcode op, Value x,
       return r;
     Value negative =
         b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, zero);
-    return Value(
-        b.create<arith::SelectOp>(loc, negative, intConst(t, -1), r));
+    return Value(b.create<arith::SelectOp>(loc, negative, intConst(t, -1), r));
   }
   default:
     return fail(std::string(hloOpcodeName(op)) + " is not defined on " +
@@ -197,8 +195,7 @@ mlir::FailureOr<Value> ScalarOpEmitter::integerUnary(HloOpcode op, Value x,
   }
 }
 
-Value ScalarOpEmitter::integerPower(Value base, Value exponent,
-                                    bool isSigned) {
+Value ScalarOpEmitter::integerPower(Value base, Value exponent, bool isSigned) {
   // Square and multiply over the exponent's bits; a negative exponent gives
   // 1 for a base of 1 and 0 otherwise (the evaluator's rule).
   mlir::Type t = base.getType();
@@ -231,8 +228,7 @@ Value ScalarOpEmitter::integerPower(Value base, Value exponent,
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, exponent, zero);
   Value baseIsOne =
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, base, one);
-  Value negativeResult =
-      b.create<arith::SelectOp>(loc, baseIsOne, one, zero);
+  Value negativeResult = b.create<arith::SelectOp>(loc, baseIsOne, one, zero);
   return b.create<arith::SelectOp>(loc, negative, negativeResult, result);
 }
 
@@ -309,16 +305,14 @@ mlir::FailureOr<Value> ScalarOpEmitter::integerBinary(HloOpcode op, Value x,
   case HloOpcode::ShiftRightArithmetic: {
     Value widthValue = intConst(t, width);
     Value tooFar = b.create<arith::CmpIOp>(loc, P::uge, y, widthValue);
-    Value safe =
-        b.create<arith::SelectOp>(loc, tooFar, intConst(t, 0), y);
+    Value safe = b.create<arith::SelectOp>(loc, tooFar, intConst(t, 0), y);
     if (op == HloOpcode::ShiftLeft)
       return Value(b.create<arith::SelectOp>(
           loc, tooFar, zero, b.create<arith::ShLIOp>(loc, x, safe)));
     if (op == HloOpcode::ShiftRightLogical)
       return Value(b.create<arith::SelectOp>(
           loc, tooFar, zero, b.create<arith::ShRUIOp>(loc, x, safe)));
-    Value sign =
-        b.create<arith::ShRSIOp>(loc, x, intConst(t, width - 1));
+    Value sign = b.create<arith::ShRSIOp>(loc, x, intConst(t, width - 1));
     return Value(b.create<arith::SelectOp>(
         loc, tooFar, sign, b.create<arith::ShRSIOp>(loc, x, safe)));
   }
@@ -357,8 +351,8 @@ mlir::FailureOr<Value> ScalarOpEmitter::compare(const HloAttributes &attrs,
              : dir == ComparisonDirection::Le ? P::OLE
              : dir == ComparisonDirection::Gt ? P::OGT
                                               : P::OGE;
-    return Value(b.create<arith::CmpFOp>(loc, pred, widen(x, type),
-                                         widen(y, type)));
+    return Value(
+        b.create<arith::CmpFOp>(loc, pred, widen(x, type), widen(y, type)));
   }
   bool isSigned = attrs.comparisonType == ComparisonType::Signed ||
                   (attrs.comparisonType == ComparisonType::Default &&
@@ -414,20 +408,20 @@ mlir::FailureOr<Value> ScalarOpEmitter::convert(Value x, PrimitiveType from,
     bool isSigned = isSignedInteger(to);
     double lo = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
     double hi = isSigned ? std::ldexp(1.0, bits - 1) : std::ldexp(1.0, bits);
-    int64_t minInt = isSigned ? static_cast<int64_t>(uint64_t(1) << (bits - 1))
-                              : 0;
-    int64_t maxInt = isSigned ? static_cast<int64_t>(
-                                    (uint64_t(1) << (bits - 1)) - 1)
-                              : -1; // all ones
+    int64_t minInt =
+        isSigned ? static_cast<int64_t>(uint64_t(1) << (bits - 1)) : 0;
+    int64_t maxInt = isSigned
+                         ? static_cast<int64_t>((uint64_t(1) << (bits - 1)) - 1)
+                         : -1; // all ones
     using P = arith::CmpFPredicate;
     Value tooLow = b.create<arith::CmpFOp>(loc, P::OLE, w, floatConst(ft, lo));
-    Value tooHigh =
-        b.create<arith::CmpFOp>(loc, P::OGE, w, floatConst(ft, hi));
+    Value tooHigh = b.create<arith::CmpFOp>(loc, P::OGE, w, floatConst(ft, hi));
     Value isNan = b.create<arith::CmpFOp>(loc, P::UNO, w, w);
     // Keep the conversion itself in range.
     Value safe = b.create<arith::SelectOp>(
-        loc, b.create<arith::OrIOp>(
-                 loc, b.create<arith::OrIOp>(loc, tooLow, tooHigh), isNan),
+        loc,
+        b.create<arith::OrIOp>(
+            loc, b.create<arith::OrIOp>(loc, tooLow, tooHigh), isNan),
         floatConst(ft, 0.0), w);
     Value r = isSigned ? Value(b.create<arith::FPToSIOp>(loc, toType, safe))
                        : Value(b.create<arith::FPToUIOp>(loc, toType, safe));
@@ -447,9 +441,10 @@ mlir::FailureOr<Value> ScalarOpEmitter::convert(Value x, PrimitiveType from,
   return Value(b.create<arith::ExtUIOp>(loc, toType, x));
 }
 
-mlir::FailureOr<Value> ScalarOpEmitter::emit(
-    const HloInstruction &instruction, mlir::ValueRange args,
-    llvm::ArrayRef<PrimitiveType> argTypes, PrimitiveType resultType) {
+mlir::FailureOr<Value>
+ScalarOpEmitter::emit(const HloInstruction &instruction, mlir::ValueRange args,
+                      llvm::ArrayRef<PrimitiveType> argTypes,
+                      PrimitiveType resultType) {
   HloOpcode op = instruction.opcode();
   switch (op) {
   case HloOpcode::Convert:

@@ -52,8 +52,7 @@ private:
   mlir::FailureOr<mlir::Value> integerUnary(HloOpcode op, mlir::Value x,
                                             PrimitiveType type);
   mlir::FailureOr<mlir::Value> integerBinary(HloOpcode op, mlir::Value x,
-                                             mlir::Value y,
-                                             PrimitiveType type);
+                                             mlir::Value y, PrimitiveType type);
   mlir::Value integerPower(mlir::Value base, mlir::Value exponent,
                            bool isSigned);
   mlir::Value intConst(mlir::Type type, int64_t value);

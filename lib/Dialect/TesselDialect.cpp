@@ -33,8 +33,7 @@ struct TesselOpAsmInterface : public mlir::OpAsmDialectInterface {
 /// (loop), and a subgraph function is inlined into its one caller.
 struct TesselInlinerInterface : public mlir::DialectInlinerInterface {
   using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(mlir::Operation *, mlir::Operation *,
-                       bool) const final {
+  bool isLegalToInline(mlir::Operation *, mlir::Operation *, bool) const final {
     return true;
   }
   bool isLegalToInline(mlir::Operation *, mlir::Region *, bool,
@@ -86,9 +85,8 @@ void IndexingMapAttr::print(mlir::AsmPrinter &printer) const {
   printer << ">";
 }
 
-mlir::LogicalResult
-IndexingMapAttr::verify(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
-                        IndexingMap map) {
+mlir::LogicalResult IndexingMapAttr::verify(
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError, IndexingMap map) {
   if (std::optional<std::string> problem = map.verify())
     return emitError() << "invalid indexing map: " << *problem;
   return mlir::success();

@@ -32,14 +32,13 @@ void ApplyIndexingOp::build(mlir::OpBuilder &builder,
 }
 
 /// `(%d0, %d1)[%s0]`: dims in parentheses, symbols in brackets (optional).
-static mlir::ParseResult
-parseDimsAndSymbols(OpAsmParser &parser,
-                    llvm::SmallVectorImpl<OpAsmParser::UnresolvedOperand> &dims,
-                    llvm::SmallVectorImpl<OpAsmParser::UnresolvedOperand> &syms) {
+static mlir::ParseResult parseDimsAndSymbols(
+    OpAsmParser &parser,
+    llvm::SmallVectorImpl<OpAsmParser::UnresolvedOperand> &dims,
+    llvm::SmallVectorImpl<OpAsmParser::UnresolvedOperand> &syms) {
   if (parser.parseOperandList(dims, OpAsmParser::Delimiter::Paren))
     return mlir::failure();
-  return parser.parseOperandList(syms,
-                                 OpAsmParser::Delimiter::OptionalSquare);
+  return parser.parseOperandList(syms, OpAsmParser::Delimiter::OptionalSquare);
 }
 
 mlir::ParseResult ApplyIndexingOp::parse(OpAsmParser &parser,
@@ -80,8 +79,7 @@ mlir::LogicalResult ApplyIndexingOp::verify() {
                          << " symbols (expected " << expected << " operands)";
   if (getNumResults() != map.getNumResults())
     return emitOpError() << "has " << getNumResults()
-                         << " results, but its map has "
-                         << map.getNumResults();
+                         << " results, but its map has " << map.getNumResults();
   return mlir::success();
 }
 
@@ -92,9 +90,8 @@ mlir::LogicalResult ApplyIndexingOp::verify() {
 void LoopOp::build(
     mlir::OpBuilder &builder, mlir::OperationState &state,
     const IndexingMap &map, mlir::ValueRange dims, mlir::ValueRange inits,
-    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
-                            mlir::ValueRange, mlir::ValueRange,
-                            mlir::ValueRange)>
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location, mlir::ValueRange,
+                            mlir::ValueRange, mlir::ValueRange)>
         bodyBuilder) {
   state.addOperands(dims);
   state.addOperands(inits);
@@ -171,9 +168,9 @@ mlir::ParseResult LoopOp::parse(OpAsmParser &parser,
       return mlir::failure();
   }
   if (iterArgs.size() != resultTypes.size())
-    return parser.emitError(loc) << "has " << iterArgs.size()
-                                 << " iter_args but " << resultTypes.size()
-                                 << " result types";
+    return parser.emitError(loc)
+           << "has " << iterArgs.size() << " iter_args but "
+           << resultTypes.size() << " result types";
   result.addAttribute("indexing_map_attr", mapAttr);
   if (parser.resolveOperands(dims, index, result.operands) ||
       parser.resolveOperands(inits, resultTypes, loc, result.operands))
@@ -218,12 +215,12 @@ void LoopOp::print(OpAsmPrinter &p) {
   p.printAttributeWithoutType(getIndexingMapAttr());
   if (!getInits().empty()) {
     p << " iter_args(";
-    llvm::interleaveComma(
-        llvm::zip(getRegionIterArgs(), getInits()), p, [&](auto pair) {
-          p.printOperand(std::get<0>(pair));
-          p << " = ";
-          p.printOperand(std::get<1>(pair));
-        });
+    llvm::interleaveComma(llvm::zip(getRegionIterArgs(), getInits()), p,
+                          [&](auto pair) {
+                            p.printOperand(std::get<0>(pair));
+                            p << " = ";
+                            p.printOperand(std::get<1>(pair));
+                          });
     p << ") -> (" << getResultTypes() << ")";
   }
   p << " ";

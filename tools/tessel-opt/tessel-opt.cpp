@@ -1,11 +1,12 @@
 //===- tessel-opt.cpp - mlir-opt with tessel's dialects and passes --------===//
 //
 // The driver for tessel's lit tests: parses MLIR, runs passes given on the
-// command line, prints the result. It registers tessel's dialect and only the upstream
-// dialects tessel's code generator emits or lowers through, and, when tests are built,
-// the test-only passes of test/lib.
+// command line, prints the result. It registers tessel's dialect and only the
+// upstream dialects tessel's code generator emits or lowers through, and, when
+// tests are built, the test-only passes of test/lib.
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -29,6 +30,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  tessel::registerCodegenPasses();
 #ifdef TESSEL_INCLUDE_TEST_PASSES
   tessel::test::registerTestPasses();
 #endif

@@ -59,10 +59,9 @@ int runCompile(int argc, char **argv) {
       cl::desc("write the IR after every pass whose flag matches REGEX "
                "(e.g. '.*' or 'tessel-flatten-tensors') to --dump-dir"),
       cl::value_desc("REGEX"), cl::cat(cli::category()));
-  cl::opt<std::string> dumpDir("dump-dir",
-                               cl::desc("directory for --dump-after"),
-                               cl::value_desc("DIR"), cl::init("tessel-dump"),
-                               cl::cat(cli::category()));
+  cl::opt<std::string> dumpDir(
+      "dump-dir", cl::desc("directory for --dump-after"), cl::value_desc("DIR"),
+      cl::init("tessel-dump"), cl::cat(cli::category()));
   cl::opt<bool> gpu("gpu-launch",
                     cl::desc("use the GPU's launch configuration (128 "
                              "threads, 4 elements each) for --emit=mlir"),
@@ -78,7 +77,8 @@ int runCompile(int argc, char **argv) {
           "  tessel compile examples/gelu.hlo --emit=partition\n"
           "  tessel compile examples/gelu.hlo --emit=mlir\n"
           "  tessel compile examples/gelu.hlo --emit=llvm\n"
-          "  tessel compile examples/gelu.hlo --dump-after '.*' --dump-dir d\n"))
+          "  tessel compile examples/gelu.hlo --dump-after '.*' --dump-dir "
+          "d\n"))
     return 2;
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module)
@@ -197,10 +197,10 @@ Comparison compareArrays(const Literal &got, const Literal &want,
     // Measured bounds of MLIR's polynomial approximations against the C
     // library, after rounding to the type (docs/codegen.md).
     ulpBound = bits <= 16 ? 1 : 8;
-    absBound = type == PrimitiveType::BF16   ? 1.0 / 128
-               : type == PrimitiveType::F16  ? 1.0 / 1024
-               : type == PrimitiveType::F32  ? 1e-6
-                                             : 1e-14;
+    absBound = type == PrimitiveType::BF16  ? 1.0 / 128
+               : type == PrimitiveType::F16 ? 1.0 / 1024
+               : type == PrimitiveType::F32 ? 1e-6
+                                            : 1e-14;
   }
   double scale = 1;
   if (floating)
@@ -283,8 +283,9 @@ int runRun(int argc, char **argv) {
       "output", cl::desc("where to write a result (.npy); one per output"),
       cl::value_desc("FILE"), cl::cat(cli::category()));
   cl::opt<bool> check(
-      "check", cl::desc("also run the reference evaluator and compare: exact "
-                        "unless the module uses approximated functions"),
+      "check",
+      cl::desc("also run the reference evaluator and compare: exact "
+               "unless the module uses approximated functions"),
       cl::cat(cli::category()));
   cl::opt<int> repeat(
       "repeat",
@@ -306,7 +307,8 @@ int runRun(int argc, char **argv) {
           "  tessel run m.hlo --input x.npy --output y.npy\n\n"
           "Without --input the arguments are random (reproducible, "
           "--seed).\nArrays are logical (row-major), whatever the layouts in "
-          "the module.\n--threads N: worker threads (0, the default: one per core).\n"))
+          "the module.\n--threads N: worker threads (0, the default: one per "
+          "core).\n"))
     return 2;
   if (repeat < 0)
     return cli::usageError("--repeat must be 0 or more");
@@ -322,8 +324,7 @@ int runRun(int argc, char **argv) {
   for (size_t i = 0; i < program.parameters.size(); ++i) {
     if (inputs.empty()) {
       if (!program.parameters[i].isArray())
-        return cli::fail("parameter " + std::to_string(i) +
-                         " is not an array");
+        return cli::fail("parameter " + std::to_string(i) + " is not an array");
       arguments.push_back(randomArgument(program.parameters[i], seed + i));
       continue;
     }
@@ -355,8 +356,8 @@ int runRun(int argc, char **argv) {
   if (check) {
     Expected<Literal> reference = evaluateHloModule(*module, arguments);
     if (!reference)
-      return cli::fail(path + ": the evaluator failed: " +
-                       reference.error().message);
+      return cli::fail(path +
+                       ": the evaluator failed: " + reference.error().message);
     std::vector<const Literal *> want;
     if (reference->isTuple())
       for (const Literal &element : reference->tupleElements())
@@ -378,9 +379,9 @@ int runRun(int argc, char **argv) {
         llvm::outs() << ", at most " << c.maxUlp << " ulp ("
                      << llvm::format("%.3g", c.maxAbs) << " absolute)";
       if (c.worst >= 0)
-        llvm::outs() << ", worst at " << indexString(*want[i], c.worst)
-                     << ": " << values[i]->elementToString(c.worst)
-                     << " vs " << want[i]->elementToString(c.worst);
+        llvm::outs() << ", worst at " << indexString(*want[i], c.worst) << ": "
+                     << values[i]->elementToString(c.worst) << " vs "
+                     << want[i]->elementToString(c.worst);
       if (c.failing) {
         llvm::outs() << ": FAILED (" << c.failing << " outside the bound)\n";
         checkFailed = true;
@@ -445,8 +446,7 @@ int runRun(int argc, char **argv) {
 
   if (!outputs.empty()) {
     if (outputs.size() != values.size())
-      return cli::usageError("the module has " +
-                             std::to_string(values.size()) +
+      return cli::usageError("the module has " + std::to_string(values.size()) +
                              " outputs, given " +
                              std::to_string(outputs.size()) + " --output");
     std::vector<std::string> files;

@@ -167,8 +167,8 @@ int takeThreadsOption(std::vector<char *> &args, int64_t &threads) {
     if (!parseIntList(value, values, error) || values.size() != 1 ||
         values[0] < 0 || values[0] > 4096)
       return usageError("--threads '" + value +
-                             "' is not a thread count, expected 0 (every "
-                             "core) or more");
+                        "' is not a thread count, expected 0 (every "
+                        "core) or more");
     threads = values[0];
     args.erase(args.begin() + i, args.begin() + i + taken);
     --i;

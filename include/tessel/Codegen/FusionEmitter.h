@@ -15,7 +15,8 @@
 // bf16[6,512,4096] on a GPU:
 //
 //   (th_x, bl_x)[vector_index] -> (bl_x floordiv 4096,
-//       (bl_x floordiv 8) mod 512, (bl_x mod 8) * 512 + th_x * 4 + vector_index),
+//       (bl_x floordiv 8) mod 512, (bl_x mod 8) * 512 + th_x * 4 +
+//       vector_index),
 //   domain: th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]
 //
 // 128 threads of 4 elements each, 24576 blocks. On the CPU a block is a task

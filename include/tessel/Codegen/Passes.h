@@ -11,8 +11,9 @@
 //   -tessel-lower-grid-to-cpu  thread and block ids -> loops over a block
 //                              range given as two new arguments
 //   -tessel-lower-indexing     apply_indexing -> arith
-//   -tessel-lower-tensors      tensors -> !llvm.ptr, extract/insert -> load/store
-//   -tessel-lower-to-llvm      math approximations, bf16 expansion, and the
+//   -tessel-lower-tensors      tensors -> !llvm.ptr, extract/insert ->
+//   load/store -tessel-lower-to-llvm      math approximations, bf16 expansion,
+//   and the
 //                              upstream conversions to the llvm dialect
 //
 //===----------------------------------------------------------------------===//

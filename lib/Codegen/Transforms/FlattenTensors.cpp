@@ -120,8 +120,8 @@ ApplyIndexingOp composeWithProducer(ApplyIndexingOp op) {
   if (composed.getNumSymbols() != p.getNumSymbols())
     return op; // a symbol was dropped: keep the operands as they are
   mlir::OpBuilder b(op);
-  auto replacement = b.create<ApplyIndexingOp>(
-      op.getLoc(), producer.getDims(), producer.getSymbols(), composed);
+  auto replacement = b.create<ApplyIndexingOp>(op.getLoc(), producer.getDims(),
+                                               producer.getSymbols(), composed);
   op.replaceAllUsesWith(replacement.getResults());
   op.erase();
   return replacement;

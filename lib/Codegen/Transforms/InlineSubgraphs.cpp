@@ -34,9 +34,8 @@ struct InlineSubgraphsPass
     for (bool changed = true; changed;) {
       changed = false;
       llvm::StringMap<llvm::SmallVector<PureCallOp>> calls;
-      module.walk([&](PureCallOp call) {
-        calls[call.getCallee()].push_back(call);
-      });
+      module.walk(
+          [&](PureCallOp call) { calls[call.getCallee()].push_back(call); });
       for (auto &entry : calls) {
         if (entry.second.size() != 1)
           continue;
@@ -58,8 +57,7 @@ struct InlineSubgraphsPass
     for (mlir::Operation &op : body.without_terminator())
       b.clone(op, mapping);
     auto ret = llvm::cast<mlir::func::ReturnOp>(body.getTerminator());
-    for (auto [result, value] :
-         llvm::zip(call.getResults(), ret.getOperands()))
+    for (auto [result, value] : llvm::zip(call.getResults(), ret.getOperands()))
       result.replaceAllUsesWith(mapping.lookup(value));
     call.erase();
   }

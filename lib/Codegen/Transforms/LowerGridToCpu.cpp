@@ -28,7 +28,8 @@ namespace tessel {
 namespace {
 
 mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
-  auto threadsAttr = func->getAttrOfType<mlir::IntegerAttr>("tessel.num_threads");
+  auto threadsAttr =
+      func->getAttrOfType<mlir::IntegerAttr>("tessel.num_threads");
   mlir::Block &body = func.getBody().front();
   auto ret = llvm::cast<mlir::func::ReturnOp>(body.getTerminator());
   bool hasBarrier = false;
@@ -61,15 +62,14 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
   llvm::SmallVector<mlir::Value> inits(outputs.begin(), outputs.end());
   auto blockLoop = b.create<mlir::scf::ForOp>(loc, begin, end, one, inits);
   b.setInsertionPointToStart(blockLoop.getBody());
-  auto threadLoop = b.create<mlir::scf::ForOp>(
-      loc, zero, numThreads, one, blockLoop.getRegionIterArgs());
+  auto threadLoop = b.create<mlir::scf::ForOp>(loc, zero, numThreads, one,
+                                               blockLoop.getRegionIterArgs());
   b.create<mlir::scf::YieldOp>(loc, threadLoop.getResults());
   b.setInsertionPointToStart(threadLoop.getBody());
   auto yield = b.create<mlir::scf::YieldOp>(loc, ret.getOperands());
   for (mlir::Operation *op : ops)
     op->moveBefore(yield);
-  for (auto [output, iter] :
-       llvm::zip(outputs, threadLoop.getRegionIterArgs()))
+  for (auto [output, iter] : llvm::zip(outputs, threadLoop.getRegionIterArgs()))
     output.replaceUsesWithIf(iter, [&](mlir::OpOperand &use) {
       return threadLoop->isProperAncestor(use.getOwner());
     });

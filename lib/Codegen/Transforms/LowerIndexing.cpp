@@ -63,8 +63,8 @@ public:
       mlir::Value r = b.create<arith::RemSIOp>(loc, lhs, rhs);
       mlir::Value negative = b.create<arith::CmpIOp>(
           loc, arith::CmpIPredicate::slt, r, constant(0));
-      return b.create<arith::SelectOp>(
-          loc, negative, b.create<arith::AddIOp>(loc, r, rhs), r);
+      return b.create<arith::SelectOp>(loc, negative,
+                                       b.create<arith::AddIOp>(loc, r, rhs), r);
     }
     default:
       llvm_unreachable("not an affine expression kind");

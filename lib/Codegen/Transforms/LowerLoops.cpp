@@ -104,9 +104,9 @@ void lowerLoop(LoopOp loop) {
       return emitBody();
     mlir::Value inDomain =
         emitInDomain(b, loc, map, loop.getDims(), symbols, dimsInRange);
-    auto ifOp = b.create<mlir::scf::IfOp>(
-        loc, loop.getResultTypes(), inDomain,
-        /*withElseRegion=*/!loop.getInits().empty());
+    auto ifOp =
+        b.create<mlir::scf::IfOp>(loc, loop.getResultTypes(), inDomain,
+                                  /*withElseRegion=*/!loop.getInits().empty());
     mlir::OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     auto next = emitBody();

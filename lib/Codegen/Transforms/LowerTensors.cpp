@@ -91,10 +91,9 @@ struct ConstantLowering : mlir::OpConversionPattern<mlir::arith::ConstantOp> {
     {
       mlir::OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
-      rewriter.create<mlir::LLVM::GlobalOp>(op.getLoc(), arrayType,
-                                            /*isConstant=*/true,
-                                            mlir::LLVM::Linkage::Internal,
-                                            name, dense);
+      rewriter.create<mlir::LLVM::GlobalOp>(
+          op.getLoc(), arrayType,
+          /*isConstant=*/true, mlir::LLVM::Linkage::Internal, name, dense);
     }
     rewriter.replaceOpWithNewOp<mlir::LLVM::AddressOfOp>(
         op, mlir::LLVM::LLVMPointerType::get(op.getContext()), name);
@@ -141,7 +140,8 @@ struct LowerTensorsPass
     converter.addTargetMaterialization(cast);
 
     mlir::ConversionTarget target(*context);
-    target.addLegalDialect<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
+    target
+        .addLegalDialect<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
     target.addIllegalOp<mlir::tensor::ExtractOp, mlir::tensor::InsertOp>();
     target.addDynamicallyLegalOp<mlir::arith::ConstantOp>(
         [](mlir::arith::ConstantOp op) {
@@ -163,17 +163,16 @@ struct LowerTensorsPass
     mlir::populateCallOpTypeConversionPattern(patterns, converter);
     mlir::scf::populateSCFStructuralTypeConversionsAndLegality(
         converter, patterns, target);
-    if (mlir::failed(mlir::applyPartialConversion(module, target,
-                                                  std::move(patterns))))
+    if (mlir::failed(
+            mlir::applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
     // Entry functions write their outputs in place and return nothing.
     for (auto func : module.getOps<mlir::func::FuncOp>()) {
       if (!func->hasAttr("tessel.num_threads") || func.isExternal())
         continue;
-      func.walk([](mlir::func::ReturnOp ret) {
-        ret.getOperandsMutable().clear();
-      });
+      func.walk(
+          [](mlir::func::ReturnOp ret) { ret.getOperandsMutable().clear(); });
       func.setFunctionType(mlir::FunctionType::get(
           context, func.getFunctionType().getInputs(), {}));
     }

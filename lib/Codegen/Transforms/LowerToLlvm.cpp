@@ -60,8 +60,8 @@ struct LowerToLlvmPass
     mlir::populateMathPolynomialApproximationPatterns(expand);
     mlir::arith::populateExpandBFloat16Patterns(expand);
     mlir::arith::populateCeilFloorDivExpandOpsPatterns(expand);
-    if (mlir::failed(mlir::applyPatternsAndFoldGreedily(module,
-                                                        std::move(expand))))
+    if (mlir::failed(
+            mlir::applyPatternsAndFoldGreedily(module, std::move(expand))))
       return signalPassFailure();
 
     mlir::ConversionTarget libmTarget(*context);

@@ -4,11 +4,10 @@
 namespace tessel {
 
 void registerCodegenPasses() {
-  for (auto create :
-       {createInlineSubgraphsPass, createLowerLoopsPass,
-        createFlattenTensorsPass, createUnrollLoopsPass,
-        createLowerGridToCpuPass, createLowerIndexingPass,
-        createLowerTensorsPass, createLowerToLlvmPass})
+  for (auto create : {createInlineSubgraphsPass, createLowerLoopsPass,
+                      createFlattenTensorsPass, createUnrollLoopsPass,
+                      createLowerGridToCpuPass, createLowerIndexingPass,
+                      createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
 
