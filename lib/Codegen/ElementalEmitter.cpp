@@ -218,10 +218,21 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
     auto it = scalarParameters.find(&instruction);
     if (it != scalarParameters.end())
       return SmallVector<Value>{it->second};
+    auto arg = callArguments.find(&instruction);
+    if (arg != callArguments.end()) {
+      auto v = emitOperand(*arg->second.first, arg->second.second, indices);
+      if (mlir::failed(v))
+        return mlir::failure();
+      return SmallVector<Value>{*v};
+    }
     return fail(instruction, "parameter without a value (internal error)");
   }
   if (opcode == HloOpcode::Reduce)
     return emitReduce(instruction, indices);
+  if (opcode == HloOpcode::ReduceWindow)
+    return emitReduceWindow(instruction, indices);
+  if (opcode == HloOpcode::Call)
+    return emitCall(instruction, indices);
   if (opcode == HloOpcode::GetTupleElement) {
     auto values = emit(*instruction.operand(0), indices);
     if (mlir::failed(values))
@@ -529,6 +540,129 @@ ElementalEmitter::emitReduce(const HloInstruction &instruction,
           args.push_back(*v);
         }
         return emitScalarComputation(*instruction.calledComputation(), args);
+      });
+}
+
+mlir::FailureOr<SmallVector<Value>>
+ElementalEmitter::emitCall(const HloInstruction &instruction,
+                           ValueRange indices) {
+  // The called computation's ROOT at the same index, its parameters
+  // standing for the call's operands.
+  const HloComputation &callee = *instruction.calledComputation();
+  auto saved = callArguments;
+  for (HloInstruction *param : callee.parameters())
+    callArguments[param] = {&instruction, param->parameterNumber()};
+  mlir::FailureOr<SmallVector<Value>> result = SmallVector<Value>{};
+  {
+    // The callee's instructions may be emitted again for another call.
+    Scope scope(*this);
+    const HloInstruction *root = callee.root();
+    std::vector<const HloInstruction *> values;
+    if (root->opcode() == HloOpcode::Tuple)
+      values.assign(root->operands().begin(), root->operands().end());
+    else
+      values.push_back(root);
+    for (const HloInstruction *value : values) {
+      auto emitted = emit(*value, indices);
+      if (mlir::failed(emitted)) {
+        result = mlir::failure();
+        break;
+      }
+      result->append(emitted->begin(), emitted->end());
+    }
+  }
+  callArguments = std::move(saved);
+  return result;
+}
+
+mlir::FailureOr<SmallVector<Value>>
+ElementalEmitter::emitReduceWindow(const HloInstruction &instruction,
+                                   ValueRange indices) {
+  Location loc = b.getUnknownLoc();
+  int64_t n = instruction.operandCount() / 2;
+  const Shape &inputShape = instruction.operand(0)->shape();
+  const std::vector<WindowDim> &window = instruction.attributes().window;
+  if (static_cast<int64_t>(window.size()) != inputShape.rank())
+    return fail(instruction, "the window has " +
+                                 std::to_string(window.size()) +
+                                 " dims, the operand " +
+                                 std::to_string(inputShape.rank()));
+  SmallVector<int64_t> bounds;
+  for (const WindowDim &w : window)
+    bounds.push_back(w.size);
+  SmallVector<Value> inits;
+  for (int64_t i = 0; i < n; ++i) {
+    auto v = emitOperand(instruction, n + i, {});
+    if (mlir::failed(v))
+      return mlir::failure();
+    inits.push_back(*v);
+  }
+  using mlir::arith::CmpIPredicate;
+  SmallVector<mlir::Type> types;
+  for (Value init : inits)
+    types.push_back(init.getType());
+  auto c = [&](int64_t v) -> Value {
+    return b.create<mlir::arith::ConstantIndexOp>(loc, v);
+  };
+  // Window positions in row-major order (the evaluator's); a position in
+  // the padding or in a hole of the base dilation adds nothing.
+  return emitLoopNest(
+      b, loc, bounds, inits,
+      [&](ValueRange ivs,
+          ValueRange accs) -> mlir::FailureOr<SmallVector<Value>> {
+        Value inside = b.create<mlir::arith::ConstantIntOp>(loc, 1, 1);
+        SmallVector<Value> inputIndex;
+        for (size_t d = 0; d < window.size(); ++d) {
+          const WindowDim &w = window[d];
+          Value k = ivs[d];
+          if (w.reversal)
+            k = b.create<mlir::arith::SubIOp>(loc, c(w.size - 1), k);
+          // Position in the padded, dilated base.
+          Value pos = b.create<mlir::arith::AddIOp>(
+              loc, b.create<mlir::arith::MulIOp>(loc, indices[d], c(w.stride)),
+              b.create<mlir::arith::MulIOp>(loc, k, c(w.windowDilation)));
+          pos = b.create<mlir::arith::SubIOp>(loc, pos, c(w.paddingLow));
+          int64_t extent = (inputShape.dims[d] - 1) * w.baseDilation + 1;
+          inside = b.create<mlir::arith::AndIOp>(
+              loc, inside,
+              b.create<mlir::arith::CmpIOp>(loc, CmpIPredicate::sge, pos,
+                                            c(0)));
+          inside = b.create<mlir::arith::AndIOp>(
+              loc, inside,
+              b.create<mlir::arith::CmpIOp>(loc, CmpIPredicate::slt, pos,
+                                            c(extent)));
+          if (w.baseDilation > 1) {
+            Value rem =
+                b.create<mlir::arith::RemSIOp>(loc, pos, c(w.baseDilation));
+            inside = b.create<mlir::arith::AndIOp>(
+                loc, inside,
+                b.create<mlir::arith::CmpIOp>(loc, CmpIPredicate::eq, rem,
+                                              c(0)));
+            pos = b.create<mlir::arith::DivSIOp>(loc, pos, c(w.baseDilation));
+          }
+          inputIndex.push_back(pos);
+        }
+        auto ifOp = b.create<mlir::scf::IfOp>(loc, types, inside, true);
+        mlir::OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        {
+          Scope scope(*this);
+          SmallVector<Value> args(accs.begin(), accs.end());
+          for (int64_t i = 0; i < n; ++i) {
+            auto v = emitOperand(instruction, i, inputIndex);
+            if (mlir::failed(v))
+              return mlir::failure();
+            args.push_back(*v);
+          }
+          auto next =
+              emitScalarComputation(*instruction.calledComputation(), args);
+          if (mlir::failed(next))
+            return mlir::failure();
+          b.create<mlir::scf::YieldOp>(loc, *next);
+        }
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        b.create<mlir::scf::YieldOp>(loc, accs);
+        return SmallVector<Value>(ifOp.getResults());
       });
 }
 

@@ -91,6 +91,10 @@ private:
   emitReduce(const HloInstruction &instruction, mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value> emitDot(const HloInstruction &instruction,
                                        mlir::ValueRange indices);
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitReduceWindow(const HloInstruction &instruction, mlir::ValueRange indices);
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitCall(const HloInstruction &instruction, mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value>
   emitDynamicSlice(const HloInstruction &instruction, mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value>
@@ -132,6 +136,11 @@ private:
   /// Scalar parameters of the computation being emitted by
   /// emitScalarComputation.
   llvm::DenseMap<const HloInstruction *, mlir::Value> scalarParameters;
+  /// Parameters of computations called by `call`: the call and the operand
+  /// each stands for.
+  llvm::DenseMap<const HloInstruction *,
+                 std::pair<const HloInstruction *, int64_t>>
+      callArguments;
 };
 
 } // namespace tessel

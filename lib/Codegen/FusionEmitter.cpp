@@ -103,6 +103,25 @@ IndexingMap getLoopThreadToOutputMap(const Shape &output,
   return map;
 }
 
+std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation) {
+  std::vector<FusionOutput> outputs;
+  const HloInstruction *root = computation.root();
+  std::vector<const HloInstruction *> values;
+  if (root->opcode() == HloOpcode::Tuple)
+    values.assign(root->operands().begin(), root->operands().end());
+  else
+    values.push_back(root);
+  for (const HloInstruction *value : values) {
+    if (!value->shape().isTuple()) {
+      outputs.push_back({value, -1});
+      continue;
+    }
+    for (size_t k = 0; k < value->shape().tupleShapes.size(); ++k)
+      outputs.push_back({value, static_cast<int64_t>(k)});
+  }
+  return outputs;
+}
+
 namespace {
 
 /// Emits the functions of one partitioned computation.
@@ -114,8 +133,9 @@ public:
         prefix(std::move(prefix)), b(module.getContext()) {}
 
   mlir::LogicalResult emitSubgraphs();
-  mlir::FailureOr<mlir::func::FuncOp> emitLoopEntry(llvm::StringRef name,
-                                                    Target target);
+  mlir::FailureOr<mlir::func::FuncOp>
+  emitLoopEntry(llvm::StringRef name, Target target,
+                llvm::ArrayRef<int64_t> selected);
   std::string error;
 
 private:
@@ -232,38 +252,40 @@ mlir::LogicalResult FusionEmitter::emitSubgraphs() {
 }
 
 mlir::FailureOr<mlir::func::FuncOp>
-FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target) {
+FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target,
+                             llvm::ArrayRef<int64_t> selected) {
   mlir::MLIRContext *context = b.getContext();
   mlir::Location loc = b.getUnknownLoc();
-  const HloInstruction *root = computation.root();
-  std::vector<const HloInstruction *> outputs;
-  if (root->opcode() == HloOpcode::Tuple)
-    outputs.assign(root->operands().begin(), root->operands().end());
-  else
-    outputs.push_back(root);
-  for (const HloInstruction *output : outputs) {
-    if (!output->shape().isArray()) {
-      error = "cannot compile %" + output->name() +
+  std::vector<FusionOutput> all = getFusionOutputs(computation);
+  std::vector<FusionOutput> outputs;
+  if (selected.empty())
+    outputs = all;
+  for (int64_t i : selected)
+    outputs.push_back(all[i]);
+  for (const FusionOutput &output : outputs) {
+    if (!output.shape().isArray()) {
+      error = "cannot compile %" + output.instruction->name() +
               ": a fusion output must be an array (nested tuples are not "
               "supported)";
       return mlir::failure();
     }
-    if (output->shape().dims != outputs.front()->shape().dims) {
-      error = "cannot compile %" + root->name() +
+    if (output.shape().dims != outputs.front().shape().dims) {
+      error = "cannot compile %" + computation.root()->name() +
               ": the outputs of a loop fusion must have the same dims, %" +
-              outputs.front()->name() + " and %" + output->name() + " differ";
+              outputs.front().instruction->name() + " and %" +
+              output.instruction->name() + " differ";
       return mlir::failure();
     }
   }
-  const Shape &shape = outputs.front()->shape();
+  const Shape &shape = outputs.front().shape();
   LaunchConfig config = getLoopLaunchConfig(shape, target);
   IndexingMap map = getLoopThreadToOutputMap(shape, config, context);
 
   SmallVector<mlir::Type> inputs = paramTypes();
   size_t numParams = inputs.size();
   SmallVector<mlir::Type> resultTypes;
-  for (const HloInstruction *output : outputs)
-    resultTypes.push_back(getTensorType(output->shape(), context));
+  for (const FusionOutput &output : outputs)
+    resultTypes.push_back(getTensorType(output.shape(), context));
   inputs.append(resultTypes.begin(), resultTypes.end());
 
   b.setInsertionPointToEnd(module.getBody());
@@ -286,9 +308,11 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target) {
           mlir::ValueRange indices, mlir::ValueRange iters) {
         SmallVector<Value> next;
         for (auto [k, output] : llvm::enumerate(outputs)) {
-          SmallVector<Value> values = readOutside(*output, params, indices);
-          next.push_back(nb.create<mlir::tensor::InsertOp>(l, values.front(),
-                                                           iters[k], indices));
+          SmallVector<Value> values =
+              readOutside(*output.instruction, params, indices);
+          Value value = values[std::max<int64_t>(output.element, 0)];
+          next.push_back(
+              nb.create<mlir::tensor::InsertOp>(l, value, iters[k], indices));
         }
         nb.create<YieldOp>(l, next);
       });
@@ -300,7 +324,8 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target) {
 
 mlir::FailureOr<mlir::func::FuncOp>
 emitLoopFusion(mlir::ModuleOp module, const HloComputation &computation,
-               llvm::StringRef name, Target target, std::string *error) {
+               llvm::StringRef name, Target target, std::string *error,
+               llvm::ArrayRef<int64_t> outputs) {
   mlir::MLIRContext *context = module.getContext();
   context->loadDialect<TesselDialect, mlir::gpu::GPUDialect,
                        mlir::arith::ArithDialect, mlir::math::MathDialect,
@@ -317,7 +342,7 @@ emitLoopFusion(mlir::ModuleOp module, const HloComputation &computation,
     *error = emitter.error;
     return mlir::failure();
   }
-  auto entry = emitter.emitLoopEntry(name, target);
+  auto entry = emitter.emitLoopEntry(name, target, outputs);
   if (mlir::failed(entry))
     *error = emitter.error;
   return entry;

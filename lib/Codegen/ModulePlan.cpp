@@ -1,6 +1,8 @@
 //===- ModulePlan.cpp - An HLO module as a sequence of kernels ------------===//
 #include "ModulePlan.h"
 
+#include "tessel/Codegen/FusionEmitter.h"
+
 #include "tessel/Layout/TiledLayout.h"
 
 #include <unordered_map>
@@ -56,9 +58,6 @@ Expected<ModulePlan> planModule(const HloModule &module) {
     plan.buffers.push_back(shape);
     return static_cast<int>(plan.buffers.size()) - 1;
   };
-  auto outputsOf = [](const Shape &shape) {
-    return shape.isTuple() ? shape.tupleShapes : std::vector<Shape>{shape};
-  };
 
   for (HloInstruction *param : entry->parameters()) {
     if (!param->shape().isArray())
@@ -74,22 +73,37 @@ Expected<ModulePlan> planModule(const HloModule &module) {
   for (const auto &instruction : entry->instructions())
     hasFusion |= instruction->opcode() == HloOpcode::Fusion;
 
+  // The kernels of `computation` (one per dims of its outputs); the
+  // instruction's buffers are its outputs' buffers, in order.
   auto addKernel = [&](const HloInstruction &instruction,
                        const HloComputation *computation,
                        std::vector<int> inputs) -> Expected<bool> {
-    PlannedKernel kernel;
-    kernel.name = "kernel_" + std::to_string(plan.kernels.size());
-    kernel.computation = computation;
-    kernel.inputs = std::move(inputs);
-    for (const Shape &shape : outputsOf(instruction.shape())) {
-      if (!shape.isArray())
+    std::vector<FusionOutput> outputs = getFusionOutputs(*computation);
+    std::vector<int> buffers;
+    for (const FusionOutput &output : outputs) {
+      if (!output.shape().isArray())
         return Error(where(instruction) + "%" + instruction.name() +
                      " has a nested tuple or token output, which the "
                      "compiler does not support");
-      kernel.outputs.push_back(newBuffer(shape));
+      buffers.push_back(newBuffer(output.shape()));
     }
-    buffersOf[&instruction] = kernel.outputs;
-    plan.kernels.push_back(std::move(kernel));
+    std::vector<bool> done(outputs.size(), false);
+    for (size_t first = 0; first < outputs.size(); ++first) {
+      if (done[first])
+        continue;
+      PlannedKernel kernel;
+      kernel.name = "kernel_" + std::to_string(plan.kernels.size());
+      kernel.computation = computation;
+      kernel.inputs = inputs;
+      for (size_t i = first; i < outputs.size(); ++i)
+        if (!done[i] && outputs[i].shape().dims == outputs[first].shape().dims) {
+          done[i] = true;
+          kernel.outputIndices.push_back(static_cast<int64_t>(i));
+          kernel.outputs.push_back(buffers[i]);
+        }
+      plan.kernels.push_back(std::move(kernel));
+    }
+    buffersOf[&instruction] = buffers;
     return true;
   };
 

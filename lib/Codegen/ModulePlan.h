@@ -9,7 +9,8 @@
 //
 // A fusion is a kernel of its called computation; any other instruction
 // that computes something becomes a kernel of a one-instruction computation
-// made for it. An ENTRY without fusions is compiled whole, as one kernel.
+// made for it. An ENTRY without fusions is compiled whole. A computation
+// whose outputs have different dims becomes one kernel per dims.
 // get-tuple-element, tuple and bitcast (same byte size) only name
 // buffers.
 //
@@ -29,8 +30,11 @@ namespace tessel {
 struct PlannedKernel {
   std::string name;
   const HloComputation *computation = nullptr;
-  std::vector<int> inputs;  ///< buffer per computation parameter
-  std::vector<int> outputs; ///< buffer per output (ROOT tuple element)
+  std::vector<int> inputs; ///< buffer per computation parameter
+  /// Which of the computation's outputs (getFusionOutputs) this kernel
+  /// writes: those of one dims (a loop writes one index space).
+  std::vector<int64_t> outputIndices;
+  std::vector<int> outputs; ///< buffer per written output
 };
 
 struct ModulePlan {

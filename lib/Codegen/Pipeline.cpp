@@ -51,7 +51,7 @@ emitKernels(const ModulePlan &plan, const CompileOptions &options,
   for (const PlannedKernel &kernel : plan.kernels) {
     std::string error;
     auto entry = emitLoopFusion(*module, *kernel.computation, kernel.name,
-                                options.target, &error);
+                                options.target, &error, kernel.outputIndices);
     if (mlir::failed(entry))
       return Error(error);
   }

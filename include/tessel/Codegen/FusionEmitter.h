@@ -69,12 +69,30 @@ IndexingMap getLoopThreadToOutputMap(const Shape &output,
                                      const LaunchConfig &config,
                                      mlir::MLIRContext *context);
 
+/// One array a computation produces: `instruction`'s value, or element
+/// `element` of it when it is tuple-shaped (a variadic reduce).
+struct FusionOutput {
+  const HloInstruction *instruction = nullptr;
+  int64_t element = -1;
+  const Shape &shape() const {
+    return element < 0 ? instruction->shape()
+                       : instruction->shape().tupleShapes[element];
+  }
+};
+
+/// The arrays a computation produces, in order: its ROOT, or the elements
+/// of a ROOT tuple, with tuple-shaped values (variadic reduces) expanded.
+std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation);
+
 /// Emits `computation` as a loop fusion: its subgraph functions and the
-/// entry function `name`, into `module`. On failure, `error` names the
-/// instruction (and its line) that the compiler cannot handle.
+/// entry function `name`, into `module`. The entry writes the outputs
+/// listed in `outputs` (indices into getFusionOutputs; all when empty),
+/// which must have the same dims. On failure, `error` names the instruction
+/// (and its line) that the compiler cannot handle.
 mlir::FailureOr<mlir::func::FuncOp>
 emitLoopFusion(mlir::ModuleOp module, const HloComputation &computation,
-               llvm::StringRef name, Target target, std::string *error);
+               llvm::StringRef name, Target target, std::string *error,
+               llvm::ArrayRef<int64_t> outputs = {});
 
 } // namespace tessel
 
