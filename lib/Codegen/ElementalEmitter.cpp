@@ -583,8 +583,7 @@ ElementalEmitter::emitReduceWindow(const HloInstruction &instruction,
   const Shape &inputShape = instruction.operand(0)->shape();
   const std::vector<WindowDim> &window = instruction.attributes().window;
   if (static_cast<int64_t>(window.size()) != inputShape.rank())
-    return fail(instruction, "the window has " +
-                                 std::to_string(window.size()) +
+    return fail(instruction, "the window has " + std::to_string(window.size()) +
                                  " dims, the operand " +
                                  std::to_string(inputShape.rank()));
   SmallVector<int64_t> bounds;

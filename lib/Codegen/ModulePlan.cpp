@@ -96,7 +96,8 @@ Expected<ModulePlan> planModule(const HloModule &module) {
       kernel.computation = computation;
       kernel.inputs = inputs;
       for (size_t i = first; i < outputs.size(); ++i)
-        if (!done[i] && outputs[i].shape().dims == outputs[first].shape().dims) {
+        if (!done[i] &&
+            outputs[i].shape().dims == outputs[first].shape().dims) {
           done[i] = true;
           kernel.outputIndices.push_back(static_cast<int64_t>(i));
           kernel.outputs.push_back(buffers[i]);

@@ -44,7 +44,9 @@ struct InlineSubgraphsPass
           continue;
         inlineCall(entry.second.front(), callee);
         callee.erase();
+        // Inlining moved and erased calls: collect them again.
         changed = true;
+        break;
       }
     }
   }

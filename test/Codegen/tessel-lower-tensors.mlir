@@ -1,0 +1,48 @@
+// RUN: tessel-opt %s -tessel-lower-tensors | FileCheck %s
+
+// Tensors become pointers; extract and insert become loads and stores at
+// the element's address; an entry function returns nothing afterwards; a
+// constant tensor becomes a global.
+
+// CHECK: llvm.mlir.global internal constant @tessel_constant_0(dense<[1, 2, 3]> : tensor<3xi32>)
+// CHECK-LABEL: func.func @kernel(
+// CHECK-SAME: %[[IN:.*]]: !llvm.ptr, %[[OUT:.*]]: !llvm.ptr, %[[I:.*]]: index)
+// CHECK-NOT: ->
+// CHECK: %[[II:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[P:.*]] = llvm.getelementptr inbounds %[[IN]][%[[II]]] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
+// CHECK: %[[X:.*]] = llvm.load %[[P]] : !llvm.ptr -> bf16
+// CHECK: %[[Q:.*]] = llvm.getelementptr inbounds %[[OUT]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
+// CHECK: llvm.store %[[X]], %[[Q]] : bf16, !llvm.ptr
+// CHECK: return{{$}}
+func.func @kernel(%in: tensor<8xbf16>, %out: tensor<8xbf16>, %i: index) -> tensor<8xbf16>
+    attributes {tessel.num_threads = 8 : i64, tessel.num_blocks = 1 : i64} {
+  %x = tensor.extract %in[%i] : tensor<8xbf16>
+  %u = tensor.insert %x into %out[%i] : tensor<8xbf16>
+  return %u : tensor<8xbf16>
+}
+
+// CHECK-LABEL: func.func @table(
+// CHECK: %[[G:.*]] = llvm.mlir.addressof @tessel_constant_0 : !llvm.ptr
+// CHECK: llvm.getelementptr inbounds %[[G]]
+// CHECK: llvm.load {{.*}} -> i32
+func.func @table(%i: index) -> i32 {
+  %c = arith.constant dense<[1, 2, 3]> : tensor<3xi32>
+  %x = tensor.extract %c[%i] : tensor<3xi32>
+  return %x : i32
+}
+
+// Tensors through loops: the iteration arguments become pointers too.
+// CHECK-LABEL: func.func @loop(
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (!llvm.ptr)
+// CHECK: llvm.store
+func.func @loop(%out: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 2.0 : f32
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %out) -> (tensor<4xf32>) {
+    %u = tensor.insert %f into %acc[%i] : tensor<4xf32>
+    scf.yield %u : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -1,0 +1,42 @@
+// RUN: tessel-opt %s -tessel-lower-to-llvm | FileCheck %s
+
+// f32 tanh becomes a polynomial (no call); f64 tanh calls the C library;
+// bf16 rounding is integer code (no fptrunc to bfloat); index is i64.
+
+// CHECK-LABEL: llvm.func @f32_tanh(
+// CHECK-NOT: llvm.call
+// CHECK-NOT: math.
+// CHECK: llvm.return
+func.func @f32_tanh(%x: f32) -> f32 {
+  %t = math.tanh %x : f32
+  return %t : f32
+}
+
+// CHECK-LABEL: llvm.func @f64_tanh(
+// CHECK: llvm.call @tanh(%{{.*}}) : (f64) -> f64
+func.func @f64_tanh(%x: f64) -> f64 {
+  %t = math.tanh %x : f64
+  return %t : f64
+}
+
+// CHECK-LABEL: llvm.func @round_bf16(
+// CHECK-NOT: llvm.fptrunc
+// CHECK: llvm.lshr
+// CHECK: llvm.return %{{.*}} : bf16
+func.func @round_bf16(%x: f32) -> bf16 {
+  %t = arith.truncf %x : f32 to bf16
+  return %t : bf16
+}
+
+// CHECK-LABEL: llvm.func @loop(
+// CHECK-SAME: %{{.*}}: i64
+// CHECK: llvm.cond_br
+func.func @loop(%n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %c0) -> (index) {
+    %s = arith.addi %a, %i : index
+    scf.yield %s : index
+  }
+  return %r : index
+}
