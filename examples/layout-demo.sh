@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job until the code generator lands: explain and draw the two
+# A tour of tiled layouts: explain and draw the two
 # figures of XLA's tiled-layout document and a bf16 TPU layout.
 # Run by ./build.sh with build/bin on PATH; pictures go to build/demo/.
 set -euo pipefail
