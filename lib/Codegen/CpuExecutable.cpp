@@ -258,7 +258,8 @@ Expected<Literal> CpuExecutable::run(const std::vector<Literal> &arguments,
 
 std::string cacheKey(const HloModule &module, const CompileOptions &options) {
   return module.toString() +
-         "\n#target=" + std::to_string(static_cast<int>(options.target));
+         "\n#target=" + std::to_string(static_cast<int>(options.target)) +
+         (options.excessPrecision ? "\n#excess-precision" : "");
 }
 
 } // namespace

@@ -104,6 +104,8 @@ Expected<bool> lowerToLlvmDialect(mlir::ModuleOp module,
   mlir::MLIRContext *context = module.getContext();
   mlir::PassManager pm(context);
   pm.addPass(createInlineSubgraphsPass());
+  if (options.excessPrecision)
+    pm.addPass(createSimplifyFpConversionsPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(createLowerLoopsPass());

@@ -66,6 +66,12 @@ int runCompile(int argc, char **argv) {
                     cl::desc("use the GPU's launch configuration (128 "
                              "threads, 4 elements each) for --emit=mlir"),
                     cl::cat(cli::category()));
+  cl::opt<bool> excess(
+      "excess-precision",
+      cl::desc("XLA's default numerics: bf16/f16 values stay f32 between "
+               "the ops of a fusion (default: round after every op, "
+               "bit-exact to the evaluator)"),
+      cl::cat(cli::category()));
   cl::opt<bool> explain(
       "explain",
       cl::desc("say which kernels the module becomes, which emitter each "
@@ -87,6 +93,7 @@ int runCompile(int argc, char **argv) {
   options.target = gpu ? Target::Gpu : Target::Cpu;
   options.dumpAfter = dumpAfter;
   options.dumpDir = dumpDir;
+  options.excessPrecision = excess;
   if (gpu && emit != EmitKind::Mlir && emit != EmitKind::Partition)
     return cli::usageError("--gpu-launch works with --emit=mlir or "
                            "--emit=partition (the GPU path is issue #16)");
@@ -292,6 +299,12 @@ int runRun(int argc, char **argv) {
       cl::desc("run N times and print the median time, GB/s and the ratio "
                "to a copy of the same bytes"),
       cl::init(0), cl::cat(cli::category()));
+  cl::opt<bool> excess(
+      "excess-precision",
+      cl::desc("XLA's default numerics: bf16/f16 values stay f32 between "
+               "the ops of a fusion; --check then allows the rounding "
+               "differences"),
+      cl::cat(cli::category()));
   cl::opt<uint64_t> seed("seed", cl::desc("seed of the random arguments"),
                          cl::init(1), cl::cat(cli::category()));
   std::string programName = "tessel run";
@@ -335,8 +348,10 @@ int runRun(int argc, char **argv) {
     arguments.push_back(std::move(*argument));
   }
 
+  CompileOptions compileOptions;
+  compileOptions.excessPrecision = excess;
   Expected<std::shared_ptr<Executable>> compiled =
-      Executable::compile(*module, CompileOptions{});
+      Executable::compile(*module, compileOptions);
   if (!compiled)
     return cli::fail(path + ": " + compiled.error().message);
   Executable &exe = **compiled;
@@ -364,7 +379,7 @@ int runRun(int argc, char **argv) {
         want.push_back(&element);
     else
       want.push_back(&*reference);
-    bool approximate = usesApproximations(*module);
+    bool approximate = usesApproximations(*module) || excess;
     for (size_t i = 0; i < values.size(); ++i) {
       Comparison c = compareArrays(*values[i], *want[i], approximate);
       llvm::outs() << "check output " << i << " "

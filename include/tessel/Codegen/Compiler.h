@@ -33,6 +33,10 @@ namespace tessel {
 
 struct CompileOptions {
   Target target = Target::Cpu;
+  /// XLA's default numerics (xla_allow_excess_precision): bf16/f16 values
+  /// stay f32 between the ops of a fusion and round where they are stored.
+  /// Off: every op rounds, bit-exact to the evaluator.
+  bool excessPrecision = false;
   /// When not empty: after every pass whose flag matches this regex, the IR
   /// is written to `dumpDir/NN.<flag>.mlir` (the emitted IR is
   /// `00.emitted.mlir`).

@@ -4,6 +4,9 @@
 // test/Codegen named after its flag. In pipeline order (Pipeline.h):
 //
 //   -tessel-inline-subgraphs   inline pure_calls of functions called once
+//   -tessel-simplify-fp-conversions
+//                              (optional) keep f32 across bf16/f16 round
+//                              trips: XLA's excess precision
 //   -tessel-lower-loops        tessel.loop -> scf.for + scf.if on the domain
 //   -tessel-flatten-tensors    N-d tensors -> 1-D buffers through the layout
 //                              maps; chains of apply_indexing composed
@@ -27,6 +30,7 @@
 namespace tessel {
 
 std::unique_ptr<mlir::Pass> createInlineSubgraphsPass();
+std::unique_ptr<mlir::Pass> createSimplifyFpConversionsPass();
 std::unique_ptr<mlir::Pass> createLowerLoopsPass();
 std::unique_ptr<mlir::Pass> createFlattenTensorsPass();
 std::unique_ptr<mlir::Pass> createUnrollLoopsPass();

@@ -4,10 +4,11 @@
 namespace tessel {
 
 void registerCodegenPasses() {
-  for (auto create : {createInlineSubgraphsPass, createLowerLoopsPass,
-                      createFlattenTensorsPass, createUnrollLoopsPass,
-                      createLowerGridToCpuPass, createLowerIndexingPass,
-                      createLowerTensorsPass, createLowerToLlvmPass})
+  for (auto create :
+       {createInlineSubgraphsPass, createSimplifyFpConversionsPass,
+        createLowerLoopsPass, createFlattenTensorsPass, createUnrollLoopsPass,
+        createLowerGridToCpuPass, createLowerIndexingPass,
+        createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
 

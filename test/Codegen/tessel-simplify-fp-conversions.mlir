@@ -1,0 +1,35 @@
+// RUN: tessel-opt %s -tessel-simplify-fp-conversions | FileCheck %s
+
+// A bf16 value widened again keeps its f32 value (XLA's excess precision);
+// the rounding where it leaves (the return) stays.
+
+// CHECK-LABEL: func.func @chain(
+// CHECK-SAME: %[[X:.*]]: bf16, %[[Y:.*]]: bf16) -> bf16
+// CHECK: %[[XW:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK: %[[YW:.*]] = arith.extf %[[Y]] : bf16 to f32
+// CHECK: %[[M:.*]] = arith.mulf %[[XW]], %[[YW]] : f32
+// CHECK-NOT: arith.truncf %[[M]]
+// CHECK: %[[A:.*]] = arith.addf %[[M]], %[[XW]] : f32
+// CHECK: %[[R:.*]] = arith.truncf %[[A]] : f32 to bf16
+// CHECK: return %[[R]]
+func.func @chain(%x: bf16, %y: bf16) -> bf16 {
+  %xw = arith.extf %x : bf16 to f32
+  %yw = arith.extf %y : bf16 to f32
+  %m = arith.mulf %xw, %yw : f32
+  %mn = arith.truncf %m : f32 to bf16
+  %mw = arith.extf %mn : bf16 to f32
+  %a = arith.addf %mw, %xw : f32
+  %r = arith.truncf %a : f32 to bf16
+  return %r : bf16
+}
+
+// A round trip through a narrower type than the source is a real
+// conversion (f64 -> f32 -> f64 keeps its rounding).
+// CHECK-LABEL: func.func @other_types(
+// CHECK: arith.truncf %{{.*}} : f64 to bf16
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+func.func @other_types(%x: f64) -> f32 {
+  %t = arith.truncf %x : f64 to bf16
+  %e = arith.extf %t : bf16 to f32
+  return %e : f32
+}
