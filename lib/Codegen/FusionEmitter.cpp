@@ -124,6 +124,16 @@ std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation) {
 
 namespace {
 
+/// "LINE:COLUMN: cannot compile %name: " for an error about `instruction`.
+std::string cannotCompile(const HloInstruction &instruction) {
+  SourceLocation where = instruction.location();
+  std::string prefix;
+  if (where.line > 0)
+    prefix =
+        std::to_string(where.line) + ":" + std::to_string(where.column) + ": ";
+  return prefix + "cannot compile %" + instruction.name() + ": ";
+}
+
 /// Emits the functions of one partitioned computation.
 class FusionEmitter {
 public:
@@ -205,7 +215,7 @@ mlir::LogicalResult FusionEmitter::emitSubgraph(const Subgraph &subgraph) {
       std::string typeError;
       mlir::Type t = getStorageType(s.elementType, context, &typeError);
       if (!t) {
-        error = "cannot compile %" + root->name() + ": " + typeError;
+        error = cannotCompile(*root) + typeError;
         return mlir::failure();
       }
       results.push_back(t);
@@ -264,14 +274,14 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target,
     outputs.push_back(all[i]);
   for (const FusionOutput &output : outputs) {
     if (!output.shape().isArray()) {
-      error = "cannot compile %" + output.instruction->name() +
-              ": a fusion output must be an array (nested tuples are not "
+      error = cannotCompile(*output.instruction) +
+              "a fusion output must be an array (nested tuples are not "
               "supported)";
       return mlir::failure();
     }
     if (output.shape().dims != outputs.front().shape().dims) {
-      error = "cannot compile %" + computation.root()->name() +
-              ": the outputs of a loop fusion must have the same dims, %" +
+      error = cannotCompile(*computation.root()) +
+              "the outputs of a loop fusion must have the same dims, %" +
               outputs.front().instruction->name() + " and %" +
               output.instruction->name() + " differ";
       return mlir::failure();
