@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
@@ -32,7 +33,7 @@ std::unique_ptr<mlir::MLIRContext> createCodegenContext() {
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect,
-                  mlir::tensor::TensorDialect>();
+                  mlir::tensor::TensorDialect, mlir::vector::VectorDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   auto context = std::make_unique<mlir::MLIRContext>(registry);
@@ -112,10 +113,12 @@ Expected<bool> lowerToLlvmDialect(mlir::ModuleOp module,
   pm.addPass(createFlattenTensorsPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  pm.addPass(createVectorizeLoadsStoresPass());
   pm.addPass(createUnrollLoopsPass());
   pm.addPass(mlir::createCanonicalizerPass());
-  if (options.target == Target::Cpu)
-    pm.addPass(createLowerGridToCpuPass());
+  // Kernels run on the CPU, whichever launch configuration they were
+  // emitted for (a GPU launch's threads run as a loop too).
+  pm.addPass(createLowerGridToCpuPass());
   pm.addPass(createLowerIndexingPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -63,8 +63,9 @@ int runCompile(int argc, char **argv) {
       "dump-dir", cl::desc("directory for --dump-after"), cl::value_desc("DIR"),
       cl::init("tessel-dump"), cl::cat(cli::category()));
   cl::opt<bool> gpu("gpu-launch",
-                    cl::desc("use the GPU's launch configuration (128 "
-                             "threads, 4 elements each) for --emit=mlir"),
+                    cl::desc("emit with the GPU's launch configuration (128 "
+                             "threads of up to 4 elements); on the CPU its "
+                             "threads run as a loop"),
                     cl::cat(cli::category()));
   cl::opt<bool> excess(
       "excess-precision",
@@ -94,9 +95,6 @@ int runCompile(int argc, char **argv) {
   options.dumpAfter = dumpAfter;
   options.dumpDir = dumpDir;
   options.excessPrecision = excess;
-  if (gpu && emit != EmitKind::Mlir && emit != EmitKind::Partition)
-    return cli::usageError("--gpu-launch works with --emit=mlir or "
-                           "--emit=partition (the GPU path is issue #16)");
   if (explain) {
     Expected<std::shared_ptr<Executable>> exe =
         Executable::compile(*module, options);
@@ -305,6 +303,11 @@ int runRun(int argc, char **argv) {
                "the ops of a fusion; --check then allows the rounding "
                "differences"),
       cl::cat(cli::category()));
+  cl::opt<bool> gpu("gpu-launch",
+                    cl::desc("run the kernels a GPU launch would get (128 "
+                             "threads of up to 4 elements, vector loads) on "
+                             "the CPU"),
+                    cl::cat(cli::category()));
   cl::opt<uint64_t> seed("seed", cl::desc("seed of the random arguments"),
                          cl::init(1), cl::cat(cli::category()));
   std::string programName = "tessel run";
@@ -350,6 +353,7 @@ int runRun(int argc, char **argv) {
 
   CompileOptions compileOptions;
   compileOptions.excessPrecision = excess;
+  compileOptions.target = gpu ? Target::Gpu : Target::Cpu;
   Expected<std::shared_ptr<Executable>> compiled =
       Executable::compile(*module, compileOptions);
   if (!compiled)

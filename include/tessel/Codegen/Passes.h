@@ -10,6 +10,9 @@
 //   -tessel-lower-loops        tessel.loop -> scf.for + scf.if on the domain
 //   -tessel-flatten-tensors    N-d tensors -> 1-D buffers through the layout
 //                              maps; chains of apply_indexing composed
+//   -tessel-vectorize-loads-stores
+//                              aligned accesses contiguous in the vector
+//                              loop -> vector.transfer_read/write
 //   -tessel-unroll-loops       unroll small constant-trip scf.for loops
 //   -tessel-lower-grid-to-cpu  thread and block ids -> loops over a block
 //                              range given as two new arguments
@@ -33,6 +36,7 @@ std::unique_ptr<mlir::Pass> createInlineSubgraphsPass();
 std::unique_ptr<mlir::Pass> createSimplifyFpConversionsPass();
 std::unique_ptr<mlir::Pass> createLowerLoopsPass();
 std::unique_ptr<mlir::Pass> createFlattenTensorsPass();
+std::unique_ptr<mlir::Pass> createVectorizeLoadsStoresPass();
 std::unique_ptr<mlir::Pass> createUnrollLoopsPass();
 std::unique_ptr<mlir::Pass> createLowerGridToCpuPass();
 std::unique_ptr<mlir::Pass> createLowerIndexingPass();

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace tessel {
@@ -66,6 +67,48 @@ struct InsertLowering : mlir::OpConversionPattern<mlir::tensor::InsertOp> {
                        op.getScalar().getType(), adaptor.getIndices());
     rewriter.create<mlir::LLVM::StoreOp>(op.getLoc(), adaptor.getScalar(), ptr);
     rewriter.replaceOp(op, adaptor.getDest());
+    return mlir::success();
+  }
+};
+
+/// A vector of consecutive elements from a 1-D tensor: one vector load.
+struct TransferReadLowering
+    : mlir::OpConversionPattern<mlir::vector::TransferReadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(mlir::vector::TransferReadOp op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    if (!llvm::isa<mlir::RankedTensorType>(op.getSource().getType()) ||
+        op.getVectorType().getRank() != 1 || op.getIndices().size() != 1)
+      return rewriter.notifyMatchFailure(op, "not a 1-D tensor read");
+    mlir::VectorType type = op.getVectorType();
+    mlir::Value ptr =
+        elementPointer(rewriter, op.getLoc(), adaptor.getSource(),
+                       type.getElementType(), adaptor.getIndices());
+    unsigned align = (type.getElementTypeBitWidth() + 7) / 8;
+    rewriter.replaceOpWithNewOp<mlir::LLVM::LoadOp>(op, type, ptr, align);
+    return mlir::success();
+  }
+};
+
+/// The vector store of a vector.transfer_write into a 1-D tensor.
+struct TransferWriteLowering
+    : mlir::OpConversionPattern<mlir::vector::TransferWriteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(mlir::vector::TransferWriteOp op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    if (!llvm::isa<mlir::RankedTensorType>(op.getSource().getType()) ||
+        op.getVectorType().getRank() != 1 || op.getIndices().size() != 1)
+      return rewriter.notifyMatchFailure(op, "not a 1-D tensor write");
+    mlir::VectorType type = op.getVectorType();
+    mlir::Value ptr =
+        elementPointer(rewriter, op.getLoc(), adaptor.getSource(),
+                       type.getElementType(), adaptor.getIndices());
+    unsigned align = (type.getElementTypeBitWidth() + 7) / 8;
+    rewriter.create<mlir::LLVM::StoreOp>(op.getLoc(), adaptor.getVector(), ptr,
+                                         align);
+    rewriter.replaceOp(op, adaptor.getSource());
     return mlir::success();
   }
 };
@@ -143,6 +186,14 @@ struct LowerTensorsPass
     target
         .addLegalDialect<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
     target.addIllegalOp<mlir::tensor::ExtractOp, mlir::tensor::InsertOp>();
+    target.addDynamicallyLegalOp<mlir::vector::TransferReadOp>(
+        [](mlir::vector::TransferReadOp op) {
+          return !llvm::isa<mlir::RankedTensorType>(op.getSource().getType());
+        });
+    target.addDynamicallyLegalOp<mlir::vector::TransferWriteOp>(
+        [](mlir::vector::TransferWriteOp op) {
+          return !llvm::isa<mlir::RankedTensorType>(op.getSource().getType());
+        });
     target.addDynamicallyLegalOp<mlir::arith::ConstantOp>(
         [](mlir::arith::ConstantOp op) {
           return !llvm::isa<mlir::RankedTensorType>(op.getType());
@@ -155,8 +206,9 @@ struct LowerTensorsPass
         [&](mlir::Operation *op) { return converter.isLegal(op); });
 
     mlir::RewritePatternSet patterns(context);
-    patterns.add<ExtractLowering, InsertLowering, ConstantLowering>(converter,
-                                                                    context);
+    patterns.add<ExtractLowering, InsertLowering, ConstantLowering,
+                 TransferReadLowering, TransferWriteLowering>(converter,
+                                                              context);
     mlir::populateFunctionOpInterfaceTypeConversionPattern<mlir::func::FuncOp>(
         patterns, converter);
     mlir::populateReturnOpTypeConversionPattern(patterns, converter);

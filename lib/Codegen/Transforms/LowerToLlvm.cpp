@@ -25,6 +25,7 @@
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -95,6 +96,7 @@ struct LowerToLlvmPass
     mlir::populateMathToLLVMConversionPatterns(converter, patterns);
     mlir::populateFuncToLLVMConversionPatterns(converter, patterns);
     mlir::cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    mlir::populateVectorToLLVMConversionPatterns(converter, patterns);
     if (mlir::failed(
             mlir::applyFullConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -6,7 +6,8 @@ namespace tessel {
 void registerCodegenPasses() {
   for (auto create :
        {createInlineSubgraphsPass, createSimplifyFpConversionsPass,
-        createLowerLoopsPass, createFlattenTensorsPass, createUnrollLoopsPass,
+        createLowerLoopsPass, createFlattenTensorsPass,
+        createVectorizeLoadsStoresPass, createUnrollLoopsPass,
         createLowerGridToCpuPass, createLowerIndexingPass,
         createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);

@@ -1,0 +1,276 @@
+//===- VectorizeLoadsStores.cpp - -tessel-vectorize-loads-stores ----------===//
+//
+// In a loop over the vector index (scf.for from 0 to V, step 1), an access
+// whose offset is `base + v` with `base` a multiple of V reads or writes V
+// consecutive, aligned elements: one vector access outside the loop
+// replaces the V scalar ones (the seed's vectorization):
+//
+//   scf.for %v = 0 to 4 iter_args(%acc = %out) {
+//     %o = tessel.apply_indexing #map(%th, %bl)[%v]     // bl*512 + th*4 + v
+//     %x = tensor.extract %in[%o]
+//     ...
+//     %u = tensor.insert %y into %acc[%o]
+//   }
+//
+// becomes
+//
+//   %b = tessel.apply_indexing #map(%th, %bl)[%c0]
+//   %vin = vector.transfer_read %in[%b] : tensor<Nxbf16>, vector<4xbf16>
+//   %r:2 = scf.for %v = 0 to 4 iter_args(%acc = %out, %vout = %zero) {
+//     %x = vector.extract %vin[%v]
+//     ...
+//     %w = vector.insert %y, %vout[%v]
+//     scf.yield %acc, %w
+//   }
+//   %u = vector.transfer_write %r#1, %out[%b]
+//
+// "A multiple of V" is proven on the map: every term of the offset other
+// than v has a coefficient that is a multiple of V, and so has the
+// constant (the divisibility analysis of spec/alignment.md in its simplest
+// form). Runs after -tessel-flatten-tensors, on 1-D tensors.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Codegen/Passes.h"
+#include "tessel/Dialect/TesselDialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace tessel {
+namespace {
+
+/// The coefficient of `position` (a dim or symbol) in `expr` when `expr` is
+/// linear in it (`position` does not appear under floordiv, mod or in a
+/// product of variables), or nullopt.
+std::optional<int64_t> coefficientOf(mlir::AffineExpr expr,
+                                     mlir::AffineExpr variable) {
+  if (expr == variable)
+    return 1;
+  switch (expr.getKind()) {
+  case mlir::AffineExprKind::Constant:
+  case mlir::AffineExprKind::DimId:
+  case mlir::AffineExprKind::SymbolId:
+    return 0;
+  case mlir::AffineExprKind::Add: {
+    auto add = llvm::cast<mlir::AffineBinaryOpExpr>(expr);
+    auto l = coefficientOf(add.getLHS(), variable);
+    auto r = coefficientOf(add.getRHS(), variable);
+    if (!l || !r)
+      return std::nullopt;
+    return *l + *r;
+  }
+  case mlir::AffineExprKind::Mul: {
+    auto mul = llvm::cast<mlir::AffineBinaryOpExpr>(expr);
+    auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(mul.getRHS());
+    if (!c)
+      return std::nullopt;
+    auto l = coefficientOf(mul.getLHS(), variable);
+    if (!l)
+      return std::nullopt;
+    return *l * c.getValue();
+  }
+  default: {
+    // floordiv, ceildiv, mod: fine when the variable does not occur.
+    bool occurs = false;
+    expr.walk([&](mlir::AffineExpr e) { occurs |= e == variable; });
+    if (occurs)
+      return std::nullopt;
+    return 0;
+  }
+  }
+}
+
+/// Whether every term of `expr` other than `variable` is a multiple of
+/// `factor`: constants are multiples, products by a multiple are, sums of
+/// multiples are.
+bool isMultipleExcept(mlir::AffineExpr expr, mlir::AffineExpr variable,
+                      int64_t factor) {
+  if (expr == variable)
+    return true;
+  switch (expr.getKind()) {
+  case mlir::AffineExprKind::Constant:
+    return llvm::cast<mlir::AffineConstantExpr>(expr).getValue() % factor == 0;
+  case mlir::AffineExprKind::Add: {
+    auto add = llvm::cast<mlir::AffineBinaryOpExpr>(expr);
+    return isMultipleExcept(add.getLHS(), variable, factor) &&
+           isMultipleExcept(add.getRHS(), variable, factor);
+  }
+  case mlir::AffineExprKind::Mul: {
+    auto mul = llvm::cast<mlir::AffineBinaryOpExpr>(expr);
+    if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(mul.getRHS()))
+      if (c.getValue() % factor == 0)
+        return true;
+    return false;
+  }
+  default:
+    return false;
+  }
+}
+
+/// The base offset (the offset at v = 0) of an access at `index` in a loop
+/// over `iv` of `size` iterations when the access is contiguous in `iv`
+/// and aligned to `size`; the apply_indexing that computes it at v = 0 is
+/// created before `loop`.
+mlir::FailureOr<mlir::Value> vectorBase(mlir::scf::ForOp loop, mlir::Value iv,
+                                        int64_t size, mlir::Value index) {
+  auto apply = index.getDefiningOp<ApplyIndexingOp>();
+  if (!apply || apply.getNumResults() != 1 || !loop->isProperAncestor(apply))
+    return mlir::failure();
+  const IndexingMap &map = apply.getIndexingMap();
+  mlir::AffineExpr result = map.getAffineMap().getResult(0);
+  mlir::AffineExpr variable;
+  int ivUses = 0;
+  for (auto [i, operand] : llvm::enumerate(apply.getOperands())) {
+    if (operand == iv) {
+      ++ivUses;
+      variable = i < map.getNumDims()
+                     ? mlir::getAffineDimExpr(i, loop.getContext())
+                     : mlir::getAffineSymbolExpr(i - map.getNumDims(),
+                                                 loop.getContext());
+    } else if (!loop.isDefinedOutsideOfLoop(operand)) {
+      return mlir::failure();
+    }
+  }
+  if (ivUses != 1 || coefficientOf(result, variable) != 1 ||
+      !isMultipleExcept(result, variable, size))
+    return mlir::failure();
+  mlir::OpBuilder b(loop);
+  llvm::SmallVector<mlir::Value> operands(apply.getOperands());
+  for (mlir::Value &operand : operands)
+    if (operand == iv)
+      operand = b.create<mlir::arith::ConstantIndexOp>(loop.getLoc(), 0);
+  auto base = b.create<ApplyIndexingOp>(
+      loop.getLoc(), mlir::ValueRange(operands).take_front(map.getNumDims()),
+      mlir::ValueRange(operands).drop_front(map.getNumDims()), map);
+  return base.getResult(0);
+}
+
+void vectorizeLoop(mlir::scf::ForOp loop) {
+  std::optional<int64_t> lower =
+      mlir::getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> upper =
+      mlir::getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = mlir::getConstantIntValue(loop.getStep());
+  if (!lower || !upper || !step || *lower != 0 || *step != 1 || *upper < 2 ||
+      *upper > 64)
+    return;
+  int64_t size = *upper;
+  mlir::Value iv = loop.getInductionVar();
+  mlir::Location loc = loop.getLoc();
+
+  // Loads: hoisted vector reads.
+  llvm::SmallVector<mlir::tensor::ExtractOp> extracts;
+  loop.getBody()->walk([&](mlir::tensor::ExtractOp op) {
+    if (op->getParentOp() == loop.getOperation() &&
+        loop.isDefinedOutsideOfLoop(op.getTensor()) &&
+        op.getIndices().size() == 1)
+      extracts.push_back(op);
+  });
+  for (mlir::tensor::ExtractOp op : extracts) {
+    auto base = vectorBase(loop, iv, size, op.getIndices()[0]);
+    if (mlir::failed(base))
+      continue;
+    mlir::OpBuilder b(loop);
+    auto type = mlir::VectorType::get({size}, op.getType());
+    mlir::Value padding =
+        b.create<mlir::arith::ConstantOp>(loc, b.getZeroAttr(op.getType()));
+    mlir::Value vector = b.create<mlir::vector::TransferReadOp>(
+        loc, type, op.getTensor(), mlir::ValueRange{*base}, padding,
+        llvm::ArrayRef<bool>{true});
+    mlir::OpBuilder inside(op);
+    mlir::Value element = inside.create<mlir::vector::ExtractOp>(
+        loc, vector, llvm::ArrayRef<mlir::OpFoldResult>{iv});
+    op.replaceAllUsesWith(element);
+    op.erase();
+  }
+
+  // Stores into an iteration argument: a vector carried through the loop,
+  // written once after it.
+  auto yield = llvm::cast<mlir::scf::YieldOp>(loop.getBody()->getTerminator());
+  for (unsigned k = 0; k < loop.getNumRegionIterArgs(); ++k) {
+    auto insert = yield.getOperand(k).getDefiningOp<mlir::tensor::InsertOp>();
+    mlir::BlockArgument acc = loop.getRegionIterArgs()[k];
+    if (!insert || insert.getDest() != acc || !insert->hasOneUse() ||
+        insert->getParentOp() != loop.getOperation() ||
+        insert.getIndices().size() != 1 || !acc.hasOneUse())
+      continue;
+    auto base = vectorBase(loop, iv, size, insert.getIndices()[0]);
+    if (mlir::failed(base))
+      continue;
+    mlir::OpBuilder b(loop);
+    mlir::Type element = insert.getScalar().getType();
+    auto type = mlir::VectorType::get({size}, element);
+    mlir::Value zero = b.create<mlir::arith::ConstantOp>(
+        loc, mlir::DenseElementsAttr::get(type, b.getZeroAttr(element)));
+    // A new loop with one more iteration argument: the vector.
+    llvm::SmallVector<mlir::Value> inits(loop.getInitArgs());
+    inits.push_back(zero);
+    auto newLoop = b.create<mlir::scf::ForOp>(
+        loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), inits);
+    newLoop.getBody()->getOperations().splice(newLoop.getBody()->begin(),
+                                              loop.getBody()->getOperations());
+    for (auto [from, to] : llvm::zip(loop.getBody()->getArguments(),
+                                     newLoop.getBody()->getArguments()))
+      from.replaceAllUsesWith(to);
+    auto newYield =
+        llvm::cast<mlir::scf::YieldOp>(newLoop.getBody()->getTerminator());
+    mlir::OpBuilder inside(insert);
+    mlir::Value updated = inside.create<mlir::vector::InsertOp>(
+        loc, insert.getScalar(), newLoop.getRegionIterArgs().back(),
+        llvm::ArrayRef<mlir::OpFoldResult>{newLoop.getInductionVar()});
+    llvm::SmallVector<mlir::Value> yielded(newYield.getOperands());
+    yielded[k] = newLoop.getRegionIterArgs()[k];
+    yielded.push_back(updated);
+    newYield->setOperands(yielded);
+    insert.erase();
+    b.setInsertionPointAfter(newLoop);
+    mlir::Value written =
+        b.create<mlir::vector::TransferWriteOp>(
+             loc, newLoop.getResults().back(), newLoop.getResult(k),
+             mlir::ValueRange{*base}, llvm::ArrayRef<bool>{true})
+            .getResult();
+    for (unsigned i = 0; i < loop.getNumResults(); ++i)
+      loop.getResult(i).replaceAllUsesWith(i == k ? written
+                                                  : newLoop.getResult(i));
+    loop.erase();
+    loop = newLoop;
+    iv = loop.getInductionVar();
+  }
+}
+
+struct VectorizeLoadsStoresPass
+    : public mlir::PassWrapper<VectorizeLoadsStoresPass,
+                               mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorizeLoadsStoresPass)
+  llvm::StringRef getArgument() const final {
+    return "tessel-vectorize-loads-stores";
+  }
+  llvm::StringRef getDescription() const final {
+    return "Turn aligned accesses contiguous in a vector loop into vector "
+           "transfers";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::vector::VectorDialect>();
+  }
+  void runOnOperation() override {
+    llvm::SmallVector<mlir::scf::ForOp> loops;
+    getOperation().walk([&](mlir::scf::ForOp loop) {
+      bool innermost = true;
+      loop.getBody()->walk([&](mlir::scf::ForOp) { innermost = false; });
+      if (innermost)
+        loops.push_back(loop);
+    });
+    for (mlir::scf::ForOp loop : loops)
+      vectorizeLoop(loop);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<mlir::Pass> createVectorizeLoadsStoresPass() {
+  return std::make_unique<VectorizeLoadsStoresPass>();
+}
+
+} // namespace tessel

@@ -1,0 +1,75 @@
+// RUN: tessel-opt %s -split-input-file -tessel-vectorize-loads-stores -cse | FileCheck %s
+
+// The seed's example after flattening: the offset bl_x * 512 + th_x * 4 +
+// vector_index is contiguous in the vector index and a multiple of 4
+// elsewhere, so the load and the store become vector<4xbf16> transfers
+// outside the loop.
+#flat = #tessel.indexing_map<"(th_x, bl_x)[vector_index] -> (bl_x * 512 + th_x * 4 + vector_index), domain: th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]">
+// CHECK-LABEL: func.func @seed(
+// CHECK-SAME: %[[IN:[^:]*]]: tensor<12582912xbf16>, %[[OUT:[^:]*]]: tensor<12582912xbf16>, %[[TH:[^:]*]]: index, %[[BL:[^:]*]]: index)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[BASE:.*]] = tessel.apply_indexing #{{.*}}(%[[TH]], %[[BL]])[%[[C0]]]
+// CHECK: %[[VIN:.*]] = vector.transfer_read %[[IN]][%[[BASE]]], %{{.*}} {in_bounds = [true]} : tensor<12582912xbf16>, vector<4xbf16>
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xbf16>
+// CHECK: %[[LOOP:.*]]:2 = scf.for %[[V:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %[[OUT]], %[[VACC:.*]] = %[[ZERO]]) -> (tensor<12582912xbf16>, vector<4xbf16>) {
+// CHECK:   %[[X:.*]] = vector.extract %[[VIN]][%[[V]]] : bf16 from vector<4xbf16>
+// CHECK:   %[[Y:.*]] = arith.negf %[[X]] : bf16
+// CHECK:   %[[W:.*]] = vector.insert %[[Y]], %[[VACC]] [%[[V]]] : bf16 into vector<4xbf16>
+// CHECK:   scf.yield %[[ACC]], %[[W]]
+// CHECK: %[[R:.*]] = vector.transfer_write %[[LOOP]]#1, %[[LOOP]]#0[%[[BASE]]] {in_bounds = [true]} : vector<4xbf16>, tensor<12582912xbf16>
+// CHECK: return %[[R]]
+func.func @seed(%in: tensor<12582912xbf16>, %out: tensor<12582912xbf16>, %th: index, %bl: index) -> tensor<12582912xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %v = %c0 to %c4 step %c1 iter_args(%acc = %out) -> (tensor<12582912xbf16>) {
+    %o = tessel.apply_indexing #flat(%th, %bl)[%v]
+    %x = tensor.extract %in[%o] : tensor<12582912xbf16>
+    %y = arith.negf %x : bf16
+    %u = tensor.insert %y into %acc[%o] : tensor<12582912xbf16>
+    scf.yield %u : tensor<12582912xbf16>
+  }
+  return %r : tensor<12582912xbf16>
+}
+
+// -----
+
+// th_x * 2 + v is contiguous but not a multiple of 4: left alone (the
+// vector would straddle an alignment boundary the analysis cannot prove).
+#odd = #tessel.indexing_map<"(th_x)[v] -> (th_x * 2 + v), domain: th_x in [0, 7], v in [0, 3]">
+// CHECK-LABEL: func.func @unaligned(
+// CHECK-NOT: vector.transfer_read
+// CHECK: tensor.extract
+func.func @unaligned(%in: tensor<20xf32>, %th: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0.0 : f32
+  %r = scf.for %v = %c0 to %c4 step %c1 iter_args(%s = %z) -> (f32) {
+    %o = tessel.apply_indexing #odd(%th)[%v]
+    %x = tensor.extract %in[%o] : tensor<20xf32>
+    %t = arith.addf %s, %x : f32
+    scf.yield %t : f32
+  }
+  return %r : f32
+}
+
+// -----
+
+// A strided access (2 * v) is not contiguous: left alone.
+#strided = #tessel.indexing_map<"(th_x)[v] -> (th_x * 8 + v * 2), domain: th_x in [0, 7], v in [0, 3]">
+// CHECK-LABEL: func.func @strided(
+// CHECK-NOT: vector.transfer_read
+func.func @strided(%in: tensor<64xf32>, %th: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0.0 : f32
+  %r = scf.for %v = %c0 to %c4 step %c1 iter_args(%s = %z) -> (f32) {
+    %o = tessel.apply_indexing #strided(%th)[%v]
+    %x = tensor.extract %in[%o] : tensor<64xf32>
+    %t = arith.addf %s, %x : f32
+    scf.yield %t : f32
+  }
+  return %r : f32
+}
