@@ -349,6 +349,43 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
   if (!plan)
     return plan.error();
   auto context = createCodegenContext();
+  if (kind == EmitKind::Explain) {
+    std::string text;
+    for (const PlannedKernel &kernel : plan->kernels) {
+      std::vector<FusionOutput> all = getFusionOutputs(*kernel.computation);
+      const Shape &shape = all[kernel.outputIndices.front()].shape();
+      LaunchConfig config = getLoopLaunchConfig(shape, options.target);
+      IndexingMap map = getLoopThreadToOutputMap(shape, config, context.get());
+      text += kernel.name + ": " + kernel.origin + ", computation %" +
+              kernel.computation->name() + "\n";
+      text += "  emitter: loop (no transpose or reduction hero yet, "
+              "TODO(#12))\n";
+      text += "  launch: " + std::to_string(config.numBlocks) + " blocks of " +
+              std::to_string(config.numThreads) + " threads, " +
+              std::to_string(config.vectorSize) +
+              (config.vectorSize == 1 ? " element" : " elements") +
+              " per thread (" +
+              (options.target == Target::Gpu
+                   ? "the GPU's: 128 threads, up to 4 elements"
+                   : "the CPU's: a thread per element of the minor dims, "
+                     "so the thread loop vectorizes") +
+              ")\n";
+      text += "  threads -> output: " + map.toString() + "\n";
+      text += "  writes:";
+      for (int64_t i : kernel.outputIndices)
+        text +=
+            " %" + all[i].instruction->name() +
+            (all[i].element >= 0 ? "{" + std::to_string(all[i].element) + "}"
+                                 : "") +
+            " " + all[i].shape().toString();
+      text += "\n";
+    }
+    Expected<std::string> partition =
+        emitHloModule(module, EmitKind::Partition, options);
+    if (!partition)
+      return partition.error();
+    return text + "\n" + *partition;
+  }
   if (kind == EmitKind::Partition) {
     std::string text;
     for (const PlannedKernel &kernel : plan->kernels) {

@@ -93,6 +93,13 @@ Expected<ModulePlan> planModule(const HloModule &module) {
         continue;
       PlannedKernel kernel;
       kernel.name = "kernel_" + std::to_string(plan.kernels.size());
+      kernel.origin =
+          computation == entry ? "the ENTRY computation (no fusions)"
+          : instruction.opcode() == HloOpcode::Fusion
+              ? "fusion %" + instruction.name()
+              : "%" + instruction.name() + " (" +
+                    std::string(hloOpcodeName(instruction.opcode())) +
+                    ", not in a fusion)";
       kernel.computation = computation;
       kernel.inputs = inputs;
       for (size_t i = first; i < outputs.size(); ++i)

@@ -29,6 +29,9 @@ namespace tessel {
 
 struct PlannedKernel {
   std::string name;
+  /// Where the kernel comes from, for --explain: "fusion %f", "the ENTRY
+  /// computation", "%x (not in a fusion)".
+  std::string origin;
   const HloComputation *computation = nullptr;
   std::vector<int> inputs; ///< buffer per computation parameter
   /// Which of the computation's outputs (getFusionOutputs) this kernel

@@ -95,20 +95,8 @@ int runCompile(int argc, char **argv) {
   options.dumpAfter = dumpAfter;
   options.dumpDir = dumpDir;
   options.excessPrecision = excess;
-  if (explain) {
-    Expected<std::shared_ptr<Executable>> exe =
-        Executable::compile(*module, options);
-    if (!exe)
-      return cli::fail(path + ": " + exe.error().message);
-    llvm::outs() << (*exe)->describe();
-    Expected<std::string> partition =
-        emitHloModule(*module, EmitKind::Partition, options);
-    if (!partition)
-      return cli::fail(path + ": " + partition.error().message);
-    llvm::outs() << *partition;
-    return 0;
-  }
-  Expected<std::string> text = emitHloModule(*module, emit, options);
+  Expected<std::string> text =
+      emitHloModule(*module, explain ? EmitKind::Explain : emit, options);
   if (!text)
     return cli::fail(path + ": " + text.error().message);
   llvm::outs() << *text;

@@ -51,6 +51,8 @@ enum class EmitKind {
   Lowered,   ///< the llvm dialect after the whole pipeline
   Llvm,      ///< LLVM IR after optimization (-O3 for the host CPU)
   Asm,       ///< host assembly
+  Explain,   ///< per kernel: where it comes from, its emitter, its launch
+             ///< and thread -> element map, its outputs; then the partition
 };
 
 Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
