@@ -391,6 +391,15 @@ mlir::FailureOr<Value> ScalarOpEmitter::convert(Value x, PrimitiveType from,
       w = b.create<arith::ExtFOp>(loc, wideTo, w);
     else if (fromBits > toBits)
       w = b.create<arith::TruncFOp>(loc, wideTo, w);
+    if (isNarrowFloat(to)) {
+      // convert to bf16/f16 gives the canonical quiet NaN with the sign
+      // (the evaluator encodes the value anew); arithmetic keeps payloads.
+      Value isNan =
+          b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, w, w);
+      Value canonical = b.create<math::CopySignOp>(
+          loc, floatConst(w.getType(), std::nan("")), w);
+      w = b.create<arith::SelectOp>(loc, isNan, canonical, w);
+    }
     return narrow(w, to);
   }
   if (!isFloat(from) && isFloat(to)) {

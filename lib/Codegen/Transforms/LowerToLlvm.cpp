@@ -5,8 +5,9 @@
 //   1. f32 transcendentals (tanh, exp, log, erf, ...) become MLIR's
 //      polynomial approximations: branch-free, so LLVM vectorizes them
 //      (bf16/f16 compute in f32 already); bf16 <-> f32 conversions expand
-//      to integer code (round to nearest even, quiet NaNs), which every x86
-//      CPU runs and LLVM vectorizes; floor/ceil division by constants
+//      to integer code (Bf16Rounding.h: the evaluator's rounding bit for
+//      bit), which every x86 CPU runs and LLVM vectorizes; floor/ceil
+//      division by constants
 //      expands to arith.
 //   2. What is left that LLVM has no intrinsic for (f64 tanh, erf, tan,
 //      cbrt, atan2, log1p, expm1) becomes calls to the C library.
@@ -14,6 +15,7 @@
 //   4. arith, math, func and cf become llvm; index is i64.
 //
 //===----------------------------------------------------------------------===//
+#include "Bf16Rounding.h"
 #include "tessel/Codegen/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -59,6 +61,7 @@ struct LowerToLlvmPass
 
     mlir::RewritePatternSet expand(context);
     mlir::populateMathPolynomialApproximationPatterns(expand);
+    populateBf16RoundingPatterns(expand);
     mlir::arith::populateExpandBFloat16Patterns(expand);
     mlir::arith::populateCeilFloorDivExpandOpsPatterns(expand);
     if (mlir::failed(

@@ -1,0 +1,28 @@
+//===- Bf16Rounding.h - f32 -> bf16 rounding as integer code ----*- C++ -*-===//
+//
+// Private to lib/Codegen. Patterns that turn arith.truncf f32 -> bf16 into
+// integer code with the evaluator's exact semantics (FloatTypes.h):
+// round to nearest even, and a NaN keeps its sign and becomes quiet
+// (`(bits >> 16) | 0x40`), so every bit pattern agrees. Every x86 CPU runs
+// it and LLVM vectorizes it; the AVX-512 BF16 instruction would be one op,
+// but it flushes subnormals to zero.
+//
+// The NaN case costs a compare and a select per rounding. It is left out
+// where the plain rounding already gives the same answer: for a value
+// computed by add, sub, mul or div (x86 quiets their NaN results) from
+// operands whose NaNs have 16 zero low bits: values widened from bf16 and
+// results of such ops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_CODEGEN_TRANSFORMS_BF16ROUNDING_H
+#define TESSEL_LIB_CODEGEN_TRANSFORMS_BF16ROUNDING_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace tessel {
+
+void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace tessel
+
+#endif // TESSEL_LIB_CODEGEN_TRANSFORMS_BF16ROUNDING_H
