@@ -18,6 +18,7 @@
 #include "tessel/Hlo/HloEvaluator.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <tbb/parallel_for.h>
@@ -29,6 +30,8 @@
 #include <cstring>
 #include <random>
 #include <thread>
+
+#include <unistd.h>
 
 namespace cl = llvm::cl;
 
@@ -320,6 +323,33 @@ int runRun(int argc, char **argv) {
   if (!module)
     return 1;
   ProgramShape program = module->entryProgramShape();
+  // Refuse what cannot fit before allocating anything: the arguments, the
+  // results, and (with --check) the evaluator's copy of them.
+  double bytes = 0;
+  std::vector<Shape> arrays = program.parameters;
+  if (program.result.isTuple())
+    arrays.insert(arrays.end(), program.result.tupleShapes.begin(),
+                  program.result.tupleShapes.end());
+  else
+    arrays.push_back(program.result);
+  for (const Shape &shape : arrays) {
+    double n =
+        byteWidth(shape.elementType) > 0 ? byteWidth(shape.elementType) : 1;
+    for (int64_t d : shape.dims)
+      n *= static_cast<double>(d);
+    bytes += n;
+  }
+  double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
+                  static_cast<double>(sysconf(_SC_PAGESIZE));
+  double needed = bytes * (check ? 4 : 2);
+  if (memory > 0 && needed > memory)
+    return cli::fail(llvm::formatv("{0}: the arguments and results take "
+                                   "{1:F1} GiB ({2:F1} GiB with the copies "
+                                   "run needs), more than this machine's "
+                                   "{3:F1} GiB of memory",
+                                   path, bytes / (1 << 30), needed / (1 << 30),
+                                   memory / (1 << 30))
+                         .str());
   if (!inputs.empty() && inputs.size() != program.parameters.size())
     return cli::usageError(
         "the entry takes " + std::to_string(program.parameters.size()) +
