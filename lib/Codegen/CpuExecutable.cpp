@@ -146,6 +146,18 @@ public:
   double compileMs = 0;
 };
 
+/// One arena per thread count, made once: creating an arena per kernel call
+/// would cost more than a small kernel runs.
+tbb::task_arena &arenaFor(int threads) {
+  static std::mutex mutex;
+  static auto &arenas = *new std::map<int, std::unique_ptr<tbb::task_arena>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<tbb::task_arena> &arena = arenas[threads];
+  if (!arena)
+    arena = std::make_unique<tbb::task_arena>(threads);
+  return *arena;
+}
+
 void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
                int threads) {
   auto call = [&](int64_t begin, int64_t end) {
@@ -162,8 +174,7 @@ void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
   // About eight tasks per worker, so that a slow worker does not hold up
   // the others.
   int64_t grain = std::max<int64_t>(1, blocks / (int64_t(threads) * 8));
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
+  arenaFor(threads).execute([&] {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks, grain),
                       [&](const tbb::blocked_range<int64_t> &range) {
                         call(range.begin(), range.end());
