@@ -125,13 +125,6 @@ public:
     return shapes;
   }
   double compileMilliseconds() const override { return compileMs; }
-  std::string describe() const override {
-    std::string text;
-    for (const CompiledKernel &k : kernels)
-      text += k.name + ": loop emitter, " + std::to_string(k.numBlocks) +
-              " blocks of " + std::to_string(k.numThreads) + " threads\n";
-    return text;
-  }
 
   ModulePlan plan;
   std::unique_ptr<mlir::MLIRContext> context;

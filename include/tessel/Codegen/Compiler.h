@@ -85,8 +85,6 @@ public:
   virtual std::vector<Shape> outputShapes() const = 0;
   /// Milliseconds spent from HLO to a callable kernel.
   virtual double compileMilliseconds() const = 0;
-  /// One line per kernel: name, emitter, launch configuration.
-  virtual std::string describe() const = 0;
 };
 
 } // namespace tessel
