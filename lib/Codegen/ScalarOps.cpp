@@ -57,8 +57,21 @@ Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
     return b.create<math::ExpOp>(loc, x);
   case HloOpcode::ExponentialMinusOne:
     return b.create<math::ExpM1Op>(loc, x);
-  case HloOpcode::Log:
-    return b.create<math::LogOp>(loc, x);
+  case HloOpcode::Log: {
+    if (!t.isF32())
+      return b.create<math::LogOp>(loc, x);
+    // The polynomial approximation reads the exponent field, so it takes a
+    // subnormal for the smallest normal: scale subnormals (and zeros and
+    // negatives, which keep their result) by 2^24 and subtract 24 ln 2.
+    Value tiny = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x,
+                                         floatConst(t, 0x1p-126));
+    Value scaled = b.create<arith::SelectOp>(
+        loc, tiny, b.create<arith::MulFOp>(loc, x, floatConst(t, 0x1p24)), x);
+    Value log = b.create<math::LogOp>(loc, scaled);
+    Value corrected = b.create<arith::SubFOp>(
+        loc, log, floatConst(t, 24 * 0.693147180559945309417));
+    return b.create<arith::SelectOp>(loc, tiny, corrected, log);
+  }
   case HloOpcode::LogPlusOne:
     return b.create<math::Log1pOp>(loc, x);
   case HloOpcode::Tanh:
@@ -336,14 +349,37 @@ mlir::FailureOr<Value> ScalarOpEmitter::binary(HloOpcode op, Value x, Value y,
   return integerBinary(op, x, y, type);
 }
 
+Value ScalarOpEmitter::totalOrderCompare(ComparisonDirection dir, Value x,
+                                         Value y) {
+  // On the storage bits, as XLA does: negative floats count down, so their
+  // bits other than the sign are flipped; then a signed comparison orders
+  // -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.
+  unsigned width = x.getType().getIntOrFloatBitWidth();
+  mlir::Type intType = b.getIntegerType(width);
+  auto key = [&](Value v) -> Value {
+    Value bits = b.create<arith::BitcastOp>(loc, intType, v);
+    Value sign =
+        b.create<arith::ShRSIOp>(loc, bits, intConst(intType, width - 1));
+    Value flip = b.create<arith::ShRUIOp>(loc, sign, intConst(intType, 1));
+    return b.create<arith::XOrIOp>(loc, bits, flip);
+  };
+  using P = arith::CmpIPredicate;
+  P pred = dir == ComparisonDirection::Eq   ? P::eq
+           : dir == ComparisonDirection::Ne ? P::ne
+           : dir == ComparisonDirection::Lt ? P::slt
+           : dir == ComparisonDirection::Le ? P::sle
+           : dir == ComparisonDirection::Gt ? P::sgt
+                                            : P::sge;
+  return b.create<arith::CmpIOp>(loc, pred, key(x), key(y));
+}
+
 mlir::FailureOr<Value> ScalarOpEmitter::compare(const HloAttributes &attrs,
                                                 Value x, Value y,
                                                 PrimitiveType type) {
   ComparisonDirection dir = attrs.comparisonDirection;
   if (isFloat(type)) {
     if (attrs.comparisonType == ComparisonType::TotalOrder)
-      return fail("compare with type=TOTALORDER is not supported by the "
-                  "compiler yet");
+      return totalOrderCompare(dir, x, y);
     using P = arith::CmpFPredicate;
     P pred = dir == ComparisonDirection::Eq   ? P::OEQ
              : dir == ComparisonDirection::Ne ? P::UNE

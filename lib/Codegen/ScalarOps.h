@@ -55,6 +55,9 @@ private:
                                              mlir::Value y, PrimitiveType type);
   mlir::Value integerPower(mlir::Value base, mlir::Value exponent,
                            bool isSigned);
+  /// compare with type=TOTALORDER of two floats in their storage type.
+  mlir::Value totalOrderCompare(ComparisonDirection direction, mlir::Value x,
+                                mlir::Value y);
   mlir::Value intConst(mlir::Type type, int64_t value);
   mlir::Value floatConst(mlir::Type type, double value);
   mlir::LogicalResult fail(const std::string &message);

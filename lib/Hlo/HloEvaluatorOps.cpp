@@ -218,11 +218,16 @@ std::string typeError(HloOpcode op, PrimitiveType type) {
          " is not supported by the evaluator";
 }
 
-/// Bits that order floats totally: -NaN < -inf < ... < -0 < +0 < ... < +NaN.
-int64_t totalOrderKey(double value) {
-  int64_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
+/// A key that orders the floats of a `width`-bit type totally, from their
+/// own bits (as XLA compares them, NaN payloads and signaling NaNs
+/// included): -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN. The sign
+/// bit makes the bits a negative integer; negative floats count down.
+int64_t totalOrderKey(uint64_t raw, int width) {
+  int64_t bits = static_cast<int64_t>(raw << (64 - width)) >> (64 - width);
+  int64_t magnitude = (int64_t(1) << (width - 1)) - 1;
+  if (width == 64)
+    magnitude = std::numeric_limits<int64_t>::max();
+  return bits < 0 ? bits ^ magnitude : bits;
 }
 
 template <typename T> bool compareValues(ComparisonDirection d, T a, T b) {
@@ -395,9 +400,10 @@ Expected<Literal> compare(const HloAttributes &attributes, const Literal &x,
   for (int64_t i = 0; i < n; ++i) {
     bool r;
     if (kind == Kind::Narrow || kind == Kind::F64) {
-      double a = x.getDouble(i), b = y.getDouble(i);
-      r = total ? compareValues(d, totalOrderKey(a), totalOrderKey(b))
-                : compareValues(d, a, b);
+      int width = bitWidth(type);
+      r = total ? compareValues(d, totalOrderKey(x.getBits(i), width),
+                                totalOrderKey(y.getBits(i), width))
+                : compareValues(d, x.getDouble(i), y.getDouble(i));
     } else if (kind == Kind::Signed) {
       r = compareValues(d, x.getInt(i), y.getInt(i));
     } else if (kind == Kind::Unsigned || kind == Kind::Pred) {

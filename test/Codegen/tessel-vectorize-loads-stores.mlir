@@ -73,3 +73,27 @@ func.func @strided(%in: tensor<64xf32>, %th: index) -> f32 {
   }
   return %r : f32
 }
+
+// -----
+
+// Predicates take a byte each in memory, while LLVM packs vector<4xi1> into
+// bits: an i1 access stays scalar even where it is contiguous and aligned.
+#pred = #tessel.indexing_map<"(th_x)[v] -> (th_x * 4 + v), domain: th_x in [0, 7], v in [0, 3]">
+// CHECK-LABEL: func.func @predicates(
+// CHECK-NOT: vector.transfer
+// CHECK: tensor.extract
+// CHECK: tensor.insert
+func.func @predicates(%in: tensor<32xi1>, %out: tensor<32xi1>, %th: index) -> tensor<32xi1> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %true = arith.constant true
+  %r = scf.for %v = %c0 to %c4 step %c1 iter_args(%acc = %out) -> (tensor<32xi1>) {
+    %o = tessel.apply_indexing #pred(%th)[%v]
+    %x = tensor.extract %in[%o] : tensor<32xi1>
+    %y = arith.xori %x, %true : i1
+    %u = tensor.insert %y into %acc[%o] : tensor<32xi1>
+    scf.yield %u : tensor<32xi1>
+  }
+  return %r : tensor<32xi1>
+}

@@ -28,7 +28,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <thread>
 
 #include <unistd.h>
@@ -110,140 +109,6 @@ int runCompile(int argc, char **argv) {
 // tessel run
 //===----------------------------------------------------------------------===//
 
-/// Reproducible arguments: floats in [-3, 3], integers in [-8, 8] (0 and up
-/// to 15 for unsigned), pred at random.
-Literal randomArgument(const Shape &shape, uint64_t seed) {
-  Literal literal(Shape(shape.elementType, shape.dims));
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> real(-3.0, 3.0);
-  std::uniform_int_distribution<int64_t> integer(-8, 8);
-  std::uniform_int_distribution<int64_t> natural(0, 15);
-  for (int64_t i = 0; i < literal.elementCount(); ++i) {
-    PrimitiveType t = shape.elementType;
-    if (t == PrimitiveType::Pred)
-      literal.setBits(i, rng() & 1);
-    else if (isFloat(t))
-      literal.setDouble(i, real(rng));
-    else if (isUnsignedInteger(t))
-      literal.setInt(i, natural(rng));
-    else
-      literal.setInt(i, integer(rng));
-  }
-  return literal;
-}
-
-/// Distance in units in the last place between two floats of one type:
-/// the difference of their bits on a line where every float has its place.
-uint64_t ulpDistance(uint64_t a, uint64_t b, int bits) {
-  uint64_t sign = uint64_t(1) << (bits - 1);
-  auto ordered = [&](uint64_t x) -> int64_t {
-    int64_t magnitude = static_cast<int64_t>(x & (sign - 1));
-    return (x & sign) ? -magnitude : magnitude;
-  };
-  int64_t d = ordered(a) - ordered(b);
-  return static_cast<uint64_t>(d < 0 ? -d : d);
-}
-
-/// Whether the module uses an op whose result the compiler approximates
-/// (its transcendental functions are not the C library's).
-bool usesApproximations(const HloModule &module) {
-  for (const auto &computation : module.computations())
-    for (const auto &instruction : computation->instructions())
-      switch (instruction->opcode()) {
-      case HloOpcode::Exp:
-      case HloOpcode::ExponentialMinusOne:
-      case HloOpcode::Log:
-      case HloOpcode::LogPlusOne:
-      case HloOpcode::Logistic:
-      case HloOpcode::Tanh:
-      case HloOpcode::Cbrt:
-      case HloOpcode::Sine:
-      case HloOpcode::Cosine:
-      case HloOpcode::Tan:
-      case HloOpcode::Erf:
-      case HloOpcode::Power:
-      case HloOpcode::Atan2:
-        return true;
-      default:
-        break;
-      }
-  return false;
-}
-
-struct Comparison {
-  int64_t differing = 0;
-  int64_t failing = 0;
-  uint64_t maxUlp = 0;
-  double maxAbs = 0;
-  int64_t worst = -1;
-};
-
-/// Compares `got` with the evaluator's `want`. An element passes when it is
-/// equal (NaNs equal), or, for a module with approximated functions, within
-/// `ulpBound` ulps or `absBound` times the largest magnitude of `want`.
-Comparison compareArrays(const Literal &got, const Literal &want,
-                         bool approximate) {
-  Comparison c;
-  PrimitiveType type = want.elementType();
-  bool floating = isFloat(type);
-  int bits = bitWidth(type);
-  uint64_t ulpBound = 0;
-  double absBound = 0;
-  if (approximate && floating) {
-    // Measured bounds of MLIR's polynomial approximations against the C
-    // library, after rounding to the type (docs/codegen.md).
-    ulpBound = bits <= 16 ? 1 : 8;
-    absBound = type == PrimitiveType::BF16  ? 1.0 / 128
-               : type == PrimitiveType::F16 ? 1.0 / 1024
-               : type == PrimitiveType::F32 ? 1e-6
-                                            : 1e-14;
-  }
-  double scale = 1;
-  if (floating)
-    for (int64_t i = 0; i < want.elementCount(); ++i)
-      if (std::isfinite(want.getDouble(i)))
-        scale = std::max(scale, std::fabs(want.getDouble(i)));
-  for (int64_t i = 0; i < want.elementCount(); ++i) {
-    uint64_t g = got.getBits(i), w = want.getBits(i);
-    if (g == w)
-      continue;
-    if (floating) {
-      double gd = got.getDouble(i), wd = want.getDouble(i);
-      if (std::isnan(gd) && std::isnan(wd))
-        continue;
-      ++c.differing;
-      uint64_t ulp = ulpDistance(g, w, bits);
-      double abs = std::fabs(gd - wd);
-      if (ulp > c.maxUlp || std::isnan(abs)) {
-        c.maxUlp = ulp;
-        c.worst = i;
-      }
-      if (!std::isnan(abs))
-        c.maxAbs = std::max(c.maxAbs, abs);
-      if (ulp > ulpBound && !(abs <= absBound * scale))
-        ++c.failing;
-    } else {
-      ++c.differing;
-      ++c.failing;
-      if (c.worst < 0)
-        c.worst = i;
-    }
-  }
-  return c;
-}
-
-std::string indexString(const Literal &literal, int64_t linear) {
-  std::string text = "[";
-  std::vector<int64_t> index(literal.rank());
-  for (int64_t d = literal.rank() - 1; d >= 0; --d) {
-    index[d] = linear % literal.dims()[d];
-    linear /= literal.dims()[d];
-  }
-  for (size_t d = 0; d < index.size(); ++d)
-    text += (d ? "," : "") + std::to_string(index[d]);
-  return text + "]";
-}
-
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   size_t n = values.size();
@@ -301,6 +166,11 @@ int runRun(int argc, char **argv) {
                     cl::cat(cli::category()));
   cl::opt<uint64_t> seed("seed", cl::desc("seed of the random arguments"),
                          cl::init(1), cl::cat(cli::category()));
+  cl::opt<bool> specials(
+      "special-values",
+      cl::desc("random float arguments include NaN, infinities, signed "
+               "zeros, subnormals and the largest values (about 1 in 16)"),
+      cl::cat(cli::category()));
   std::string programName = "tessel run";
   std::vector<char *> args(argv, argv + argc);
   args[0] = programName.data();
@@ -359,7 +229,8 @@ int runRun(int argc, char **argv) {
     if (inputs.empty()) {
       if (!program.parameters[i].isArray())
         return cli::fail("parameter " + std::to_string(i) + " is not an array");
-      arguments.push_back(randomArgument(program.parameters[i], seed + i));
+      arguments.push_back(
+          randomLiteral(program.parameters[i], seed + i, specials));
       continue;
     }
     Expected<Literal> argument =
@@ -401,29 +272,21 @@ int runRun(int argc, char **argv) {
         want.push_back(&element);
     else
       want.push_back(&*reference);
-    bool approximate = usesApproximations(*module) || excess;
+    bool approximate = usesApproximatedFunctions(*module) || excess;
     for (size_t i = 0; i < values.size(); ++i) {
-      Comparison c = compareArrays(*values[i], *want[i], approximate);
+      LiteralComparison c = compareLiterals(
+          *values[i], *want[i],
+          kernelComparisonBound(want[i]->elementType(), approximate));
       llvm::outs() << "check output " << i << " "
-                   << want[i]->shape().toStringWithoutLayout() << ": ";
-      if (c.differing == 0) {
-        llvm::outs() << "bit-exact\n";
-        continue;
-      }
-      llvm::outs() << c.differing << " of " << want[i]->elementCount()
-                   << " elements differ";
-      if (isFloat(want[i]->elementType()))
-        llvm::outs() << ", at most " << c.maxUlp << " ulp ("
-                     << llvm::format("%.3g", c.maxAbs) << " absolute)";
-      if (c.worst >= 0)
-        llvm::outs() << ", worst at " << indexString(*want[i], c.worst) << ": "
-                     << values[i]->elementToString(c.worst) << " vs "
-                     << want[i]->elementToString(c.worst);
+                   << want[i]->shape().toStringWithoutLayout() << ": "
+                   << describeComparison(c, *values[i], *want[i]);
       if (c.failing) {
         llvm::outs() << ": FAILED (" << c.failing << " outside the bound)\n";
         checkFailed = true;
-      } else {
+      } else if (!c.exact()) {
         llvm::outs() << ": within the bound for approximated functions\n";
+      } else {
+        llvm::outs() << "\n";
       }
     }
   }

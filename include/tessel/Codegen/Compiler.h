@@ -23,6 +23,7 @@
 
 #include "tessel/Codegen/FusionEmitter.h"
 #include "tessel/Hlo/HloModule.h"
+#include "tessel/Hlo/LiteralComparison.h"
 #include "tessel/Support/Expected.h"
 
 #include <memory>
@@ -86,6 +87,18 @@ public:
   /// Milliseconds spent from HLO to a callable kernel.
   virtual double compileMilliseconds() const = 0;
 };
+
+/// Whether the module uses an op whose compiled result may differ from the
+/// evaluator's: a transcendental function, which kernels compute with
+/// MLIR's polynomial approximations rather than the C library.
+bool usesApproximatedFunctions(const HloModule &module);
+
+/// How far a compiled kernel's output of `type` may be from the evaluator's
+/// (docs/codegen.md, "Numerics"): exact, unless `approximate` (the module
+/// uses approximated functions, or excess precision): then 1 ulp for 16-bit
+/// floats and 8 for wider ones, or an absolute difference of 2^-7 (bf16),
+/// 2^-10 (f16), 1e-6 (f32), 1e-14 (f64) times the largest magnitude.
+ComparisonBound kernelComparisonBound(PrimitiveType type, bool approximate);
 
 } // namespace tessel
 

@@ -9,8 +9,11 @@
 //      bit), which every x86 CPU runs and LLVM vectorizes; floor/ceil
 //      division by constants
 //      expands to arith.
+//   0. sin, cos, cbrt, atan and atan2 become calls to the C library
+//      (MLIR's approximations of them are wrong for large and infinite
+//      arguments and signed zeros).
 //   2. What is left that LLVM has no intrinsic for (f64 tanh, erf, tan,
-//      cbrt, atan2, log1p, expm1) becomes calls to the C library.
+//      atan2, log1p, expm1) becomes calls to the C library.
 //   3. scf becomes cf.
 //   4. arith, math, func and cf become llvm; index is i64.
 //
@@ -42,6 +45,59 @@
 namespace tessel {
 namespace {
 
+/// Calls to the C library for the ops `Ops` (those of every type: f32
+/// ones become sinf, ... and f64 ones sin, ...).
+template <typename... Ops>
+mlir::LogicalResult lowerToLibm(mlir::ModuleOp module) {
+  mlir::ConversionTarget target(*module.getContext());
+  target.markUnknownOpDynamicallyLegal([](mlir::Operation *) { return true; });
+  target.addIllegalOp<Ops...>();
+  mlir::RewritePatternSet patterns(module.getContext());
+  mlir::populateMathToLibmConversionPatterns(patterns);
+  return mlir::applyPartialConversion(module, target, std::move(patterns));
+}
+
+/// The integer type of the same shape as a bf16 type (scalar or vector),
+/// or null for other types.
+mlir::Type bf16AsInteger(mlir::Type type) {
+  auto vector = llvm::dyn_cast<mlir::VectorType>(type);
+  mlir::Type element = vector ? vector.getElementType() : type;
+  if (!element.isBF16())
+    return nullptr;
+  mlir::Type i16 = mlir::IntegerType::get(type.getContext(), 16);
+  return vector ? mlir::Type(mlir::VectorType::get(vector.getShape(), i16))
+                : i16;
+}
+
+/// A bf16 constant becomes an LLVM constant of its bits (i16), as every
+/// bf16 value does (see the type conversion below). Done in the final
+/// conversion: rewritten earlier as a bitcast of an i16 constant, the
+/// greedy driver would fold it straight back.
+struct Bf16ConstantLowering
+    : mlir::OpConversionPattern<mlir::arith::ConstantOp> {
+  Bf16ConstantLowering(const mlir::TypeConverter &converter,
+                       mlir::MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+  mlir::LogicalResult
+  matchAndRewrite(mlir::arith::ConstantOp op, OpAdaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    mlir::Type intType = bf16AsInteger(op.getType());
+    if (!intType)
+      return rewriter.notifyMatchFailure(op, "not bf16");
+    mlir::TypedAttr bits;
+    if (auto f = llvm::dyn_cast<mlir::FloatAttr>(op.getValue()))
+      bits = rewriter.getIntegerAttr(intType, f.getValue().bitcastToAPInt());
+    else if (auto dense =
+                 llvm::dyn_cast<mlir::DenseElementsAttr>(op.getValue()))
+      bits = llvm::cast<mlir::TypedAttr>(
+          dense.bitcast(rewriter.getIntegerType(16)));
+    if (!bits)
+      return rewriter.notifyMatchFailure(op, "not a float or dense constant");
+    rewriter.replaceOpWithNewOp<mlir::LLVM::ConstantOp>(op, intType, bits);
+    return mlir::success();
+  }
+};
+
 struct LowerToLlvmPass
     : public mlir::PassWrapper<LowerToLlvmPass,
                                mlir::OperationPass<mlir::ModuleOp>> {
@@ -59,6 +115,15 @@ struct LowerToLlvmPass
     mlir::ModuleOp module = getOperation();
     mlir::MLIRContext *context = &getContext();
 
+    // sin, cos, cbrt and atan2 go to the C library before any
+    // approximation: MLIR's polynomials for them have no range reduction
+    // for large arguments (sin(1e30) comes out infinite), take cbrt(inf) to
+    // NaN and lose the sign of zero in atan2 (MathFunctionsTest).
+    if (mlir::failed(lowerToLibm<mlir::math::SinOp, mlir::math::CosOp,
+                                 mlir::math::CbrtOp, mlir::math::AtanOp,
+                                 mlir::math::Atan2Op>(module)))
+      return signalPassFailure();
+
     mlir::RewritePatternSet expand(context);
     mlir::populateMathPolynomialApproximationPatterns(expand);
     populateBf16RoundingPatterns(expand);
@@ -68,17 +133,10 @@ struct LowerToLlvmPass
             mlir::applyPatternsAndFoldGreedily(module, std::move(expand))))
       return signalPassFailure();
 
-    mlir::ConversionTarget libmTarget(*context);
-    libmTarget.markUnknownOpDynamicallyLegal(
-        [](mlir::Operation *) { return true; });
-    libmTarget.addIllegalOp<mlir::math::TanhOp, mlir::math::ErfOp,
-                            mlir::math::TanOp, mlir::math::CbrtOp,
-                            mlir::math::AtanOp, mlir::math::Atan2Op,
-                            mlir::math::Log1pOp, mlir::math::ExpM1Op>();
-    mlir::RewritePatternSet libm(context);
-    mlir::populateMathToLibmConversionPatterns(libm);
-    if (mlir::failed(
-            mlir::applyPartialConversion(module, libmTarget, std::move(libm))))
+    if (mlir::failed(lowerToLibm<mlir::math::TanhOp, mlir::math::ErfOp,
+                                 mlir::math::TanOp, mlir::math::AtanOp,
+                                 mlir::math::Atan2Op, mlir::math::Log1pOp,
+                                 mlir::math::ExpM1Op>(module)))
       return signalPassFailure();
 
     mlir::ConversionTarget cfTarget(*context);
@@ -94,12 +152,29 @@ struct LowerToLlvmPass
     mlir::LLVMConversionTarget target(*context);
     target.addLegalOp<mlir::ModuleOp>();
     mlir::LLVMTypeConverter converter(context);
+    // bf16 values, which only move once arithmetic is expanded, are i16:
+    // LLVM would copy a bf16 through f32 and flush subnormals on the way
+    // back (LowerTensors.cpp says more).
+    converter.addConversion(
+        [](mlir::FloatType type) -> std::optional<mlir::Type> {
+          if (!type.isBF16())
+            return std::nullopt;
+          return bf16AsInteger(type);
+        });
+    converter.addConversion(
+        [&](mlir::VectorType type) -> std::optional<mlir::Type> {
+          mlir::Type intType = bf16AsInteger(type);
+          if (!intType)
+            return std::nullopt;
+          return converter.convertType(intType);
+        });
     mlir::RewritePatternSet patterns(context);
     mlir::arith::populateArithToLLVMConversionPatterns(converter, patterns);
     mlir::populateMathToLLVMConversionPatterns(converter, patterns);
     mlir::populateFuncToLLVMConversionPatterns(converter, patterns);
     mlir::cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     mlir::populateVectorToLLVMConversionPatterns(converter, patterns);
+    patterns.add<Bf16ConstantLowering>(converter, context);
     if (mlir::failed(
             mlir::applyFullConversion(module, target, std::move(patterns))))
       return signalPassFailure();

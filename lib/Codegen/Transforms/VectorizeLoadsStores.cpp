@@ -147,6 +147,13 @@ mlir::FailureOr<mlir::Value> vectorBase(mlir::scf::ForOp loop, mlir::Value iv,
   return base.getResult(0);
 }
 
+/// Whether vectors of `type` have one element per memory slot: LLVM packs
+/// vector<N x i1> into bits, while a pred tensor holds one byte per
+/// element.
+bool hasByteElements(mlir::Type type) {
+  return type.getIntOrFloatBitWidth() % 8 == 0;
+}
+
 void vectorizeLoop(mlir::scf::ForOp loop) {
   std::optional<int64_t> lower =
       mlir::getConstantIntValue(loop.getLowerBound());
@@ -164,6 +171,7 @@ void vectorizeLoop(mlir::scf::ForOp loop) {
   llvm::SmallVector<mlir::tensor::ExtractOp> extracts;
   loop.getBody()->walk([&](mlir::tensor::ExtractOp op) {
     if (op->getParentOp() == loop.getOperation() &&
+        hasByteElements(op.getType()) &&
         loop.isDefinedOutsideOfLoop(op.getTensor()) &&
         op.getIndices().size() == 1)
       extracts.push_back(op);
@@ -194,7 +202,8 @@ void vectorizeLoop(mlir::scf::ForOp loop) {
     mlir::BlockArgument acc = loop.getRegionIterArgs()[k];
     if (!insert || insert.getDest() != acc || !insert->hasOneUse() ||
         insert->getParentOp() != loop.getOperation() ||
-        insert.getIndices().size() != 1 || !acc.hasOneUse())
+        insert.getIndices().size() != 1 || !acc.hasOneUse() ||
+        !hasByteElements(insert.getScalar().getType()))
       continue;
     auto base = vectorBase(loop, iv, size, insert.getIndices()[0]);
     if (mlir::failed(base))

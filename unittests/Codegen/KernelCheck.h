@@ -1,0 +1,96 @@
+//===- KernelCheck.h - Compiled kernels against the evaluator ---*- C++ -*-===//
+//
+// The test of every emitter: compile a module, run it on the CPU, evaluate it
+// with the reference evaluator on the same arguments, and compare output by
+// output within the compiler's bound (exact unless the module uses
+// approximated functions).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_UNITTESTS_CODEGEN_KERNELCHECK_H
+#define TESSEL_UNITTESTS_CODEGEN_KERNELCHECK_H
+
+#include "tessel/Codegen/Compiler.h"
+#include "tessel/Hlo/HloEvaluator.h"
+
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+struct KernelCheckResult {
+  /// Empty when the module compiled, ran and matched; otherwise what went
+  /// wrong, for the test's message.
+  std::string failure;
+  /// The compiler refused the module (failure holds its message).
+  bool refused = false;
+  /// The outputs that differ from the evaluator's.
+  std::vector<size_t> failingOutputs;
+};
+
+/// The arrays of a result: its elements for a tuple, itself otherwise.
+inline std::vector<const Literal *> outputsOf(const Literal &result) {
+  std::vector<const Literal *> outputs;
+  if (result.isTuple())
+    for (const Literal &element : result.tupleElements())
+      outputs.push_back(&element);
+  else
+    outputs.push_back(&result);
+  return outputs;
+}
+
+inline KernelCheckResult checkKernels(const HloModule &module,
+                                      const std::vector<Literal> &arguments,
+                                      const CompileOptions &options,
+                                      int threads = 1) {
+  KernelCheckResult check;
+  Expected<std::shared_ptr<Executable>> exe =
+      Executable::compile(module, options);
+  if (!exe) {
+    check.refused = true;
+    check.failure = exe.error().message;
+    return check;
+  }
+  RunOptions run;
+  run.threads = threads;
+  Expected<Literal> got = (*exe)->run(arguments, run);
+  if (!got) {
+    check.failure = "run failed: " + got.error().message;
+    return check;
+  }
+  Expected<Literal> want = evaluateHloModule(module, arguments);
+  if (!want) {
+    check.failure = "the evaluator failed: " + want.error().message;
+    return check;
+  }
+  std::vector<const Literal *> gotArrays = outputsOf(*got);
+  std::vector<const Literal *> wantArrays = outputsOf(*want);
+  if (gotArrays.size() != wantArrays.size()) {
+    check.failure = std::to_string(gotArrays.size()) + " outputs, expected " +
+                    std::to_string(wantArrays.size());
+    return check;
+  }
+  bool approximate =
+      usesApproximatedFunctions(module) || options.excessPrecision;
+  for (size_t i = 0; i < wantArrays.size(); ++i) {
+    const Literal &g = *gotArrays[i], &w = *wantArrays[i];
+    if (g.elementType() != w.elementType() || g.dims() != w.dims()) {
+      check.failure += "output " + std::to_string(i) + " is " +
+                       g.shape().toStringWithoutLayout() + ", expected " +
+                       w.shape().toStringWithoutLayout() + "\n";
+      continue;
+    }
+    LiteralComparison c = compareLiterals(
+        g, w, kernelComparisonBound(w.elementType(), approximate));
+    if (c.failing)
+      check.failingOutputs.push_back(i);
+    if (c.failing)
+      check.failure += "output " + std::to_string(i) + " " +
+                       w.shape().toStringWithoutLayout() + ": " +
+                       describeComparison(c, g, w) + "\n";
+  }
+  return check;
+}
+
+} // namespace tessel
+
+#endif // TESSEL_UNITTESTS_CODEGEN_KERNELCHECK_H
