@@ -358,23 +358,51 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
     for (const PlannedKernel &kernel : plan->kernels) {
       std::vector<FusionOutput> all = getFusionOutputs(*kernel.computation);
       const Shape &shape = all[kernel.outputIndices.front()].shape();
-      LaunchConfig config = getLoopLaunchConfig(shape, options.target);
-      IndexingMap map = getLoopThreadToOutputMap(shape, config, context.get());
+      FusionAnalysis analysis =
+          analyzeFusion(*kernel.computation, kernel.outputIndices);
       text += kernel.name + ": " + kernel.origin + ", computation %" +
               kernel.computation->name() + "\n";
-      text += "  emitter: loop (no transpose or reduction hero yet, "
-              "TODO(#12))\n";
-      text += "  launch: " + std::to_string(config.numBlocks) + " blocks of " +
-              std::to_string(config.numThreads) + " threads, " +
-              std::to_string(config.vectorSize) +
-              (config.vectorSize == 1 ? " element" : " elements") +
-              " per thread (" +
-              (options.target == Target::Gpu
-                   ? "the GPU's: 128 threads, up to 4 elements"
-                   : "the CPU's: a thread per element of the minor dims, "
-                     "so the thread loop vectorizes") +
-              ")\n";
-      text += "  threads -> output: " + map.toString() + "\n";
+      text += "  emitter: " + std::string(emitterKindName(analysis.kind)) +
+              ": " + analysis.reason + "\n";
+      for (const std::string &rejected : analysis.rejected)
+        text += "    (" + rejected + ")\n";
+      if (analysis.kind == EmitterKind::Transpose) {
+        TransposeLaunch launch = getTransposeLaunch(analysis.transpose);
+        std::string tile;
+        for (int64_t d : launch.tileShape)
+          tile += std::to_string(d) + "x";
+        text +=
+            "  launch: " + std::to_string(launch.config.numBlocks) +
+            " blocks of " + std::to_string(launch.config.numThreads) +
+            " threads; shared tile " + tile +
+            std::string(primitiveTypeName(analysis.hero->shape().elementType)) +
+            " (one column of padding)\n";
+        text += "  phase 1, threads -> (operand, tile): " +
+                getTransposeReadMap(*analysis.hero, analysis.transpose,
+                                    context.get())
+                    .toString() +
+                "\n";
+        text += "  phase 2, threads -> (output, tile): " +
+                getTransposeWriteMap(*analysis.hero, analysis.transpose,
+                                     context.get())
+                    .toString() +
+                "\n";
+      } else {
+        LaunchConfig config = getLoopLaunchConfig(shape, options.target);
+        IndexingMap map =
+            getLoopThreadToOutputMap(shape, config, context.get());
+        text += "  launch: " + std::to_string(config.numBlocks) +
+                " blocks of " + std::to_string(config.numThreads) +
+                " threads, " + std::to_string(config.vectorSize) +
+                (config.vectorSize == 1 ? " element" : " elements") +
+                " per thread (" +
+                (options.target == Target::Gpu
+                     ? "the GPU's: 128 threads, up to 4 elements"
+                     : "the CPU's: a thread per element of the minor dims, "
+                       "so the thread loop vectorizes") +
+                ")\n";
+        text += "  threads -> output: " + map.toString() + "\n";
+      }
       text += "  writes:";
       for (int64_t i : kernel.outputIndices)
         text +=

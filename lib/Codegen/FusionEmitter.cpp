@@ -13,6 +13,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <functional>
+
 namespace tessel {
 
 using llvm::SmallVector;
@@ -103,6 +105,119 @@ IndexingMap getLoopThreadToOutputMap(const Shape &output,
   return map;
 }
 
+//===----------------------------------------------------------------------===//
+// The transpose emitter's maps
+//===----------------------------------------------------------------------===//
+
+static constexpr int64_t kTransposeTile = 32;
+static constexpr int64_t kTransposeThreads = 128;
+static constexpr int64_t kTransposeRowsPerPass = kTransposeThreads / 32;
+
+/// Tiles per normalized dim: 32-wide along the two swapped dims, 1 wide
+/// along the others.
+static std::vector<int64_t> tileCounts(const NormalizedTranspose &n) {
+  std::vector<int64_t> counts = n.dims;
+  for (int64_t d : {n.minor(), n.toMinor()})
+    counts[d] = (n.dims[d] + kTransposeTile - 1) / kTransposeTile;
+  return counts;
+}
+
+TransposeLaunch getTransposeLaunch(const NormalizedTranspose &n) {
+  TransposeLaunch launch;
+  launch.config.numThreads = kTransposeThreads;
+  launch.config.numBlocks = 1;
+  for (int64_t count : tileCounts(n))
+    launch.config.numBlocks *= count;
+  launch.tileShape.assign(n.dims.size(), 1);
+  launch.tileShape[n.toMinor()] = kTransposeTile;
+  launch.tileShape[n.minor()] = kTransposeTile + 1;
+  return launch;
+}
+
+/// (th_x, bl_x)[i] -> (the real operand index of the transpose..., the tile
+/// index...), where the thread's column runs along normalized dim
+/// `colDim` and its rows along `rowDim`; `output` gives the result's index
+/// instead of the operand's.
+static IndexingMap transposeMap(const HloInstruction &hero,
+                                const NormalizedTranspose &n, bool output,
+                                mlir::MLIRContext *context) {
+  int64_t colDim = output ? n.toMinor() : n.minor();
+  int64_t rowDim = output ? n.minor() : n.toMinor();
+  TransposeLaunch launch = getTransposeLaunch(n);
+  std::vector<int64_t> counts = tileCounts(n);
+  mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
+  mlir::AffineExpr bl = mlir::getAffineDimExpr(1, context);
+  mlir::AffineExpr i = mlir::getAffineSymbolExpr(0, context);
+  mlir::AffineExpr col = th % kTransposeTile;
+  mlir::AffineExpr row =
+      th.floorDiv(kTransposeTile) + i * kTransposeRowsPerPass;
+  size_t rank = n.dims.size();
+  // The block's tile, normalized dims major to minor.
+  std::vector<mlir::AffineExpr> normalized(rank);
+  int64_t stride = 1;
+  for (size_t k = rank; k-- > 0;) {
+    mlir::AffineExpr tile = stride == 1 ? bl : bl.floorDiv(stride);
+    if (k > 0)
+      tile = tile % counts[k];
+    stride *= counts[k];
+    normalized[k] = tile;
+  }
+  normalized[colDim] = normalized[colDim] * kTransposeTile + col;
+  normalized[rowDim] = normalized[rowDim] * kTransposeTile + row;
+  // Real operand dims from the merged normalized ones.
+  const std::vector<int64_t> &operandDims = hero.operand(0)->shape().dims;
+  std::vector<mlir::AffineExpr> operand(
+      operandDims.size(), mlir::getAffineConstantExpr(0, context));
+  for (size_t k = 0; k < rank; ++k) {
+    const std::vector<int64_t> &group = n.groups[k];
+    int64_t inner = 1;
+    for (size_t j = group.size(); j-- > 0;) {
+      mlir::AffineExpr e =
+          inner == 1 ? normalized[k] : normalized[k].floorDiv(inner);
+      if (j > 0)
+        e = e % operandDims[group[j]];
+      operand[group[j]] = e;
+      inner *= operandDims[group[j]];
+    }
+  }
+  SmallVector<mlir::AffineExpr> results;
+  if (output) {
+    for (int64_t d : hero.dimensions())
+      results.push_back(operand[d]);
+  } else {
+    results.assign(operand.begin(), operand.end());
+  }
+  for (size_t k = 0; k < rank; ++k)
+    results.push_back(static_cast<int64_t>(k) == colDim ? col
+                      : static_cast<int64_t>(k) == rowDim
+                          ? row
+                          : mlir::getAffineConstantExpr(0, context));
+  std::vector<IndexingVariable> dims = {
+      IndexingVariable(0, launch.config.numThreads - 1, "th_x"),
+      IndexingVariable(0, launch.config.numBlocks - 1, "bl_x")};
+  std::vector<IndexingVariable> symbols = {
+      IndexingVariable(0, kTransposeTile / kTransposeRowsPerPass - 1, "i")};
+  IndexingMap map(mlir::AffineMap::get(2, symbols.size(), results, context),
+                  dims, symbols, {});
+  for (int64_t d : {colDim, rowDim})
+    if (n.dims[d] % kTransposeTile != 0)
+      map.addConstraint(normalized[d], Interval(0, n.dims[d] - 1));
+  map.simplify();
+  return map;
+}
+
+IndexingMap getTransposeReadMap(const HloInstruction &hero,
+                                const NormalizedTranspose &n,
+                                mlir::MLIRContext *context) {
+  return transposeMap(hero, n, /*output=*/false, context);
+}
+
+IndexingMap getTransposeWriteMap(const HloInstruction &hero,
+                                 const NormalizedTranspose &n,
+                                 mlir::MLIRContext *context) {
+  return transposeMap(hero, n, /*output=*/true, context);
+}
+
 std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation) {
   std::vector<FusionOutput> outputs;
   const HloInstruction *root = computation.root();
@@ -142,10 +257,16 @@ public:
       : module(module), computation(computation), partition(partition),
         prefix(std::move(prefix)), b(module.getContext()) {}
 
-  mlir::LogicalResult emitSubgraphs();
+  /// Emits the function of every subgraph but those `skip` says the entry
+  /// emits itself.
+  mlir::LogicalResult
+  emitSubgraphs(const std::function<bool(const Subgraph &)> &skip = nullptr);
   mlir::FailureOr<mlir::func::FuncOp>
   emitLoopEntry(llvm::StringRef name, Target target,
                 llvm::ArrayRef<int64_t> selected);
+  mlir::FailureOr<mlir::func::FuncOp>
+  emitTransposeEntry(llvm::StringRef name, const FusionAnalysis &analysis,
+                     const FusionOutput &output);
   std::string error;
 
 private:
@@ -254,9 +375,10 @@ mlir::LogicalResult FusionEmitter::emitSubgraph(const Subgraph &subgraph) {
   return mlir::success();
 }
 
-mlir::LogicalResult FusionEmitter::emitSubgraphs() {
+mlir::LogicalResult FusionEmitter::emitSubgraphs(
+    const std::function<bool(const Subgraph &)> &skip) {
   for (const Subgraph &subgraph : partition.subgraphs)
-    if (mlir::failed(emitSubgraph(subgraph)))
+    if ((!skip || !skip(subgraph)) && mlir::failed(emitSubgraph(subgraph)))
       return mlir::failure();
   return mlir::success();
 }
@@ -330,7 +452,164 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target,
   return entry;
 }
 
+mlir::FailureOr<mlir::func::FuncOp>
+FusionEmitter::emitTransposeEntry(llvm::StringRef name,
+                                  const FusionAnalysis &analysis,
+                                  const FusionOutput &output) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  const HloInstruction &hero = *analysis.hero;
+  TransposeLaunch launch = getTransposeLaunch(analysis.transpose);
+  IndexingMap readMap = getTransposeReadMap(hero, analysis.transpose, context);
+  IndexingMap writeMap =
+      getTransposeWriteMap(hero, analysis.transpose, context);
+  std::string typeError;
+  mlir::Type element =
+      getStorageType(hero.shape().elementType, context, &typeError);
+  if (!element) {
+    error = cannotCompile(hero) + typeError;
+    return mlir::failure();
+  }
+  auto tileType = mlir::RankedTensorType::get(launch.tileShape, element);
+
+  SmallVector<mlir::Type> inputs = paramTypes();
+  size_t numParams = inputs.size();
+  mlir::Type resultType = getTensorType(output.shape(), context);
+  inputs.push_back(resultType);
+  b.setInsertionPointToEnd(module.getBody());
+  auto entry = b.create<mlir::func::FuncOp>(
+      loc, name, b.getFunctionType(inputs, {resultType}));
+  entry->setAttr("tessel.num_threads",
+                 b.getI64IntegerAttr(launch.config.numThreads));
+  entry->setAttr("tessel.num_blocks",
+                 b.getI64IntegerAttr(launch.config.numBlocks));
+  mlir::Block *body = entry.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  mlir::ValueRange params = body->getArguments().take_front(numParams);
+  Value out = body->getArguments().back();
+  Value th = b.create<mlir::gpu::ThreadIdOp>(
+      loc, mlir::gpu::Dimension::x, b.getIndexAttr(launch.config.numThreads));
+  Value bl = b.create<mlir::gpu::BlockIdOp>(
+      loc, mlir::gpu::Dimension::x, b.getIndexAttr(launch.config.numBlocks));
+  Value tile = b.create<AllocateSharedOp>(loc, tileType);
+  size_t operandRank = hero.operand(0)->shape().rank();
+  size_t outputRank = hero.shape().rank();
+
+  // Phase 1: the hero's operand, read along the input's minor dim, into
+  // the tile.
+  const HloInstruction &operand = *hero.operand(0);
+  auto read = b.create<LoopOp>(
+      loc, readMap, mlir::ValueRange{th, bl}, mlir::ValueRange{tile},
+      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange indices, mlir::ValueRange iters) {
+        mlir::OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+        Value value =
+            readOutside(operand, params, indices.take_front(operandRank))[0];
+        Value inserted = b.create<mlir::tensor::InsertOp>(
+            l, value, iters[0], indices.drop_front(operandRank));
+        b.create<YieldOp>(l, inserted);
+      });
+  auto synced = b.create<SyncThreadsOp>(loc, read.getResults());
+
+  // Phase 2: the tile read transposed, the epilogue, the output written
+  // along its minor dim.
+  const Subgraph *rootSubgraph = partition.subgraphOf(*output.instruction);
+  llvm::DenseSet<const HloInstruction *> members;
+  if (rootSubgraph && output.instruction != &hero)
+    members.insert(rootSubgraph->instructions.begin(),
+                   rootSubgraph->instructions.end());
+  bool failed = false;
+  auto write = b.create<LoopOp>(
+      loc, writeMap, mlir::ValueRange{th, bl}, mlir::ValueRange{out},
+      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange indices, mlir::ValueRange iters) {
+        mlir::OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+        mlir::ValueRange outIndices = indices.take_front(outputRank);
+        mlir::ValueRange tileIndices = indices.drop_front(outputRank);
+        auto fromTile = [&]() -> Value {
+          return b.create<mlir::tensor::ExtractOp>(l, synced.getResult(0),
+                                                   tileIndices);
+        };
+        Value value;
+        if (output.instruction == &hero) {
+          value = fromTile();
+        } else {
+          ElementalEmitter emitter(
+              b,
+              [&](const HloInstruction &instruction,
+                  mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
+                if (&instruction == &hero)
+                  return SmallVector<Value>{fromTile()};
+                if (instruction.parent() != &computation ||
+                    members.count(&instruction))
+                  return std::nullopt;
+                return readOutside(instruction, params, at);
+              });
+          auto values = emitter.emit(*output.instruction, outIndices);
+          if (mlir::failed(values)) {
+            error = emitter.error();
+            failed = true;
+            value = fromTile();
+          } else {
+            value = values->front();
+          }
+        }
+        Value inserted =
+            b.create<mlir::tensor::InsertOp>(l, value, iters[0], outIndices);
+        b.create<YieldOp>(l, inserted);
+      });
+  if (failed)
+    return mlir::failure();
+  b.create<mlir::func::ReturnOp>(loc, write.getResults());
+  return entry;
+}
+
 } // namespace
+
+mlir::FailureOr<mlir::func::FuncOp>
+emitFusion(mlir::ModuleOp module, const HloComputation &computation,
+           llvm::StringRef name, Target target, std::string *error,
+           llvm::ArrayRef<int64_t> outputs) {
+  FusionAnalysis analysis = analyzeFusion(
+      computation, std::vector<int64_t>(outputs.begin(), outputs.end()));
+  if (analysis.kind == EmitterKind::Loop)
+    return emitLoopFusion(module, computation, name, target, error, outputs);
+  mlir::MLIRContext *context = module.getContext();
+  context->loadDialect<TesselDialect, mlir::gpu::GPUDialect,
+                       mlir::arith::ArithDialect, mlir::math::MathDialect,
+                       mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
+                       mlir::func::FuncDialect>();
+  const HloInstruction *hero = analysis.hero;
+  PartitionOptions options;
+  options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
+    return &instruction == hero || &instruction == hero->operand(0);
+  };
+  Expected<PartitionedComputation> partition =
+      partitionComputation(computation, context, options);
+  if (!partition) {
+    *error = partition.error().message;
+    return mlir::failure();
+  }
+  std::vector<FusionOutput> all = getFusionOutputs(computation);
+  FusionOutput output = outputs.empty() ? all.front() : all[outputs.front()];
+  FusionEmitter emitter(module, computation, *partition, name.str() + "_");
+  // The hero and the epilogue (the output's subgraph) are emitted into the
+  // entry function itself.
+  const Subgraph *heroSubgraph = partition->subgraphOf(*hero);
+  const Subgraph *outputSubgraph = partition->subgraphOf(*output.instruction);
+  if (mlir::failed(emitter.emitSubgraphs([&](const Subgraph &subgraph) {
+        return &subgraph == heroSubgraph || &subgraph == outputSubgraph;
+      }))) {
+    *error = emitter.error;
+    return mlir::failure();
+  }
+  auto entry = emitter.emitTransposeEntry(name, analysis, output);
+  if (mlir::failed(entry))
+    *error = emitter.error;
+  return entry;
+}
 
 mlir::FailureOr<mlir::func::FuncOp>
 emitLoopFusion(mlir::ModuleOp module, const HloComputation &computation,

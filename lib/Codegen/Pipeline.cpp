@@ -51,8 +51,8 @@ emitKernels(const ModulePlan &plan, const CompileOptions &options,
       mlir::ModuleOp::create(mlir::UnknownLoc::get(context));
   for (const PlannedKernel &kernel : plan.kernels) {
     std::string error;
-    auto entry = emitLoopFusion(*module, *kernel.computation, kernel.name,
-                                options.target, &error, kernel.outputIndices);
+    auto entry = emitFusion(*module, *kernel.computation, kernel.name,
+                            options.target, &error, kernel.outputIndices);
     if (mlir::failed(entry))
       return Error(error);
   }

@@ -33,3 +33,32 @@ func.func @kernel(%in: tensor<64xf32>, %out: tensor<64xf32>) -> tensor<64xf32>
 func.func @helper(%i: index) -> index {
   return %i : index
 }
+
+// A barrier splits the threads into two loops; the shared tile stays in
+// front of the block loop; an index both phases compute from the thread id
+// is recomputed in the second.
+// CHECK-LABEL: func.func @phases(
+// CHECK: %[[TILE:.*]] = tessel.allocate_shared : tensor<4xf32>
+// CHECK: scf.for %[[BL:.*]] = {{.*}} iter_args(%[[O:.*]] = %{{.*}})
+// CHECK:   %[[T:.*]] = scf.for %[[TH1:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[TILE]])
+// CHECK:     tessel.apply_indexing #{{.*}}(%[[TH1]])
+// CHECK:     tensor.insert %{{.*}} into %[[A]]
+// CHECK:   %[[U:.*]] = scf.for %[[TH2:.*]] = {{.*}} iter_args(%[[B:.*]] = %[[O]])
+// CHECK:     %[[J:.*]] = tessel.apply_indexing #{{.*}}(%[[TH2]])
+// CHECK:     tensor.extract %[[T]][%[[J]]]
+// CHECK:     tensor.insert %{{.*}} into %[[B]]
+// CHECK:   scf.yield %[[U]]
+// CHECK-NOT: tessel.sync_threads
+#rev = #tessel.indexing_map<"(th_x) -> (3 - th_x), domain: th_x in [0, 3]">
+func.func @phases(%in: tensor<4xf32>, %out: tensor<4xf32>) -> tensor<4xf32>
+    attributes {tessel.num_threads = 4 : i64, tessel.num_blocks = 1 : i64} {
+  %th = gpu.thread_id x upper_bound 4
+  %tile = tessel.allocate_shared : tensor<4xf32>
+  %j = tessel.apply_indexing #rev(%th)
+  %x = tensor.extract %in[%th] : tensor<4xf32>
+  %t = tensor.insert %x into %tile[%j] : tensor<4xf32>
+  %s = tessel.sync_threads %t : tensor<4xf32>
+  %y = tensor.extract %s[%j] : tensor<4xf32>
+  %u = tensor.insert %y into %out[%th] : tensor<4xf32>
+  return %u : tensor<4xf32>
+}

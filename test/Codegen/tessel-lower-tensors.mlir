@@ -10,9 +10,12 @@
 // CHECK-NOT: ->
 // CHECK: %[[II:.*]] = arith.index_cast %[[I]] : index to i64
 // CHECK: %[[P:.*]] = llvm.getelementptr inbounds %[[IN]][%[[II]]] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
-// CHECK: %[[X:.*]] = llvm.load %[[P]] : !llvm.ptr -> bf16
+// bf16 is loaded and stored as its bits (i16): LLVM copies it exactly.
+// CHECK: %[[X:.*]] = llvm.load %[[P]] : !llvm.ptr -> i16
+// CHECK: %[[XB:.*]] = arith.bitcast %[[X]] : i16 to bf16
 // CHECK: %[[Q:.*]] = llvm.getelementptr inbounds %[[OUT]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
-// CHECK: llvm.store %[[X]], %[[Q]] : bf16, !llvm.ptr
+// CHECK: %[[XI:.*]] = arith.bitcast %[[XB]] : bf16 to i16
+// CHECK: llvm.store %[[XI]], %[[Q]] : i16, !llvm.ptr
 // CHECK: return{{$}}
 func.func @kernel(%in: tensor<8xbf16>, %out: tensor<8xbf16>, %i: index) -> tensor<8xbf16>
     attributes {tessel.num_threads = 8 : i64, tessel.num_blocks = 1 : i64} {
@@ -45,4 +48,14 @@ func.func @loop(%out: tensor<4xf32>) -> tensor<4xf32> {
     scf.yield %u : tensor<4xf32>
   }
   return %r : tensor<4xf32>
+}
+
+// A shared tile becomes a stack buffer (bf16 as i16).
+// CHECK-LABEL: func.func @tile(
+// CHECK: %[[N:.*]] = llvm.mlir.constant(1056 : i64) : i64
+// CHECK: llvm.alloca %[[N]] x i16 {alignment = 64 : i64} : (i64) -> !llvm.ptr
+func.func @tile(%i: index) -> bf16 {
+  %t = tessel.allocate_shared : tensor<1056xbf16>
+  %x = tensor.extract %t[%i] : tensor<1056xbf16>
+  return %x : bf16
 }

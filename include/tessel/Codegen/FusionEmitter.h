@@ -34,6 +34,7 @@
 #ifndef TESSEL_CODEGEN_FUSIONEMITTER_H
 #define TESSEL_CODEGEN_FUSIONEMITTER_H
 
+#include "tessel/Codegen/HeroAnalysis.h"
 #include "tessel/Hlo/HloModule.h"
 #include "tessel/Indexing/IndexingMap.h"
 
@@ -83,6 +84,41 @@ struct FusionOutput {
 /// The arrays a computation produces, in order: its ROOT, or the elements
 /// of a ROOT tuple, with tuple-shaped values (variadic reduces) expanded.
 std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation);
+
+/// The transpose emitter's launch: 128 threads per block (32 columns by 4
+/// rows, each thread 8 rows of a 32x32 tile), one block per tile of the
+/// two swapped dims and per index of the others; the shared tile has the
+/// normalized input's rank, 32 along the two swapped dims (33 along the
+/// minor one: a column of padding against bank conflicts) and 1 elsewhere.
+/// The seed's f32[20,160,170] -> [170,160,20]: 960 blocks,
+/// tensor<32x1x33xf32>.
+struct TransposeLaunch {
+  LaunchConfig config;
+  std::vector<int64_t> tileShape;
+};
+TransposeLaunch getTransposeLaunch(const NormalizedTranspose &transpose);
+
+/// The transpose emitter's first phase: (th_x, bl_x)[i] -> (the operand
+/// index of `hero`..., the shared tile index...). Threads run along the
+/// input's minor dim.
+IndexingMap getTransposeReadMap(const HloInstruction &hero,
+                                const NormalizedTranspose &transpose,
+                                mlir::MLIRContext *context);
+/// The second phase: (th_x, bl_x)[i] -> (the index of `hero`'s result...,
+/// the shared tile index...). Threads run along the output's minor dim.
+/// @post with the read map, every element is read and written exactly once
+///       and the tile index of a read equals that of the matching write
+///       (FusionEmitterTest checks this by enumeration).
+IndexingMap getTransposeWriteMap(const HloInstruction &hero,
+                                 const NormalizedTranspose &transpose,
+                                 mlir::MLIRContext *context);
+
+/// Emits `computation` with the emitter analyzeFusion chooses for the
+/// outputs `outputs` (see emitLoopFusion).
+mlir::FailureOr<mlir::func::FuncOp>
+emitFusion(mlir::ModuleOp module, const HloComputation &computation,
+           llvm::StringRef name, Target target, std::string *error,
+           llvm::ArrayRef<int64_t> outputs = {});
 
 /// Emits `computation` as a loop fusion: its subgraph functions and the
 /// entry function `name`, into `module`. The entry writes the outputs

@@ -17,32 +17,169 @@
 // elements, for the loop emitter on the CPU) are consecutive iterations:
 // LLVM's loop vectorizer turns them into SIMD lanes.
 //
+// A `tessel.sync_threads` splits the body into phases: every thread runs
+// the first phase, then every thread the second, so the block gets one
+// thread loop per phase. A shared tile (`tessel.allocate_shared`) stays
+// outside the loops: one scratch buffer per worker, reused by each block.
+// The transpose emitter's body
+//
+//   %tile = tessel.allocate_shared : tensor<1056xf32>
+//   %r1 = <phase 1: writes %tile>
+//   %s = tessel.sync_threads %r1
+//   %r2 = <phase 2: reads %s, writes %out>
+//   return %r2
+//
+// becomes
+//
+//   %tile = tessel.allocate_shared : tensor<1056xf32>
+//   scf.for %bl = ... iter_args(%o = %out) {
+//     %t = scf.for %th = 0 to 128 iter_args(%t0 = %tile) { <phase 1> }
+//     %u = scf.for %th = 0 to 128 iter_args(%o2 = %o) { <phase 2, %t> }
+//     scf.yield %u
+//   }
+//
+// Index values one phase computes from the thread id and another reuses
+// (after CSE) are recomputed in each phase.
+//
 //===----------------------------------------------------------------------===//
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace tessel {
 namespace {
+
+using llvm::SmallVector;
+
+/// The tensor that `value` (computed inside a phase) was derived from by
+/// inserts, transfer writes, loops and ifs: the buffer the phase writes,
+/// defined before the phase. Null when it cannot be traced.
+mlir::Value traceBuffer(mlir::Value value, mlir::Block &body,
+                        const llvm::DenseSet<mlir::Operation *> &phase) {
+  for (int steps = 0; steps < 100000; ++steps) {
+    if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value)) {
+      auto loop = llvm::dyn_cast_or_null<mlir::scf::ForOp>(
+          arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0)
+        return value; // a function argument
+      value = loop.getInitArgs()[arg.getArgNumber() - 1];
+      continue;
+    }
+    mlir::Operation *def = value.getDefiningOp();
+    mlir::Operation *top = body.findAncestorOpInBlock(*def);
+    if (!top || !phase.count(top))
+      return value;
+    unsigned k = llvm::cast<mlir::OpResult>(value).getResultNumber();
+    if (auto insert = llvm::dyn_cast<mlir::tensor::InsertOp>(def))
+      value = insert.getDest();
+    else if (auto write = llvm::dyn_cast<mlir::vector::TransferWriteOp>(def))
+      value = write.getSource();
+    else if (auto loop = llvm::dyn_cast<mlir::scf::ForOp>(def))
+      value = loop.getInitArgs()[k];
+    else if (auto branch = llvm::dyn_cast<mlir::scf::IfOp>(def))
+      value = branch.thenYield().getOperand(k);
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
 
 mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
   auto threadsAttr =
       func->getAttrOfType<mlir::IntegerAttr>("tessel.num_threads");
   mlir::Block &body = func.getBody().front();
   auto ret = llvm::cast<mlir::func::ReturnOp>(body.getTerminator());
-  bool hasBarrier = false;
-  func.walk([&](SyncThreadsOp) { hasBarrier = true; });
-  if (hasBarrier)
-    return func.emitOpError()
-           << "sync_threads on the CPU is not supported yet (TODO(#12))";
-
   mlir::MLIRContext *context = func.getContext();
   mlir::Location loc = func.getLoc();
   mlir::Type index = mlir::IndexType::get(context);
   unsigned numOutputs = func.getNumResults();
   unsigned numArgs = func.getNumArguments();
+
+  // The phases: the body's ops between barriers. Ids, tiles and constants
+  // stay in front of the loops.
+  SmallVector<SmallVector<mlir::Operation *>> phases(1);
+  SmallVector<SyncThreadsOp> barriers;
+  for (mlir::Operation &op : body.without_terminator()) {
+    if (auto sync = llvm::dyn_cast<SyncThreadsOp>(op)) {
+      barriers.push_back(sync);
+      phases.emplace_back();
+    } else if (!llvm::isa<mlir::gpu::ThreadIdOp, mlir::gpu::BlockIdOp,
+                          AllocateSharedOp>(op) &&
+               !op.hasTrait<mlir::OpTrait::ConstantLike>()) {
+      phases.back().push_back(&op);
+    }
+  }
+  mlir::WalkResult nested = func.walk([&](SyncThreadsOp sync) {
+    if (sync->getParentOp() != func.getOperation()) {
+      sync.emitOpError() << "inside a loop or branch is not supported on the "
+                            "CPU: every thread must reach the same barriers";
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  if (nested.wasInterrupted())
+    return mlir::failure();
+
+  // Index values computed in one phase and used in a later one are cloned
+  // into the later phase (each phase has its own thread loop).
+  llvm::DenseMap<mlir::Operation *, size_t> phaseOf, position;
+  size_t counter = 0;
+  for (mlir::Operation &op : body)
+    position[&op] = counter++;
+  for (size_t k = 0; k < phases.size(); ++k)
+    for (mlir::Operation *op : phases[k])
+      phaseOf[op] = k;
+  for (size_t k = 1; k < phases.size(); ++k) {
+    llvm::SetVector<mlir::Operation *> needed;
+    SmallVector<mlir::Value> work;
+    for (mlir::Operation *op : phases[k])
+      op->walk([&](mlir::Operation *inner) {
+        for (mlir::Value operand : inner->getOperands())
+          work.push_back(operand);
+      });
+    while (!work.empty()) {
+      mlir::Value v = work.pop_back_val();
+      mlir::Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &body)
+        continue;
+      auto it = phaseOf.find(def);
+      if (it == phaseOf.end() || it->second >= k || needed.count(def))
+        continue;
+      if (llvm::isa<mlir::TensorType>(v.getType()))
+        return def->emitOpError()
+               << "a tensor this phase computes is read after a barrier that "
+                  "does not take it";
+      needed.insert(def);
+      def->walk([&](mlir::Operation *inner) {
+        for (mlir::Value operand : inner->getOperands())
+          work.push_back(operand);
+      });
+    }
+    SmallVector<mlir::Operation *> ordered(needed.begin(), needed.end());
+    llvm::sort(ordered, [&](mlir::Operation *a, mlir::Operation *b) {
+      return position[a] < position[b];
+    });
+    mlir::IRMapping mapping;
+    mlir::OpBuilder cb(phases[k].empty() ? ret.getOperation()
+                                         : phases[k].front());
+    SmallVector<mlir::Operation *> clones;
+    for (mlir::Operation *op : ordered)
+      clones.push_back(cb.clone(*op, mapping));
+    for (mlir::Operation *op : phases[k])
+      op->walk([&](mlir::Operation *inner) {
+        for (mlir::OpOperand &operand : inner->getOpOperands())
+          if (mlir::Value mapped = mapping.lookupOrNull(operand.get()))
+            operand.set(mapped);
+      });
+    phases[k].insert(phases[k].begin(), clones.begin(), clones.end());
+  }
+
   mlir::BlockArgument begin = body.addArgument(index, loc);
   mlir::BlockArgument end = body.addArgument(index, loc);
   llvm::SmallVector<mlir::Type> inputs(body.getArgumentTypes());
@@ -50,34 +187,90 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
       context, inputs, func.getFunctionType().getResults()));
   auto outputs = body.getArguments().slice(numArgs - numOutputs, numOutputs);
 
-  llvm::SmallVector<mlir::Operation *> ops;
-  for (mlir::Operation &op : body.without_terminator())
-    ops.push_back(&op);
-
   mlir::OpBuilder b(ret);
   mlir::Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
   mlir::Value one = b.create<mlir::arith::ConstantIndexOp>(loc, 1);
   mlir::Value numThreads =
       b.create<mlir::arith::ConstantIndexOp>(loc, threadsAttr.getInt());
-  llvm::SmallVector<mlir::Value> inits(outputs.begin(), outputs.end());
-  auto blockLoop = b.create<mlir::scf::ForOp>(loc, begin, end, one, inits);
+  llvm::SmallVector<mlir::Value> outputInits(outputs.begin(), outputs.end());
+  auto blockLoop =
+      b.create<mlir::scf::ForOp>(loc, begin, end, one, outputInits);
   b.setInsertionPointToStart(blockLoop.getBody());
-  auto threadLoop = b.create<mlir::scf::ForOp>(loc, zero, numThreads, one,
-                                               blockLoop.getRegionIterArgs());
-  b.create<mlir::scf::YieldOp>(loc, threadLoop.getResults());
-  b.setInsertionPointToStart(threadLoop.getBody());
-  auto yield = b.create<mlir::scf::YieldOp>(loc, ret.getOperands());
-  for (mlir::Operation *op : ops)
-    op->moveBefore(yield);
-  for (auto [output, iter] : llvm::zip(outputs, threadLoop.getRegionIterArgs()))
-    output.replaceUsesWithIf(iter, [&](mlir::OpOperand &use) {
-      return threadLoop->isProperAncestor(use.getOwner());
-    });
-  threadLoop.walk([&](mlir::gpu::ThreadIdOp op) {
-    op.replaceAllUsesWith(threadLoop.getInductionVar());
-    op.erase();
+  auto blockYield = b.create<mlir::scf::YieldOp>(loc);
+  b.setInsertionPoint(blockYield);
+
+  SmallVector<mlir::scf::ForOp> threadLoops;
+  for (size_t k = 0; k < phases.size(); ++k) {
+    bool last = k + 1 == phases.size();
+    SmallVector<mlir::Value> carried =
+        last ? SmallVector<mlir::Value>(ret.getOperands())
+             : SmallVector<mlir::Value>(barriers[k].getOperands());
+    // The buffers each carried tensor was written into.
+    SmallVector<mlir::Value> inits;
+    if (last && phases.size() == 1) {
+      inits.assign(outputs.begin(), outputs.end());
+    } else {
+      llvm::DenseSet<mlir::Operation *> phaseSet(phases[k].begin(),
+                                                 phases[k].end());
+      for (mlir::Value v : carried) {
+        mlir::Value buffer = traceBuffer(v, body, phaseSet);
+        if (!buffer)
+          return func.emitOpError()
+                 << "cannot tell which buffer phase " << k
+                 << " writes (a value crosses a barrier through an op the "
+                    "CPU lowering does not follow)";
+        inits.push_back(buffer);
+      }
+    }
+    // Outputs are carried by the block loop.
+    SmallVector<mlir::Value> loopInits;
+    for (mlir::Value init : inits) {
+      auto arg = llvm::dyn_cast<mlir::BlockArgument>(init);
+      if (arg && arg.getOwner() == &body &&
+          arg.getArgNumber() >= numArgs - numOutputs &&
+          arg.getArgNumber() < numArgs)
+        loopInits.push_back(
+            blockLoop.getRegionIterArgs()[arg.getArgNumber() -
+                                          (numArgs - numOutputs)]);
+      else
+        loopInits.push_back(init);
+    }
+    auto threadLoop =
+        b.create<mlir::scf::ForOp>(loc, zero, numThreads, one, loopInits);
+    b.setInsertionPointToStart(threadLoop.getBody());
+    auto yield = b.create<mlir::scf::YieldOp>(loc, carried);
+    for (mlir::Operation *op : phases[k])
+      op->moveBefore(yield);
+    for (auto [init, iter] : llvm::zip(inits, threadLoop.getRegionIterArgs()))
+      init.replaceUsesWithIf(iter, [&](mlir::OpOperand &use) {
+        return threadLoop->isProperAncestor(use.getOwner());
+      });
+    for (auto [v, result] : llvm::zip(carried, threadLoop.getResults()))
+      v.replaceUsesWithIf(result, [&](mlir::OpOperand &use) {
+        return !threadLoop->isAncestor(use.getOwner());
+      });
+    if (!last) {
+      for (auto [synced, result] :
+           llvm::zip(barriers[k].getResults(), threadLoop.getResults()))
+        synced.replaceAllUsesWith(result);
+      barriers[k].erase();
+    }
+    threadLoops.push_back(threadLoop);
+    b.setInsertionPointAfter(threadLoop);
+  }
+  // The block loop carries the outputs: the last phase writes them.
+  blockYield.getResultsMutable().assign(threadLoops.back().getResults());
+
+  func.walk([&](mlir::gpu::ThreadIdOp op) {
+    for (mlir::OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+      for (mlir::scf::ForOp loop : threadLoops)
+        if (loop->isProperAncestor(use.getOwner()))
+          use.set(loop.getInductionVar());
+    }
+    if (op->use_empty())
+      op.erase();
   });
-  threadLoop.walk([&](mlir::gpu::BlockIdOp op) {
+  func.walk([&](mlir::gpu::BlockIdOp op) {
     op.replaceAllUsesWith(blockLoop.getInductionVar());
     op.erase();
   });

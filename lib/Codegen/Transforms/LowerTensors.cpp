@@ -44,6 +44,40 @@ mlir::Value elementPointer(mlir::OpBuilder &b, mlir::Location loc,
       mlir::ValueRange{offset}, /*inbounds=*/true);
 }
 
+/// The type an element (or a vector of them) is loaded and stored as: bf16
+/// moves as i16. LLVM has no bf16 registers on most x86 CPUs, so it would
+/// carry a bf16 value that is only copied (a select, a phi) through f32 and
+/// back, and the way back (vcvtneps2bf16 where the CPU has it) flushes
+/// subnormals to zero. As an integer it is copied bit for bit; arithmetic
+/// widens it with integer code (Bf16Rounding.h) anyway.
+mlir::Type memoryType(mlir::Type type) {
+  auto vector = llvm::dyn_cast<mlir::VectorType>(type);
+  mlir::Type element = vector ? vector.getElementType() : type;
+  if (!element.isBF16())
+    return type;
+  mlir::Type i16 = mlir::IntegerType::get(type.getContext(), 16);
+  return vector ? mlir::Type(mlir::VectorType::get(vector.getShape(), i16))
+                : i16;
+}
+
+/// A load of `type` through `ptr`, as memoryType(type).
+mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                 mlir::Value ptr, unsigned align = 0) {
+  mlir::Type stored = memoryType(type);
+  mlir::Value value = b.create<mlir::LLVM::LoadOp>(loc, stored, ptr, align);
+  if (stored != type)
+    value = b.create<mlir::arith::BitcastOp>(loc, type, value);
+  return value;
+}
+
+void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+           mlir::Value ptr, unsigned align = 0) {
+  mlir::Type stored = memoryType(value.getType());
+  if (stored != value.getType())
+    value = b.create<mlir::arith::BitcastOp>(loc, stored, value);
+  b.create<mlir::LLVM::StoreOp>(loc, value, ptr, align);
+}
+
 struct ExtractLowering : mlir::OpConversionPattern<mlir::tensor::ExtractOp> {
   using OpConversionPattern::OpConversionPattern;
   mlir::LogicalResult
@@ -52,7 +86,7 @@ struct ExtractLowering : mlir::OpConversionPattern<mlir::tensor::ExtractOp> {
     mlir::Type element = op.getType();
     mlir::Value ptr = elementPointer(rewriter, op.getLoc(), adaptor.getTensor(),
                                      element, adaptor.getIndices());
-    rewriter.replaceOpWithNewOp<mlir::LLVM::LoadOp>(op, element, ptr);
+    rewriter.replaceOp(op, load(rewriter, op.getLoc(), element, ptr));
     return mlir::success();
   }
 };
@@ -65,7 +99,7 @@ struct InsertLowering : mlir::OpConversionPattern<mlir::tensor::InsertOp> {
     mlir::Value ptr =
         elementPointer(rewriter, op.getLoc(), adaptor.getDest(),
                        op.getScalar().getType(), adaptor.getIndices());
-    rewriter.create<mlir::LLVM::StoreOp>(op.getLoc(), adaptor.getScalar(), ptr);
+    store(rewriter, op.getLoc(), adaptor.getScalar(), ptr);
     rewriter.replaceOp(op, adaptor.getDest());
     return mlir::success();
   }
@@ -86,7 +120,7 @@ struct TransferReadLowering
         elementPointer(rewriter, op.getLoc(), adaptor.getSource(),
                        type.getElementType(), adaptor.getIndices());
     unsigned align = (type.getElementTypeBitWidth() + 7) / 8;
-    rewriter.replaceOpWithNewOp<mlir::LLVM::LoadOp>(op, type, ptr, align);
+    rewriter.replaceOp(op, load(rewriter, op.getLoc(), type, ptr, align));
     return mlir::success();
   }
 };
@@ -106,9 +140,27 @@ struct TransferWriteLowering
         elementPointer(rewriter, op.getLoc(), adaptor.getSource(),
                        type.getElementType(), adaptor.getIndices());
     unsigned align = (type.getElementTypeBitWidth() + 7) / 8;
-    rewriter.create<mlir::LLVM::StoreOp>(op.getLoc(), adaptor.getVector(), ptr,
-                                         align);
+    store(rewriter, op.getLoc(), adaptor.getVector(), ptr, align);
     rewriter.replaceOp(op, adaptor.getSource());
+    return mlir::success();
+  }
+};
+
+/// A shared tile is scratch memory of the worker running the kernel: a
+/// stack buffer, allocated once per call (the grid lowering keeps it out
+/// of the block and thread loops).
+struct AllocateSharedLowering : mlir::OpConversionPattern<AllocateSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(AllocateSharedOp op, OpAdaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    auto type = llvm::cast<mlir::RankedTensorType>(op.getType());
+    mlir::Value count = rewriter.create<mlir::LLVM::ConstantOp>(
+        op.getLoc(), rewriter.getI64Type(),
+        rewriter.getI64IntegerAttr(type.getNumElements()));
+    rewriter.replaceOpWithNewOp<mlir::LLVM::AllocaOp>(
+        op, mlir::LLVM::LLVMPointerType::get(op.getContext()),
+        memoryType(type.getElementType()), count, /*alignment=*/64);
     return mlir::success();
   }
 };
@@ -185,7 +237,8 @@ struct LowerTensorsPass
     mlir::ConversionTarget target(*context);
     target
         .addLegalDialect<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
-    target.addIllegalOp<mlir::tensor::ExtractOp, mlir::tensor::InsertOp>();
+    target.addIllegalOp<mlir::tensor::ExtractOp, mlir::tensor::InsertOp,
+                        AllocateSharedOp>();
     target.addDynamicallyLegalOp<mlir::vector::TransferReadOp>(
         [](mlir::vector::TransferReadOp op) {
           return !llvm::isa<mlir::RankedTensorType>(op.getSource().getType());
@@ -207,8 +260,8 @@ struct LowerTensorsPass
 
     mlir::RewritePatternSet patterns(context);
     patterns.add<ExtractLowering, InsertLowering, ConstantLowering,
-                 TransferReadLowering, TransferWriteLowering>(converter,
-                                                              context);
+                 TransferReadLowering, TransferWriteLowering,
+                 AllocateSharedLowering>(converter, context);
     mlir::populateFunctionOpInterfaceTypeConversionPattern<mlir::func::FuncOp>(
         patterns, converter);
     mlir::populateReturnOpTypeConversionPattern(patterns, converter);

@@ -1,0 +1,86 @@
+//===- HeroAnalysis.h - Which emitter writes a fusion, and why --*- C++ -*-===//
+//
+// A fusion's *hero* is the instruction that decides how the whole kernel
+// walks memory (spec/emitters.md, section 2). The loop emitter is the
+// default; a transpose that moves the minor dimension goes to the transpose
+// emitter, which stages tiles through shared memory so that both the reads
+// and the writes run along the minor dimension.
+//
+// The seed's transpose example:
+//
+//   %e = f32[20,160,170] exponential(%p)
+//   %t = f32[170,160,20] transpose(%e), dimensions={2,1,0}
+//   ROOT %a = f32[170,160,20] abs(%t)
+//
+//   analyzeFusion(...) -> kind Transpose, hero %t, tiled dims:
+//     normalized input [20,160,170], permutation {2,1,0}; input dim 2 (the
+//     minor one) becomes output dim 0; dim 0 becomes the output's minor.
+//     Tiles of 32x32 over (dim 0, dim 2): 1 x 160 x 6 = 960 blocks of 128
+//     threads, each thread 8 rows; shared tile tensor<32x1x33xf32>.
+//
+// The rules, in order (each rejection is kept for `tessel compile
+// --explain`):
+//   1. The kernel writes one output (several outputs: loop).
+//   2. Exactly one transpose in the fusion is a candidate: its operand and
+//      result have the default (row-major) layout, and after normalization
+//      (size-1 dims dropped, dims that stay adjacent merged) it moves the
+//      minor dim, and the two swapped dims both have at least 16 elements
+//      (XLA's kMinDimensionToTransposeTiled).
+//   3. Between the hero and the output there are only elementwise ops of
+//      the hero's dims, and nothing else reads the hero or those ops: the
+//      output reads the hero at its own index, so the second phase can
+//      compute the epilogue from the shared tile.
+// Otherwise the loop emitter writes the fusion.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_CODEGEN_HEROANALYSIS_H
+#define TESSEL_CODEGEN_HEROANALYSIS_H
+
+#include "tessel/Hlo/HloModule.h"
+
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+enum class EmitterKind { Loop, Transpose };
+
+const char *emitterKindName(EmitterKind kind);
+
+/// A transpose in normalized form: its operand's dims with size-1 dims
+/// dropped and adjacent dims merged. Output dim o of the normalized result
+/// is input dim permutation[o].
+struct NormalizedTranspose {
+  /// Sizes of the normalized input dims.
+  std::vector<int64_t> dims;
+  std::vector<int64_t> permutation;
+  /// For each normalized input dim, the real operand dims it merges
+  /// (consecutive, major to minor).
+  std::vector<std::vector<int64_t>> groups;
+  /// The normalized input dim that the minor output dim reads.
+  int64_t toMinor() const { return permutation.back(); }
+  int64_t minor() const { return static_cast<int64_t>(dims.size()) - 1; }
+};
+
+/// Normalizes `transpose` (@pre its opcode is Transpose).
+NormalizedTranspose normalizeTranspose(const HloInstruction &transpose);
+
+struct FusionAnalysis {
+  EmitterKind kind = EmitterKind::Loop;
+  /// The hero (the transpose), nullptr for the loop emitter.
+  const HloInstruction *hero = nullptr;
+  NormalizedTranspose transpose;
+  /// One line: the rule that chose the emitter.
+  std::string reason;
+  /// Why each other candidate was not taken, one line each.
+  std::vector<std::string> rejected;
+};
+
+/// Chooses the emitter for the outputs `outputs` (indices into
+/// getFusionOutputs; all when empty) of `computation`.
+FusionAnalysis analyzeFusion(const HloComputation &computation,
+                             const std::vector<int64_t> &outputs = {});
+
+} // namespace tessel
+
+#endif // TESSEL_CODEGEN_HEROANALYSIS_H

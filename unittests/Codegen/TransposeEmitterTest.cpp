@@ -1,0 +1,366 @@
+//===- TransposeEmitterTest.cpp - Hero analysis and the transpose emitter -===//
+//
+// Which fusions go to the transpose emitter (and why the others do not),
+// the seed's numbers, the two phases' maps checked by enumeration (every
+// element read once, written once, through the same slot of the same
+// block's tile), and compiled transposes of 2 to 5 dims, with producers and
+// consumers, against the evaluator.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelCheck.h"
+
+#include "tessel/Codegen/HeroAnalysis.h"
+#include "tessel/Hlo/HloParser.h"
+#include "tessel/Indexing/BruteForce.h"
+#include "tessel/Support/Npy.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <random>
+
+using namespace tessel;
+
+namespace {
+
+std::unique_ptr<HloModule> parse(const std::string &text) {
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  EXPECT_TRUE(module) << module.error().message << "\n" << text;
+  return module ? std::move(*module) : nullptr;
+}
+
+const HloComputation &entry(const HloModule &module) { return *module.entry(); }
+
+const char *kSeedTranspose = R"(
+HloModule transpose
+ENTRY fused {
+  %p = f32[20,160,170] parameter(0)
+  %e = f32[20,160,170] exponential(%p)
+  %t = f32[170,160,20] transpose(%e), dimensions={2,1,0}
+  ROOT %a = f32[170,160,20] abs(%t)
+}
+)";
+
+TEST(HeroAnalysisTest, SeedTransposeGoesToTheTransposeEmitter) {
+  auto module = parse(kSeedTranspose);
+  ASSERT_TRUE(module);
+  FusionAnalysis analysis = analyzeFusion(entry(*module));
+  EXPECT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
+  ASSERT_TRUE(analysis.hero);
+  EXPECT_EQ(analysis.hero->name(), "t");
+  EXPECT_EQ(analysis.transpose.dims, (std::vector<int64_t>{20, 160, 170}));
+  EXPECT_EQ(analysis.transpose.permutation, (std::vector<int64_t>{2, 1, 0}));
+  TransposeLaunch launch = getTransposeLaunch(analysis.transpose);
+  EXPECT_EQ(launch.config.numThreads, 128);
+  EXPECT_EQ(launch.config.numBlocks, 960);
+  EXPECT_EQ(launch.tileShape, (std::vector<int64_t>{32, 1, 33}));
+}
+
+TEST(HeroAnalysisTest, SeedGeluGoesToTheLoopEmitter) {
+  Expected<std::string> text =
+      readFileBytes(std::string(TESSEL_EXAMPLES) + "/gelu.hlo");
+  ASSERT_TRUE(text);
+  auto module = parse(*text);
+  ASSERT_TRUE(module);
+  for (const auto &computation : module->computations()) {
+    FusionAnalysis analysis = analyzeFusion(*computation);
+    EXPECT_EQ(analysis.kind, EmitterKind::Loop) << computation->name();
+  }
+}
+
+/// The emitter analyzeFusion picks for a one-fusion module, and the first
+/// rejection.
+std::pair<EmitterKind, std::string> analyze(const std::string &body) {
+  auto module = parse("HloModule m\nENTRY e {\n" + body + "\n}\n");
+  if (!module)
+    return {EmitterKind::Loop, "parse error"};
+  FusionAnalysis analysis = analyzeFusion(entry(*module));
+  return {analysis.kind,
+          analysis.rejected.empty() ? "" : analysis.rejected.front()};
+}
+
+TEST(HeroAnalysisTest, RejectionsSayWhy) {
+  auto [kind, why] = analyze(R"(
+  %p = f32[64,32,48] parameter(0)
+  ROOT %t = f32[32,64,48] transpose(%p), dimensions={1,0,2})");
+  EXPECT_EQ(kind, EmitterKind::Loop);
+  EXPECT_NE(why.find("does not move the minor dim"), std::string::npos) << why;
+
+  std::tie(kind, why) = analyze(R"(
+  %p = f32[4,600] parameter(0)
+  ROOT %t = f32[600,4] transpose(%p), dimensions={1,0})");
+  EXPECT_EQ(kind, EmitterKind::Loop);
+  EXPECT_NE(why.find("at least 16"), std::string::npos) << why;
+
+  std::tie(kind, why) = analyze(R"(
+  %p = f32[64,48] parameter(0)
+  %t = f32[48,64] transpose(%p), dimensions={1,0}
+  ROOT %s = f32[48,32] slice(%t), slice={[0:48], [0:32]})");
+  EXPECT_EQ(kind, EmitterKind::Loop);
+  EXPECT_NE(why.find("not elementwise"), std::string::npos) << why;
+
+  std::tie(kind, why) = analyze(R"(
+  %p = f32[64,48] parameter(0)
+  %t = f32[48,64] transpose(%p), dimensions={1,0}
+  %q = f32[48,64] parameter(1)
+  %u = f32[64,48] transpose(%q), dimensions={1,0}
+  %v = f32[48,64] transpose(%u), dimensions={1,0}
+  ROOT %a = f32[48,64] add(%t, %v))");
+  EXPECT_EQ(kind, EmitterKind::Loop);
+  EXPECT_NE(why.find("transposes that move the minor dim"), std::string::npos)
+      << why;
+
+  std::tie(kind, why) = analyze(R"(
+  %p = f32[64,48] parameter(0)
+  %t = f32[48,64] transpose(%p), dimensions={1,0}
+  %n = f32[48,64] negate(%t)
+  ROOT %r = (f32[48,64], f32[48,64]) tuple(%t, %n))");
+  EXPECT_EQ(kind, EmitterKind::Loop);
+  EXPECT_NE(why.find("2 outputs"), std::string::npos) << why;
+}
+
+TEST(HeroAnalysisTest, NormalizationMergesAndDropsDims) {
+  // [a, b, c, 1, d] -> [d, 1, a, b, c]: a,b,c stay adjacent, the 1 goes.
+  auto module = parse(R"(
+HloModule m
+ENTRY e {
+  %p = f32[2,3,5,1,7] parameter(0)
+  ROOT %t = f32[7,1,2,3,5] transpose(%p), dimensions={4,3,0,1,2}
+})");
+  ASSERT_TRUE(module);
+  NormalizedTranspose n = normalizeTranspose(*entry(*module).root());
+  EXPECT_EQ(n.dims, (std::vector<int64_t>{30, 7}));
+  EXPECT_EQ(n.permutation, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(n.groups, (std::vector<std::vector<int64_t>>{{0, 1, 2}, {4}}));
+}
+
+/// Checks the two phases of the transpose emitter by enumeration: every
+/// operand element is read exactly once, every result element written
+/// exactly once, and the result element at `o` comes out of the tile slot
+/// (in the same block) that the operand element it transposes went into.
+std::string checkTransposeMaps(const HloInstruction &hero,
+                               const NormalizedTranspose &n,
+                               mlir::MLIRContext *context) {
+  IndexingMap read = getTransposeReadMap(hero, n, context);
+  IndexingMap write = getTransposeWriteMap(hero, n, context);
+  size_t rank = hero.shape().rank();
+  Expected<std::vector<DomainPoint>> reads = enumerateDomain(read, 1 << 23);
+  Expected<std::vector<DomainPoint>> writes = enumerateDomain(write, 1 << 23);
+  if (!reads || !writes)
+    return "cannot enumerate";
+  // operand index -> (block, tile slot)
+  std::map<std::vector<int64_t>, std::pair<int64_t, std::vector<int64_t>>>
+      slotOf;
+  const Shape &in = hero.operand(0)->shape();
+  for (const DomainPoint &p : *reads) {
+    std::vector<int64_t> index(p.results.begin(), p.results.begin() + rank);
+    for (size_t d = 0; d < rank; ++d)
+      if (index[d] < 0 || index[d] >= in.dims[d])
+        return "a read outside the operand: " + read.toString();
+    std::vector<int64_t> slot(p.results.begin() + rank, p.results.end());
+    if (!slotOf.emplace(index, std::make_pair(p.dims[1], slot)).second)
+      return "an operand element is read twice";
+  }
+  int64_t elements = 1;
+  for (int64_t d : in.dims)
+    elements *= d;
+  if (static_cast<int64_t>(slotOf.size()) != elements)
+    return "some operand elements are not read";
+  std::map<std::vector<int64_t>, int> written;
+  const std::vector<int64_t> &perm = hero.dimensions();
+  for (const DomainPoint &p : *writes) {
+    std::vector<int64_t> out(p.results.begin(), p.results.begin() + rank);
+    for (size_t d = 0; d < rank; ++d)
+      if (out[d] < 0 || out[d] >= hero.shape().dims[d])
+        return "a write outside the result: " + write.toString();
+    if (++written[out] > 1)
+      return "a result element is written twice";
+    std::vector<int64_t> operandIndex(rank);
+    for (size_t o = 0; o < rank; ++o)
+      operandIndex[perm[o]] = out[o];
+    std::vector<int64_t> slot(p.results.begin() + rank, p.results.end());
+    auto it = slotOf.find(operandIndex);
+    if (it == slotOf.end() || it->second.first != p.dims[1] ||
+        it->second.second != slot)
+      return "a result element is not read from its operand element's slot";
+  }
+  if (static_cast<int64_t>(written.size()) != elements)
+    return "some result elements are not written";
+  return "";
+}
+
+TEST(TransposeEmitterTest, SeedMapsByEnumeration) {
+  mlir::MLIRContext context;
+  auto module = parse(kSeedTranspose);
+  ASSERT_TRUE(module);
+  FusionAnalysis analysis = analyzeFusion(entry(*module));
+  ASSERT_EQ(analysis.kind, EmitterKind::Transpose);
+  EXPECT_EQ(checkTransposeMaps(*analysis.hero, analysis.transpose, &context),
+            "");
+}
+
+/// A random transpose of 2 to 5 dims that moves the minor dim, with sizes
+/// around the tile's (not multiples of 32 too).
+struct RandomTranspose {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> permutation;
+};
+
+RandomTranspose randomTranspose(std::mt19937 &rng) {
+  for (;;) {
+    RandomTranspose t;
+    int rank = 2 + static_cast<int>(rng() % 4);
+    int64_t n = 1;
+    for (int d = 0; d < rank; ++d) {
+      int64_t size = rng() % 3 == 0 ? 1 + rng() % 4 : 16 + rng() % 60;
+      if (n * size > 120000)
+        size = 1 + rng() % 2;
+      t.dims.push_back(size);
+      n *= size;
+    }
+    t.permutation.resize(rank);
+    std::iota(t.permutation.begin(), t.permutation.end(), 0);
+    std::shuffle(t.permutation.begin(), t.permutation.end(), rng);
+    std::vector<int64_t> out;
+    for (int64_t d : t.permutation)
+      out.push_back(t.dims[d]);
+    return t;
+  }
+}
+
+std::string shapeText(const char *type, const std::vector<int64_t> &dims) {
+  std::string text = std::string(type) + "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? "," : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+std::string listText(const std::vector<int64_t> &values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? "," : "") + std::to_string(values[i]);
+  return text;
+}
+
+TEST(TransposeEmitterTest, RandomMapsByEnumeration) {
+  mlir::MLIRContext context;
+  std::mt19937 rng(12);
+  int tiled = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    RandomTranspose t = randomTranspose(rng);
+    std::vector<int64_t> out;
+    for (int64_t d : t.permutation)
+      out.push_back(t.dims[d]);
+    std::string text =
+        "HloModule m\nENTRY e {\n  %p = " + shapeText("f32", t.dims) +
+        " parameter(0)\n  ROOT %t = " + shapeText("f32", out) +
+        " transpose(%p), dimensions={" + listText(t.permutation) + "}\n}\n";
+    auto module = parse(text);
+    ASSERT_TRUE(module);
+    FusionAnalysis analysis = analyzeFusion(entry(*module));
+    if (analysis.kind != EmitterKind::Transpose)
+      continue;
+    ++tiled;
+    SCOPED_TRACE(text);
+    EXPECT_EQ(checkTransposeMaps(*analysis.hero, analysis.transpose, &context),
+              "");
+  }
+  EXPECT_GE(tiled, 15); // the generator makes enough tiled transposes
+}
+
+/// Compiles and runs `text` for both launch configurations and compares
+/// with the evaluator; `expectTranspose` says which emitter must write it.
+void checkModule(const std::string &text, bool expectTranspose, uint64_t seed) {
+  SCOPED_TRACE(text);
+  auto module = parse(text);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(analyzeFusion(entry(*module)).kind == EmitterKind::Transpose,
+            expectTranspose);
+  std::vector<Literal> arguments;
+  for (HloInstruction *param : entry(*module).parameters())
+    arguments.push_back(randomLiteral(param->shape(),
+                                      seed + param->parameterNumber(),
+                                      /*specials=*/true));
+  for (Target target : {Target::Cpu, Target::Gpu}) {
+    CompileOptions options;
+    options.target = target;
+    KernelCheckResult check = checkKernels(*module, arguments, options, 2);
+    EXPECT_EQ(check.failure, "")
+        << (target == Target::Cpu ? "CPU launch" : "GPU launch");
+  }
+}
+
+TEST(TransposeEmitterTest, SeedMatchesTheEvaluator) {
+  checkModule(kSeedTranspose, true, 1);
+}
+
+TEST(TransposeEmitterTest, RandomTransposesMatchTheEvaluator) {
+  std::mt19937 rng(5);
+  const char *types[] = {"f32", "bf16", "s8", "f16", "s32", "pred"};
+  int compiled = 0;
+  for (int trial = 0; trial < 80; ++trial) {
+    RandomTranspose t = randomTranspose(rng);
+    std::vector<int64_t> out;
+    for (int64_t d : t.permutation)
+      out.push_back(t.dims[d]);
+    const char *type = types[trial % 6];
+    bool isPred = std::string(type) == "pred";
+    std::string in = shapeText(type, t.dims), res = shapeText(type, out);
+    // A producer before the hero and a consumer after it (reading a second
+    // parameter at the output's index), or the bare transpose.
+    std::string body;
+    if (trial % 3 == 0 || isPred) {
+      body = "  %p = " + in + " parameter(0)\n  ROOT %t = " + res +
+             " transpose(%p), dimensions={" + listText(t.permutation) + "}\n";
+    } else {
+      body = "  %p = " + in + " parameter(0)\n  %n = " + in +
+             " negate(%p)\n  %t = " + res + " transpose(%n), dimensions={" +
+             listText(t.permutation) + "}\n  %q = " + res +
+             " parameter(1)\n  %m = " + res +
+             " multiply(%t, %q)\n  ROOT %a = " + res + " add(%m, %t)\n";
+    }
+    std::string text = "HloModule m\nENTRY e {\n" + body + "}\n";
+    auto module = parse(text);
+    ASSERT_TRUE(module);
+    bool tiled = analyzeFusion(entry(*module)).kind == EmitterKind::Transpose;
+    compiled += tiled;
+    checkModule(text, tiled, 100 + trial);
+  }
+  EXPECT_GE(compiled, 15);
+}
+
+TEST(TransposeEmitterTest, FusionWithinAModule) {
+  // As XLA's optimized HLO has it: the transpose fusion called from ENTRY,
+  // next to a loop fusion.
+  const char *text = R"(
+HloModule m
+%fused_t {
+  %p = bf16[70,33,40] parameter(0)
+  %c = f32[70,33,40] convert(%p)
+  %t = f32[40,33,70] transpose(%c), dimensions={2,1,0}
+  ROOT %e = f32[40,33,70] exponential(%t)
+}
+%fused_n {
+  %x = f32[40,33,70] parameter(0)
+  ROOT %n = f32[40,33,70] negate(%x)
+}
+ENTRY e {
+  %a = bf16[70,33,40] parameter(0)
+  %f = f32[40,33,70] fusion(%a), kind=kLoop, calls=%fused_t
+  ROOT %g = f32[40,33,70] fusion(%f), kind=kLoop, calls=%fused_n
+}
+)";
+  auto module = parse(text);
+  ASSERT_TRUE(module);
+  for (const auto &computation : module->computations())
+    if (computation->name() == "fused_t") {
+      EXPECT_EQ(analyzeFusion(*computation).kind, EmitterKind::Transpose);
+    }
+  checkModule(text, false, 3);
+}
+
+} // namespace
