@@ -182,7 +182,7 @@ static IndexingMap transposeMap(const HloInstruction &hero,
   }
   SmallVector<mlir::AffineExpr> results;
   if (output) {
-    for (int64_t d : hero.dimensions())
+    for (int64_t d : logicalPermutation(hero))
       results.push_back(operand[d]);
   } else {
     results.assign(operand.begin(), operand.end());

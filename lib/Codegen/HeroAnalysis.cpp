@@ -31,25 +31,47 @@ static std::string listString(const std::vector<int64_t> &values,
   return text + close;
 }
 
+std::vector<int64_t> logicalPermutation(const HloInstruction &instruction) {
+  if (instruction.opcode() == HloOpcode::Transpose)
+    return instruction.dimensions();
+  std::vector<int64_t> identity(instruction.shape().rank());
+  std::iota(identity.begin(), identity.end(), 0);
+  return identity;
+}
+
+/// Dims from major to minor in the layout's order.
+static std::vector<int64_t> majorToMinor(const Shape &shape) {
+  std::vector<int64_t> order = shape.layoutOrDefault().minorToMajor;
+  return std::vector<int64_t>(order.rbegin(), order.rend());
+}
+
 NormalizedTranspose normalizeTranspose(const HloInstruction &transpose) {
-  const std::vector<int64_t> &in = transpose.operand(0)->shape().dims;
-  const std::vector<int64_t> &perm = transpose.dimensions();
-  // Runs of input dims that stay adjacent, in output order; size-1 dims
-  // are left out (their index is always 0) and do not break a run.
+  const Shape &operand = transpose.operand(0)->shape();
+  const std::vector<int64_t> &in = operand.dims;
+  std::vector<int64_t> perm = logicalPermutation(transpose);
+  // Physical positions (major to minor) of the operand's dims.
+  std::vector<int64_t> inOrder = majorToMinor(operand);
+  std::vector<int64_t> inPosition(in.size());
+  for (size_t p = 0; p < inOrder.size(); ++p)
+    inPosition[inOrder[p]] = static_cast<int64_t>(p);
+  // Runs of physical operand dims that stay adjacent, in the result's
+  // physical order; size-1 dims are left out (their index is always 0) and
+  // do not break a run.
   std::vector<std::vector<int64_t>> runs;
-  for (int64_t d : perm) {
-    if (in[d] == 1)
+  for (int64_t outDim : majorToMinor(transpose.shape())) {
+    int64_t p = inPosition[perm[outDim]];
+    if (in[inOrder[p]] == 1)
       continue;
     bool extends = false;
-    if (!runs.empty() && d > runs.back().back()) {
+    if (!runs.empty() && p > runs.back().back()) {
       extends = true;
-      for (int64_t between = runs.back().back() + 1; between < d; ++between)
-        extends &= in[between] == 1;
+      for (int64_t between = runs.back().back() + 1; between < p; ++between)
+        extends &= in[inOrder[between]] == 1;
     }
     if (extends)
-      runs.back().push_back(d);
+      runs.back().push_back(p);
     else
-      runs.push_back({d});
+      runs.push_back({p});
   }
   std::vector<size_t> byInput(runs.size());
   std::iota(byInput.begin(), byInput.end(), 0);
@@ -60,10 +82,12 @@ NormalizedTranspose normalizeTranspose(const HloInstruction &transpose) {
   std::vector<int64_t> rank(runs.size());
   for (size_t r = 0; r < byInput.size(); ++r) {
     rank[byInput[r]] = static_cast<int64_t>(r);
-    const std::vector<int64_t> &group = runs[byInput[r]];
+    std::vector<int64_t> group;
     int64_t size = 1;
-    for (int64_t d : group)
-      size *= in[d];
+    for (int64_t p : runs[byInput[r]]) {
+      group.push_back(inOrder[p]);
+      size *= in[inOrder[p]];
+    }
     n.dims.push_back(size);
     n.groups.push_back(group);
   }
@@ -72,30 +96,19 @@ NormalizedTranspose normalizeTranspose(const HloInstruction &transpose) {
   return n;
 }
 
-static bool hasDefaultLayout(const Shape &shape) {
-  if (!shape.layout)
-    return true;
-  const Layout &layout = *shape.layout;
-  if (!layout.tiles.empty())
-    return false;
-  for (size_t k = 0; k < layout.minorToMajor.size(); ++k)
-    if (layout.minorToMajor[k] !=
-        static_cast<int64_t>(layout.minorToMajor.size() - 1 - k))
-      return false;
-  return true;
+static bool isTiled(const Shape &shape) {
+  return shape.layout && !shape.layout->tiles.empty();
 }
 
 /// Why `transpose` cannot be a tiled hero, or "" when it can.
 static std::string transposeRejection(const HloInstruction &transpose) {
-  if (!hasDefaultLayout(transpose.shape()) ||
-      !hasDefaultLayout(transpose.operand(0)->shape()))
-    return "its operand or result has a layout other than the default "
-           "row-major one";
+  if (isTiled(transpose.shape()) || isTiled(transpose.operand(0)->shape()))
+    return "its operand or result has a tiled layout";
   NormalizedTranspose n = normalizeTranspose(transpose);
   std::string normalized = "normalized " + listString(n.dims, "[", "]") +
                            " by " + listString(n.permutation, "{", "}");
   if (n.dims.size() < 2 || n.toMinor() == n.minor())
-    return "it does not move the minor dim (" + normalized +
+    return "it does not move the minor physical dim (" + normalized +
            "), so the loop emitter reads and writes along it already";
   int64_t a = n.dims[n.minor()], b = n.dims[n.toMinor()];
   if (a < kMinTiledDim || b < kMinTiledDim)
@@ -118,7 +131,15 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
 
   std::vector<const HloInstruction *> candidates;
   for (const auto &instruction : computation.instructions()) {
-    if (instruction->opcode() != HloOpcode::Transpose)
+    // A transpose, or a copy that changes the layout (XLA's optimized HLO
+    // writes a physical transpose as a logical transpose whose layout
+    // makes it a bitcast, then a copy into the row-major layout).
+    if (instruction->opcode() != HloOpcode::Transpose &&
+        instruction->opcode() != HloOpcode::Copy)
+      continue;
+    if (instruction->opcode() == HloOpcode::Copy &&
+        instruction->shape().layoutOrDefault().minorToMajor ==
+            instruction->operand(0)->shape().layoutOrDefault().minorToMajor)
       continue;
     std::string why = transposeRejection(*instruction);
     if (why.empty())
@@ -186,9 +207,8 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
   analysis.transpose = n;
   analysis.reason =
       "%" + hero->name() + " transposes " +
-      hero->operand(0)->shape().toStringWithoutLayout() + " to " +
-      hero->shape().toStringWithoutLayout() + " (normalized " +
-      listString(n.dims, "[", "]") + " by " +
+      hero->operand(0)->shape().toString() + " to " + hero->shape().toString() +
+      " (physical dims normalized " + listString(n.dims, "[", "]") + " by " +
       listString(n.permutation, "{", "}") + "), moving the minor dim: " +
       "tiles of 32x32 go through shared memory so that reads and writes " +
       "both run along a minor dim";

@@ -88,7 +88,8 @@ TEST(HeroAnalysisTest, RejectionsSayWhy) {
   %p = f32[64,32,48] parameter(0)
   ROOT %t = f32[32,64,48] transpose(%p), dimensions={1,0,2})");
   EXPECT_EQ(kind, EmitterKind::Loop);
-  EXPECT_NE(why.find("does not move the minor dim"), std::string::npos) << why;
+  EXPECT_NE(why.find("does not move the minor physical dim"), std::string::npos)
+      << why;
 
   std::tie(kind, why) = analyze(R"(
   %p = f32[4,600] parameter(0)
@@ -171,7 +172,7 @@ std::string checkTransposeMaps(const HloInstruction &hero,
   if (static_cast<int64_t>(slotOf.size()) != elements)
     return "some operand elements are not read";
   std::map<std::vector<int64_t>, int> written;
-  const std::vector<int64_t> &perm = hero.dimensions();
+  std::vector<int64_t> perm = logicalPermutation(hero);
   for (const DomainPoint &p : *writes) {
     std::vector<int64_t> out(p.results.begin(), p.results.begin() + rank);
     for (size_t d = 0; d < rank; ++d)
@@ -331,6 +332,46 @@ TEST(TransposeEmitterTest, RandomTransposesMatchTheEvaluator) {
     checkModule(text, tiled, 100 + trial);
   }
   EXPECT_GE(compiled, 15);
+}
+
+TEST(HeroAnalysisTest, CopyKeepingTheMinorDimIsNotAHero) {
+  // The copy swaps the two major dims physically; the minor dim stays, so
+  // each row is copied whole and the loop emitter is as good.
+  auto module = parse(R"(
+HloModule m
+ENTRY e {
+  %p = f32[40,72,3]{2,1,0} parameter(0)
+  %t = f32[72,40,3]{2,0,1} transpose(%p), dimensions={1,0,2}
+  ROOT %c = f32[72,40,3]{2,1,0} copy(%t)
+})");
+  ASSERT_TRUE(module);
+  FusionAnalysis analysis = analyzeFusion(entry(*module));
+  EXPECT_EQ(analysis.kind, EmitterKind::Loop);
+  ASSERT_EQ(analysis.rejected.size(), 2u);
+  EXPECT_NE(analysis.rejected[1].find("%c is not a transpose hero: it does "
+                                      "not move the minor physical dim "
+                                      "(normalized [40,72,3] by {1,0,2})"),
+            std::string::npos)
+      << analysis.rejected[1];
+}
+
+TEST(TransposeEmitterTest, XlaCopyFormMatchesTheEvaluator) {
+  const char *text = R"(
+HloModule m
+ENTRY e {
+  %p = f32[32,48]{1,0} parameter(0)
+  %t = f32[48,32]{0,1} transpose(%p), dimensions={1,0}
+  ROOT %c = f32[48,32]{1,0} copy(%t)
+})";
+  auto module = parse(text);
+  ASSERT_TRUE(module);
+  FusionAnalysis analysis = analyzeFusion(entry(*module));
+  ASSERT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
+  EXPECT_EQ(analysis.hero->name(), "c");
+  mlir::MLIRContext context;
+  EXPECT_EQ(checkTransposeMaps(*analysis.hero, analysis.transpose, &context),
+            "");
+  checkModule(text, true, 9);
 }
 
 TEST(TransposeEmitterTest, FusionWithinAModule) {

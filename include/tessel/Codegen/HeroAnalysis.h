@@ -21,9 +21,10 @@
 // The rules, in order (each rejection is kept for `tessel compile
 // --explain`):
 //   1. The kernel writes one output (several outputs: loop).
-//   2. Exactly one transpose in the fusion is a candidate: its operand and
-//      result have the default (row-major) layout, and after normalization
-//      (size-1 dims dropped, dims that stay adjacent merged) it moves the
+//   2. Exactly one transpose (or copy that changes the layout, XLA's
+//      physical transpose) in the fusion is a candidate: its operand and
+//      result are not tiled, and on physical dims, after normalization
+//      (size-1 dims dropped, dims that stay adjacent merged), it moves the
 //      minor dim, and the two swapped dims both have at least 16 elements
 //      (XLA's kMinDimensionToTransposeTiled).
 //   3. Between the hero and the output there are only elementwise ops of
@@ -47,22 +48,28 @@ enum class EmitterKind { Loop, Transpose };
 
 const char *emitterKindName(EmitterKind kind);
 
-/// A transpose in normalized form: its operand's dims with size-1 dims
-/// dropped and adjacent dims merged. Output dim o of the normalized result
-/// is input dim permutation[o].
+/// The logical permutation of a transpose hero: result dim o is operand dim
+/// permutation[o] (the identity for a copy, which transposes through its
+/// layouts).
+std::vector<int64_t> logicalPermutation(const HloInstruction &instruction);
+
+/// A transpose (or layout-changing copy) in normalized form: its operand's
+/// physical dims (major to minor) with size-1 dims dropped and dims that
+/// stay adjacent merged. Output dim o of the normalized result is input dim
+/// permutation[o].
 struct NormalizedTranspose {
   /// Sizes of the normalized input dims.
   std::vector<int64_t> dims;
   std::vector<int64_t> permutation;
-  /// For each normalized input dim, the real operand dims it merges
-  /// (consecutive, major to minor).
+  /// For each normalized input dim, the logical operand dims it merges
+  /// (physically consecutive, major to minor).
   std::vector<std::vector<int64_t>> groups;
   /// The normalized input dim that the minor output dim reads.
   int64_t toMinor() const { return permutation.back(); }
   int64_t minor() const { return static_cast<int64_t>(dims.size()) - 1; }
 };
 
-/// Normalizes `transpose` (@pre its opcode is Transpose).
+/// Normalizes `transpose` (@pre a transpose or a copy).
 NormalizedTranspose normalizeTranspose(const HloInstruction &transpose);
 
 struct FusionAnalysis {
