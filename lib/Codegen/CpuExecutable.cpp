@@ -387,6 +387,24 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                                      context.get())
                     .toString() +
                 "\n";
+      } else if (analysis.kind == EmitterKind::ColumnReduction) {
+        LaunchConfig config = getColumnReductionLaunch(analysis.reduction);
+        text += "  launch: " + std::to_string(config.numBlocks) +
+                " blocks of " + std::to_string(config.numThreads) +
+                " threads; accumulators in a shared tile of " +
+                std::to_string(config.numThreads) + "; " +
+                std::to_string(analysis.reduction.rows) +
+                " rows in order, each a thread loop\n";
+        text += "  rows, threads -> (operand, tile): " +
+                getColumnReductionReadMap(*analysis.hero, analysis.reduction,
+                                          context.get())
+                    .toString() +
+                "\n";
+        text += "  threads -> (output, tile): " +
+                getColumnReductionWriteMap(*analysis.hero, analysis.reduction,
+                                           context.get())
+                    .toString() +
+                "\n";
       } else {
         LaunchConfig config = getLoopLaunchConfig(shape, options.target);
         IndexingMap map =

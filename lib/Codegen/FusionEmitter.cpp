@@ -218,6 +218,93 @@ IndexingMap getTransposeWriteMap(const HloInstruction &hero,
   return transposeMap(hero, n, /*output=*/true, context);
 }
 
+//===----------------------------------------------------------------------===//
+// The column-reduction emitter's maps
+//===----------------------------------------------------------------------===//
+
+static constexpr int64_t kReductionThreads = 256;
+
+LaunchConfig getColumnReductionLaunch(const ColumnReduction &r) {
+  LaunchConfig config;
+  config.numThreads = std::min(r.columns, kReductionThreads);
+  config.numBlocks = (r.columns + config.numThreads - 1) / config.numThreads;
+  return config;
+}
+
+/// The operand index of column `column` (over the kept dims, physically
+/// major to minor) and row `row` (over the reduced dims in increasing
+/// order); size-1 dims are 0.
+static std::vector<mlir::AffineExpr>
+reductionOperandIndex(const Shape &operand, const ColumnReduction &r,
+                      mlir::AffineExpr column, mlir::AffineExpr row,
+                      mlir::MLIRContext *context) {
+  std::vector<mlir::AffineExpr> index(operand.rank(),
+                                      mlir::getAffineConstantExpr(0, context));
+  auto delinearize = [&](const std::vector<int64_t> &dims,
+                         mlir::AffineExpr linear) {
+    int64_t stride = 1;
+    for (size_t j = dims.size(); j-- > 0;) {
+      mlir::AffineExpr e = stride == 1 ? linear : linear.floorDiv(stride);
+      if (j > 0)
+        e = e % operand.dims[dims[j]];
+      index[dims[j]] = e;
+      stride *= operand.dims[dims[j]];
+    }
+  };
+  delinearize(r.keptDims, column);
+  if (row)
+    delinearize(r.reducedDims, row);
+  return index;
+}
+
+static IndexingMap reductionMap(const HloInstruction &reduce,
+                                const ColumnReduction &r, bool read,
+                                mlir::MLIRContext *context) {
+  LaunchConfig config = getColumnReductionLaunch(r);
+  mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
+  mlir::AffineExpr bl = mlir::getAffineDimExpr(1, context);
+  mlir::AffineExpr column = bl * config.numThreads + th;
+  mlir::AffineExpr row = read ? mlir::getAffineDimExpr(2, context) : nullptr;
+  const Shape &operand = reduce.operand(0)->shape();
+  std::vector<mlir::AffineExpr> index =
+      reductionOperandIndex(operand, r, column, row, context);
+  SmallVector<mlir::AffineExpr> results;
+  if (read) {
+    results.assign(index.begin(), index.end());
+  } else {
+    std::vector<bool> isReduced(operand.rank(), false);
+    for (int64_t d : reduce.dimensions())
+      isReduced[d] = true;
+    for (int64_t d = 0; d < operand.rank(); ++d)
+      if (!isReduced[d])
+        results.push_back(index[d]);
+  }
+  results.push_back(th);
+  std::vector<IndexingVariable> dims = {
+      IndexingVariable(0, config.numThreads - 1, "th_x"),
+      IndexingVariable(0, config.numBlocks - 1, "bl_x")};
+  if (read)
+    dims.push_back(IndexingVariable(0, r.rows - 1, "row"));
+  IndexingMap map(mlir::AffineMap::get(dims.size(), 0, results, context), dims,
+                  {}, {});
+  if (r.columns % config.numThreads != 0)
+    map.addConstraint(column, Interval(0, r.columns - 1));
+  map.simplify();
+  return map;
+}
+
+IndexingMap getColumnReductionReadMap(const HloInstruction &reduce,
+                                      const ColumnReduction &r,
+                                      mlir::MLIRContext *context) {
+  return reductionMap(reduce, r, /*read=*/true, context);
+}
+
+IndexingMap getColumnReductionWriteMap(const HloInstruction &reduce,
+                                       const ColumnReduction &r,
+                                       mlir::MLIRContext *context) {
+  return reductionMap(reduce, r, /*read=*/false, context);
+}
+
 std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation) {
   std::vector<FusionOutput> outputs;
   const HloInstruction *root = computation.root();
@@ -267,6 +354,9 @@ public:
   mlir::FailureOr<mlir::func::FuncOp>
   emitTransposeEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                      const FusionOutput &output);
+  mlir::FailureOr<mlir::func::FuncOp>
+  emitColumnReductionEntry(llvm::StringRef name, const FusionAnalysis &analysis,
+                           const FusionOutput &output);
   std::string error;
 
 private:
@@ -566,6 +656,178 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
   return entry;
 }
 
+mlir::FailureOr<mlir::func::FuncOp>
+FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
+                                        const FusionAnalysis &analysis,
+                                        const FusionOutput &output) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  const HloInstruction &reduce = *analysis.hero;
+  const ColumnReduction &r = analysis.reduction;
+  LaunchConfig config = getColumnReductionLaunch(r);
+  IndexingMap readMap = getColumnReductionReadMap(reduce, r, context);
+  IndexingMap writeMap = getColumnReductionWriteMap(reduce, r, context);
+  IndexingMap initMap(
+      mlir::AffineMap::get(2, 0, {mlir::getAffineDimExpr(0, context)}, context),
+      {IndexingVariable(0, config.numThreads - 1, "th_x"),
+       IndexingVariable(0, config.numBlocks - 1, "bl_x")},
+      {}, {});
+  std::string typeError;
+  mlir::Type element =
+      getStorageType(reduce.shape().elementType, context, &typeError);
+  if (!element) {
+    error = cannotCompile(reduce) + typeError;
+    return mlir::failure();
+  }
+  auto tileType = mlir::RankedTensorType::get({config.numThreads}, element);
+
+  SmallVector<mlir::Type> inputs = paramTypes();
+  size_t numParams = inputs.size();
+  mlir::Type resultType = getTensorType(output.shape(), context);
+  inputs.push_back(resultType);
+  b.setInsertionPointToEnd(module.getBody());
+  auto entry = b.create<mlir::func::FuncOp>(
+      loc, name, b.getFunctionType(inputs, {resultType}));
+  entry->setAttr("tessel.num_threads", b.getI64IntegerAttr(config.numThreads));
+  entry->setAttr("tessel.num_blocks", b.getI64IntegerAttr(config.numBlocks));
+  mlir::Block *body = entry.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  mlir::ValueRange params = body->getArguments().take_front(numParams);
+  Value out = body->getArguments().back();
+  Value th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
+                                             b.getIndexAttr(config.numThreads));
+  Value bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
+                                            b.getIndexAttr(config.numBlocks));
+  Value tile = b.create<AllocateSharedOp>(loc, tileType);
+
+  // Values read from outside the entry: parameters, other subgraphs'
+  // roots; anything else (a constant init value) is emitted in place.
+  auto provider =
+      [&](const HloInstruction &instruction,
+          mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
+    if (instruction.parent() != &computation)
+      return std::nullopt;
+    const Subgraph *subgraph = partition.subgraphOf(instruction);
+    if (instruction.opcode() == HloOpcode::Parameter ||
+        (subgraph && subgraph->roots.front() == &instruction))
+      return readOutside(instruction, params, at);
+    return std::nullopt;
+  };
+  bool failed = false;
+  auto emitValue = [&](const HloInstruction &instruction,
+                       mlir::ValueRange at) -> Value {
+    ElementalEmitter emitter(b, provider);
+    auto values = emitter.emit(instruction, at);
+    if (mlir::failed(values)) {
+      if (!failed)
+        error = emitter.error();
+      failed = true;
+      return nullptr;
+    }
+    return values->front();
+  };
+
+  // Phase 1: every accumulator starts at the init value.
+  auto init = b.create<LoopOp>(
+      loc, initMap, mlir::ValueRange{th, bl}, mlir::ValueRange{tile},
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange indices, mlir::ValueRange iters) {
+        Value value = emitValue(*reduce.operand(1), {});
+        if (!value)
+          value = b.create<mlir::tensor::ExtractOp>(l, iters[0], indices);
+        Value inserted =
+            b.create<mlir::tensor::InsertOp>(l, value, iters[0], indices);
+        b.create<YieldOp>(l, inserted);
+      });
+  auto synced = b.create<SyncThreadsOp>(loc, init.getResults());
+
+  // Phase 2: the rows in order, each for all threads of the block (the
+  // loop is uniform: every thread runs the same rows).
+  Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
+  Value one = b.create<mlir::arith::ConstantIndexOp>(loc, 1);
+  Value rows = b.create<mlir::arith::ConstantIndexOp>(loc, r.rows);
+  size_t operandRank = reduce.operand(0)->shape().rank();
+  auto rowLoop = b.create<mlir::scf::ForOp>(
+      loc, zero, rows, one, mlir::ValueRange{synced.getResult(0)},
+      [&](mlir::OpBuilder &, mlir::Location l, Value row,
+          mlir::ValueRange rowIters) {
+        auto step = b.create<LoopOp>(
+            l, readMap, mlir::ValueRange{th, bl, row}, rowIters,
+            [&](mlir::OpBuilder &, mlir::Location l2, mlir::ValueRange,
+                mlir::ValueRange indices, mlir::ValueRange iters) {
+              Value slot = indices[operandRank];
+              Value x = emitValue(*reduce.operand(0),
+                                  indices.take_front(operandRank));
+              Value acc = b.create<mlir::tensor::ExtractOp>(
+                  l2, iters[0], mlir::ValueRange{slot});
+              Value next = acc;
+              if (x) {
+                ElementalEmitter emitter(b, provider);
+                auto sum = emitter.emitScalarComputation(
+                    *reduce.calledComputation(), {acc, x});
+                if (mlir::failed(sum)) {
+                  if (!failed)
+                    error = emitter.error();
+                  failed = true;
+                } else {
+                  next = sum->front();
+                }
+              }
+              Value inserted = b.create<mlir::tensor::InsertOp>(
+                  l2, next, iters[0], mlir::ValueRange{slot});
+              b.create<YieldOp>(l2, inserted);
+            });
+        b.create<mlir::scf::YieldOp>(l, step.getResults());
+      });
+  rowLoop->setAttr("tessel.uniform", b.getUnitAttr());
+  auto done = b.create<SyncThreadsOp>(loc, rowLoop.getResults());
+
+  // Phase 3: the epilogue, with the reduce's value from the tile.
+  const Subgraph *rootSubgraph = partition.subgraphOf(*output.instruction);
+  llvm::DenseSet<const HloInstruction *> members;
+  if (rootSubgraph && output.instruction != &reduce)
+    members.insert(rootSubgraph->instructions.begin(),
+                   rootSubgraph->instructions.end());
+  size_t outputRank = reduce.shape().rank();
+  auto write = b.create<LoopOp>(
+      loc, writeMap, mlir::ValueRange{th, bl}, mlir::ValueRange{out},
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange indices, mlir::ValueRange iters) {
+        mlir::ValueRange outIndices = indices.take_front(outputRank);
+        Value slot = indices[outputRank];
+        ElementalEmitter emitter(
+            b,
+            [&](const HloInstruction &instruction,
+                mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
+              if (&instruction == &reduce)
+                return SmallVector<Value>{b.create<mlir::tensor::ExtractOp>(
+                    l, done.getResult(0), mlir::ValueRange{slot})};
+              if (instruction.parent() != &computation ||
+                  members.count(&instruction))
+                return std::nullopt;
+              return readOutside(instruction, params, at);
+            });
+        auto values = emitter.emit(*output.instruction, outIndices);
+        Value value;
+        if (mlir::failed(values)) {
+          if (!failed)
+            error = emitter.error();
+          failed = true;
+          value = b.create<mlir::tensor::ExtractOp>(l, done.getResult(0),
+                                                    mlir::ValueRange{slot});
+        } else {
+          value = values->front();
+        }
+        Value inserted =
+            b.create<mlir::tensor::InsertOp>(l, value, iters[0], outIndices);
+        b.create<YieldOp>(l, inserted);
+      });
+  if (failed)
+    return mlir::failure();
+  b.create<mlir::func::ReturnOp>(loc, write.getResults());
+  return entry;
+}
+
 } // namespace
 
 mlir::FailureOr<mlir::func::FuncOp>
@@ -605,7 +867,9 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
     *error = emitter.error;
     return mlir::failure();
   }
-  auto entry = emitter.emitTransposeEntry(name, analysis, output);
+  auto entry = analysis.kind == EmitterKind::Transpose
+                   ? emitter.emitTransposeEntry(name, analysis, output)
+                   : emitter.emitColumnReductionEntry(name, analysis, output);
   if (mlir::failed(entry))
     *error = emitter.error;
   return entry;

@@ -19,6 +19,8 @@ const char *emitterKindName(EmitterKind kind) {
     return "loop";
   case EmitterKind::Transpose:
     return "transpose";
+  case EmitterKind::ColumnReduction:
+    return "column reduction";
   }
   return "?";
 }
@@ -119,6 +121,82 @@ static std::string transposeRejection(const HloInstruction &transpose) {
   return "";
 }
 
+/// Why `reduce` cannot be a column-reduction hero, or "" when it can;
+/// fills `out` when it can.
+static std::string reductionRejection(const HloInstruction &reduce,
+                                      ColumnReduction *out) {
+  if (reduce.operandCount() != 2 || reduce.shape().isTuple())
+    return "it reduces several operands together (a variadic reduce)";
+  const Shape &operand = reduce.operand(0)->shape();
+  if (isTiled(operand) || isTiled(reduce.shape()))
+    return "its operand or result has a tiled layout";
+  std::vector<bool> isReduced(operand.rank(), false);
+  for (int64_t d : reduce.dimensions())
+    isReduced[d] = true;
+  ColumnReduction r;
+  bool seenKept = false;
+  for (int64_t d : majorToMinor(operand)) {
+    if (operand.dims[d] == 1)
+      continue;
+    if (isReduced[d] && seenKept)
+      return "it reduces a dim that is more minor than one it keeps (a row "
+             "reduction): the loop emitter reads each row contiguously";
+    if (!isReduced[d]) {
+      seenKept = true;
+      r.keptDims.push_back(d);
+      r.columns *= operand.dims[d];
+    }
+  }
+  for (int64_t d = 0; d < static_cast<int64_t>(operand.rank()); ++d)
+    if (isReduced[d]) {
+      r.reducedDims.push_back(d);
+      r.rows *= operand.dims[d];
+    }
+  if (r.columns < kMinTiledDim)
+    return "it keeps " + std::to_string(r.columns) +
+           " elements per row; a column reduction needs at least " +
+           std::to_string(kMinTiledDim);
+  if (r.rows < 2)
+    return "it reduces fewer than 2 elements per output";
+  *out = r;
+  return "";
+}
+
+/// Why `output` does not read `hero` at its own index through elementwise
+/// ops of the hero's dims that nothing else reads, or "".
+static std::string epilogueRejection(const HloComputation &computation,
+                                     const HloInstruction *hero,
+                                     const FusionOutput &output) {
+  if (output.element >= 0)
+    return "the output is an element of a tuple-shaped value";
+  std::set<const HloInstruction *> epilogue = {hero};
+  std::vector<const HloInstruction *> work = {hero};
+  while (!work.empty()) {
+    const HloInstruction *x = work.back();
+    work.pop_back();
+    if (x == output.instruction)
+      continue;
+    if (x->users().empty() || x == computation.root())
+      return "%" + x->name() +
+             " (read from the hero) is an output other than the kernel's";
+    for (const HloInstruction *user : x->users()) {
+      if (user->opcode() == HloOpcode::Tuple && user == computation.root())
+        return "%" + x->name() +
+               " (read from the hero) is an output other than the kernel's";
+      if (!isElementwise(user->opcode()) ||
+          user->shape().dims != hero->shape().dims)
+        return "%" + user->name() + " reads %" + x->name() +
+               " but is not elementwise on the hero's dims, so the output "
+               "does not read the hero at its own index";
+      if (epilogue.insert(user).second)
+        work.push_back(user);
+    }
+  }
+  if (!epilogue.count(output.instruction))
+    return "the output %" + output.instruction->name() + " does not read it";
+  return "";
+}
+
 FusionAnalysis analyzeFusion(const HloComputation &computation,
                              const std::vector<int64_t> &selected) {
   FusionAnalysis analysis;
@@ -150,8 +228,51 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
   }
   analysis.reason = "no instruction calls for another emitter: each output "
                     "element is computed where it is written";
-  if (candidates.empty())
+  if (candidates.empty()) {
+    // Column reductions.
+    std::vector<std::pair<const HloInstruction *, ColumnReduction>> reduces;
+    for (const auto &instruction : computation.instructions()) {
+      if (instruction->opcode() != HloOpcode::Reduce)
+        continue;
+      ColumnReduction r;
+      std::string why = reductionRejection(*instruction, &r);
+      if (why.empty())
+        reduces.push_back({instruction.get(), r});
+      else
+        analysis.rejected.push_back("%" + instruction->name() +
+                                    " is not a reduction hero: " + why);
+    }
+    if (reduces.empty())
+      return analysis;
+    std::string why;
+    if (reduces.size() > 1)
+      why = "the fusion has " + std::to_string(reduces.size()) +
+            " column reductions; the emitter takes one";
+    else if (outputs.size() != 1)
+      why = "the kernel writes " + std::to_string(outputs.size()) +
+            " outputs; the column-reduction emitter writes one";
+    else
+      why = epilogueRejection(computation, reduces.front().first,
+                              outputs.front());
+    if (!why.empty()) {
+      for (const auto &[reduce, r] : reduces)
+        analysis.rejected.push_back("%" + reduce->name() +
+                                    " is not a reduction hero: " + why);
+      return analysis;
+    }
+    const auto &[reduce, r] = reduces.front();
+    analysis.kind = EmitterKind::ColumnReduction;
+    analysis.hero = reduce;
+    analysis.reduction = r;
+    analysis.reason =
+        "%" + reduce->name() + " reduces " + std::to_string(r.rows) +
+        " rows of " + std::to_string(r.columns) +
+        " contiguous elements (a column reduction): a block's accumulators "
+        "stay in a shared tile while its threads walk the rows in the "
+        "evaluator's order, so every read is contiguous and the sums are "
+        "bit-exact";
     return analysis;
+  }
   auto rejectAll = [&](const std::string &why) {
     for (const HloInstruction *candidate : candidates)
       analysis.rejected.push_back("%" + candidate->name() +
@@ -167,39 +288,9 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
                      " outputs; the transpose emitter writes one");
   const HloInstruction *hero = candidates.front();
   const FusionOutput &output = outputs.front();
-  if (output.element >= 0)
-    return rejectAll("the output is an element of a tuple-shaped value");
-
-  // The epilogue: from the hero to the output through elementwise ops of
-  // the hero's dims, read by nothing else.
-  std::set<const HloInstruction *> epilogue = {hero};
-  std::vector<const HloInstruction *> work = {hero};
-  while (!work.empty()) {
-    const HloInstruction *x = work.back();
-    work.pop_back();
-    if (x == output.instruction)
-      continue;
-    if (x->users().empty() || x == computation.root())
-      return rejectAll("%" + x->name() +
-                       " (read from the hero) is an output other than the "
-                       "kernel's");
-    for (const HloInstruction *user : x->users()) {
-      if (user->opcode() == HloOpcode::Tuple && user == computation.root())
-        return rejectAll("%" + x->name() +
-                         " (read from the hero) is an output other than the "
-                         "kernel's");
-      if (!isElementwise(user->opcode()) ||
-          user->shape().dims != hero->shape().dims)
-        return rejectAll("%" + user->name() + " reads %" + x->name() +
-                         " but is not elementwise on the hero's dims, so the "
-                         "output does not read the hero at its own index");
-      if (epilogue.insert(user).second)
-        work.push_back(user);
-    }
-  }
-  if (!epilogue.count(output.instruction))
-    return rejectAll("the output %" + output.instruction->name() +
-                     " does not read it");
+  std::string why = epilogueRejection(computation, hero, output);
+  if (!why.empty())
+    return rejectAll(why);
 
   NormalizedTranspose n = normalizeTranspose(*hero);
   analysis.kind = EmitterKind::Transpose;

@@ -119,6 +119,7 @@ Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
 }
 
 Value ScalarOpEmitter::floatBinary(HloOpcode op, Value x, Value y) {
+  mlir::Type t = x.getType();
   switch (op) {
   case HloOpcode::Add:
     return b.create<arith::AddFOp>(loc, x, y);
@@ -135,9 +136,31 @@ Value ScalarOpEmitter::floatBinary(HloOpcode op, Value x, Value y) {
   case HloOpcode::Atan2:
     return b.create<math::Atan2Op>(loc, x, y);
   case HloOpcode::Maximum:
-    return b.create<arith::MaximumFOp>(loc, x, y);
-  case HloOpcode::Minimum:
-    return b.create<arith::MinimumFOp>(loc, x, y);
+  case HloOpcode::Minimum: {
+    // The evaluator's rule: a NaN operand wins (the first one), +0 is above
+    // -0. Spelled out rather than as arith.maximumf/minimumf: LLVM narrows
+    // those to f16 after a bf16/f16 widening, and its x86 lowering of
+    // llvm.maximum/minimum on f16 vectors drops NaNs.
+    bool max = op == HloOpcode::Maximum;
+    using P = arith::CmpFPredicate;
+    Value larger = b.create<arith::CmpFOp>(loc, max ? P::OGT : P::OLT, x, y);
+    Value picked = b.create<arith::SelectOp>(loc, larger, x, y);
+    // Equal values: the same bits, except for +0 and -0, where AND of the
+    // bits gives +0 (maximum) and OR gives -0 (minimum).
+    unsigned width = t.getIntOrFloatBitWidth();
+    mlir::Type bits = b.getIntegerType(width);
+    Value xb = b.create<arith::BitcastOp>(loc, bits, x);
+    Value yb = b.create<arith::BitcastOp>(loc, bits, y);
+    Value merged = max ? Value(b.create<arith::AndIOp>(loc, xb, yb))
+                       : Value(b.create<arith::OrIOp>(loc, xb, yb));
+    Value equal = b.create<arith::CmpFOp>(loc, P::OEQ, x, y);
+    picked = b.create<arith::SelectOp>(
+        loc, equal, b.create<arith::BitcastOp>(loc, t, merged), picked);
+    Value yNaN = b.create<arith::CmpFOp>(loc, P::UNO, y, y);
+    picked = b.create<arith::SelectOp>(loc, yNaN, y, picked);
+    Value xNaN = b.create<arith::CmpFOp>(loc, P::UNO, x, x);
+    return b.create<arith::SelectOp>(loc, xNaN, x, picked);
+  }
   default:
     return nullptr;
   }

@@ -62,3 +62,40 @@ func.func @phases(%in: tensor<4xf32>, %out: tensor<4xf32>) -> tensor<4xf32>
   %u = tensor.insert %y into %out[%th] : tensor<4xf32>
   return %u : tensor<4xf32>
 }
+
+// A loop marked tessel.uniform (every thread runs the same iterations: the
+// rows of a column reduction) stays outside, with the threads inside it.
+// CHECK-LABEL: func.func @uniform(
+// CHECK: %[[TILE:.*]] = tessel.allocate_shared : tensor<4xf32>
+// CHECK: scf.for %[[BL:.*]] = {{.*}} iter_args(%[[O:.*]] = %{{.*}})
+// CHECK:   %[[INIT:.*]] = scf.for %[[TH1:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[TILE]])
+// CHECK:   %[[ROWS:.*]] = scf.for %[[ROW:.*]] = {{.*}} iter_args(%[[T:.*]] = %[[INIT]])
+// CHECK:     %[[STEP:.*]] = scf.for %[[TH2:.*]] = {{.*}} iter_args(%[[T2:.*]] = %[[T]])
+// CHECK:       tensor.extract %{{.*}}[%[[ROW]], %[[TH2]]]
+// CHECK:       tensor.insert %{{.*}} into %[[T2]][%[[TH2]]]
+// CHECK:     scf.yield %[[STEP]]
+// CHECK:   scf.for %[[TH3:.*]] = {{.*}} iter_args(%[[B:.*]] = %[[O]])
+// CHECK:     tensor.extract %[[ROWS]][%[[TH3]]]
+// CHECK-NOT: tessel.sync_threads
+func.func @uniform(%in: tensor<8x4xf32>, %out: tensor<4xf32>) -> tensor<4xf32>
+    attributes {tessel.num_threads = 4 : i64, tessel.num_blocks = 1 : i64} {
+  %th = gpu.thread_id x upper_bound 4
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %tile = tessel.allocate_shared : tensor<4xf32>
+  %t0 = tensor.insert %zero into %tile[%th] : tensor<4xf32>
+  %s0 = tessel.sync_threads %t0 : tensor<4xf32>
+  %sum = scf.for %row = %c0 to %c8 step %c1 iter_args(%t = %s0) -> (tensor<4xf32>) {
+    %x = tensor.extract %in[%row, %th] : tensor<8x4xf32>
+    %a = tensor.extract %t[%th] : tensor<4xf32>
+    %n = arith.addf %a, %x : f32
+    %u = tensor.insert %n into %t[%th] : tensor<4xf32>
+    scf.yield %u : tensor<4xf32>
+  } {tessel.uniform}
+  %s1 = tessel.sync_threads %sum : tensor<4xf32>
+  %y = tensor.extract %s1[%th] : tensor<4xf32>
+  %v = tensor.insert %y into %out[%th] : tensor<4xf32>
+  return %v : tensor<4xf32>
+}

@@ -113,6 +113,21 @@ IndexingMap getTransposeWriteMap(const HloInstruction &hero,
                                  const NormalizedTranspose &transpose,
                                  mlir::MLIRContext *context);
 
+/// The column-reduction emitter's launch: a thread per output element (up
+/// to 256 per block, consecutive in memory), the block's accumulators in a
+/// shared tile of one element per thread.
+LaunchConfig getColumnReductionLaunch(const ColumnReduction &reduction);
+/// (th_x, bl_x, row) -> (the reduce operand's index..., th_x): the element
+/// thread th_x of block bl_x adds in at `row` (rows in the evaluator's
+/// order).
+IndexingMap getColumnReductionReadMap(const HloInstruction &reduce,
+                                      const ColumnReduction &reduction,
+                                      mlir::MLIRContext *context);
+/// (th_x, bl_x) -> (the reduce's output index..., th_x).
+IndexingMap getColumnReductionWriteMap(const HloInstruction &reduce,
+                                       const ColumnReduction &reduction,
+                                       mlir::MLIRContext *context);
+
 /// Emits `computation` with the emitter analyzeFusion chooses for the
 /// outputs `outputs` (see emitLoopFusion).
 mlir::FailureOr<mlir::func::FuncOp>

@@ -31,6 +31,14 @@
 //      the hero's dims, and nothing else reads the hero or those ops: the
 //      output reads the hero at its own index, so the second phase can
 //      compute the epilogue from the shared tile.
+// A reduce is a column-reduction hero when it has one operand, the dims it
+// keeps are the minor physical dims of its operand (at least 16 elements of
+// them) and it reduces at least 2 elements each, with rules 1 and 3 as for
+// transposes. Its emitter keeps a block's accumulators in a shared tile and
+// runs over the rows in the evaluator's order, a row at a time for all of
+// the block's threads, so reads are contiguous and the result is bit-exact.
+// Row reductions (the loop emitter reads each row contiguously already)
+// stay with the loop emitter.
 // Otherwise the loop emitter writes the fusion.
 //
 //===----------------------------------------------------------------------===//
@@ -44,7 +52,7 @@
 
 namespace tessel {
 
-enum class EmitterKind { Loop, Transpose };
+enum class EmitterKind { Loop, Transpose, ColumnReduction };
 
 const char *emitterKindName(EmitterKind kind);
 
@@ -72,11 +80,24 @@ struct NormalizedTranspose {
 /// Normalizes `transpose` (@pre a transpose or a copy).
 NormalizedTranspose normalizeTranspose(const HloInstruction &transpose);
 
+/// A reduce whose kept dims are the minor physical dims of its operand (a
+/// column reduction): `rows` reduced elements per output element, `columns`
+/// output elements, each row of them contiguous in memory.
+struct ColumnReduction {
+  int64_t rows = 1;
+  int64_t columns = 1;
+  /// The operand's kept dims, physically major to minor (threads run along
+  /// them); the reduced dims in increasing order (the evaluator's order).
+  std::vector<int64_t> keptDims;
+  std::vector<int64_t> reducedDims;
+};
+
 struct FusionAnalysis {
   EmitterKind kind = EmitterKind::Loop;
   /// The hero (the transpose), nullptr for the loop emitter.
   const HloInstruction *hero = nullptr;
   NormalizedTranspose transpose;
+  ColumnReduction reduction;
   /// One line: the rule that chose the emitter.
   std::string reason;
   /// Why each other candidate was not taken, one line each.

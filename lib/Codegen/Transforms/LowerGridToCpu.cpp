@@ -59,21 +59,21 @@ using llvm::SmallVector;
 
 /// The tensor that `value` (computed inside a phase) was derived from by
 /// inserts, transfer writes, loops and ifs: the buffer the phase writes,
-/// defined before the phase. Null when it cannot be traced.
-mlir::Value traceBuffer(mlir::Value value, mlir::Block &body,
-                        const llvm::DenseSet<mlir::Operation *> &phase) {
+/// defined before the phase (`inside` says which ops are in it), or an
+/// argument of `stop`. Null when it cannot be traced.
+mlir::Value traceBuffer(mlir::Value value, mlir::Block *stop,
+                        llvm::function_ref<bool(mlir::Operation *)> inside) {
   for (int steps = 0; steps < 100000; ++steps) {
     if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value)) {
       auto loop = llvm::dyn_cast_or_null<mlir::scf::ForOp>(
           arg.getOwner()->getParentOp());
-      if (!loop || arg.getArgNumber() == 0)
-        return value; // a function argument
+      if (arg.getOwner() == stop || !loop || arg.getArgNumber() == 0)
+        return value; // a function argument or the phase's own
       value = loop.getInitArgs()[arg.getArgNumber() - 1];
       continue;
     }
     mlir::Operation *def = value.getDefiningOp();
-    mlir::Operation *top = body.findAncestorOpInBlock(*def);
-    if (!top || !phase.count(top))
+    if (!inside(def))
       return value;
     unsigned k = llvm::cast<mlir::OpResult>(value).getResultNumber();
     if (auto insert = llvm::dyn_cast<mlir::tensor::InsertOp>(def))
@@ -88,6 +88,40 @@ mlir::Value traceBuffer(mlir::Value value, mlir::Block &body,
       return nullptr;
   }
   return nullptr;
+}
+
+/// Moves `ops` into a new thread loop in front of `before`. The loop starts
+/// from `loopInits` and yields `carried`; inside it, uses of `inits` (the
+/// buffers `carried` were written into) read its iteration arguments;
+/// outside it, uses of `carried` read its results.
+mlir::scf::ForOp wrapInThreadLoop(mlir::Operation *before,
+                                  llvm::ArrayRef<mlir::Operation *> ops,
+                                  llvm::ArrayRef<mlir::Value> carried,
+                                  llvm::ArrayRef<mlir::Value> inits,
+                                  llvm::ArrayRef<mlir::Value> loopInits,
+                                  mlir::Value zero, mlir::Value one,
+                                  mlir::Value numThreads) {
+  mlir::Location loc = before->getLoc();
+  mlir::OpBuilder b(before);
+  auto threadLoop = b.create<mlir::scf::ForOp>(loc, zero, numThreads, one,
+                                               llvm::to_vector(loopInits));
+  b.setInsertionPointToStart(threadLoop.getBody());
+  auto yield = b.create<mlir::scf::YieldOp>(loc, llvm::to_vector(carried));
+  for (mlir::Operation *op : ops)
+    op->moveBefore(yield);
+  for (auto [init, iter] : llvm::zip(inits, threadLoop.getRegionIterArgs())) {
+    mlir::Value buffer = init;
+    buffer.replaceUsesWithIf(iter, [&](mlir::OpOperand &use) {
+      return threadLoop->isProperAncestor(use.getOwner());
+    });
+  }
+  for (auto [v, result] : llvm::zip(carried, threadLoop.getResults())) {
+    mlir::Value value = v;
+    value.replaceUsesWithIf(result, [&](mlir::OpOperand &use) {
+      return !threadLoop->isAncestor(use.getOwner());
+    });
+  }
+  return threadLoop;
 }
 
 mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
@@ -205,6 +239,50 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
     SmallVector<mlir::Value> carried =
         last ? SmallVector<mlir::Value>(ret.getOperands())
              : SmallVector<mlir::Value>(barriers[k].getOperands());
+
+    // A loop every thread runs alike (`tessel.uniform`, e.g. the rows of a
+    // column reduction) stays outside: the threads loop inside it.
+    mlir::scf::ForOp uniform;
+    for (mlir::Operation *op : phases[k])
+      if (auto loop = llvm::dyn_cast<mlir::scf::ForOp>(op))
+        if (loop->hasAttr("tessel.uniform"))
+          uniform = loop;
+    if (uniform) {
+      if (last || carried.size() != uniform.getNumResults() ||
+          !llvm::equal(carried, uniform.getResults()))
+        return uniform.emitOpError()
+               << "a uniform loop must be alone between two barriers and "
+                  "hand its results to the second";
+      mlir::Block *loopBody = uniform.getBody();
+      for (mlir::Operation *op : phases[k])
+        if (op != uniform.getOperation())
+          op->moveBefore(&loopBody->front());
+      uniform->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+      SmallVector<mlir::Operation *> ops;
+      for (mlir::Operation &op : loopBody->without_terminator())
+        ops.push_back(&op);
+      SmallVector<mlir::Value> inner(loopBody->getTerminator()->getOperands());
+      SmallVector<mlir::Value> innerInits;
+      for (mlir::Value v : inner) {
+        mlir::Value buffer = traceBuffer(v, loopBody, [&](mlir::Operation *op) {
+          return uniform->isProperAncestor(op);
+        });
+        if (!buffer)
+          return uniform.emitOpError()
+                 << "cannot tell which buffer the uniform loop writes";
+        innerInits.push_back(buffer);
+      }
+      threadLoops.push_back(wrapInThreadLoop(loopBody->getTerminator(), ops,
+                                             inner, innerInits, innerInits,
+                                             zero, one, numThreads));
+      for (auto [synced, result] :
+           llvm::zip(barriers[k].getResults(), uniform.getResults()))
+        synced.replaceAllUsesWith(result);
+      barriers[k].erase();
+      b.setInsertionPointAfter(uniform);
+      continue;
+    }
+
     // The buffers each carried tensor was written into.
     SmallVector<mlir::Value> inits;
     if (last && phases.size() == 1) {
@@ -213,7 +291,10 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
       llvm::DenseSet<mlir::Operation *> phaseSet(phases[k].begin(),
                                                  phases[k].end());
       for (mlir::Value v : carried) {
-        mlir::Value buffer = traceBuffer(v, body, phaseSet);
+        mlir::Value buffer = traceBuffer(v, &body, [&](mlir::Operation *op) {
+          mlir::Operation *top = body.findAncestorOpInBlock(*op);
+          return top && phaseSet.count(top);
+        });
         if (!buffer)
           return func.emitOpError()
                  << "cannot tell which buffer phase " << k
@@ -235,20 +316,11 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
       else
         loopInits.push_back(init);
     }
-    auto threadLoop =
-        b.create<mlir::scf::ForOp>(loc, zero, numThreads, one, loopInits);
-    b.setInsertionPointToStart(threadLoop.getBody());
-    auto yield = b.create<mlir::scf::YieldOp>(loc, carried);
-    for (mlir::Operation *op : phases[k])
-      op->moveBefore(yield);
-    for (auto [init, iter] : llvm::zip(inits, threadLoop.getRegionIterArgs()))
-      init.replaceUsesWithIf(iter, [&](mlir::OpOperand &use) {
-        return threadLoop->isProperAncestor(use.getOwner());
-      });
-    for (auto [v, result] : llvm::zip(carried, threadLoop.getResults()))
-      v.replaceUsesWithIf(result, [&](mlir::OpOperand &use) {
-        return !threadLoop->isAncestor(use.getOwner());
-      });
+    // The thread loop goes where the builder is; a placeholder marks it.
+    auto marker = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
+    auto threadLoop = wrapInThreadLoop(marker, phases[k], carried, inits,
+                                       loopInits, zero, one, numThreads);
+    marker.erase();
     if (!last) {
       for (auto [synced, result] :
            llvm::zip(barriers[k].getResults(), threadLoop.getResults()))
