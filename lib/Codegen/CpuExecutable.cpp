@@ -440,7 +440,9 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
     std::string text;
     for (const PlannedKernel &kernel : plan->kernels) {
       Expected<PartitionedComputation> partition =
-          partitionComputation(*kernel.computation, context.get());
+          partitionComputation(*kernel.computation, context.get(),
+                               getPartitionOptions(analyzeFusion(
+                                   *kernel.computation, kernel.outputIndices)));
       if (!partition)
         return partition.error();
       text += kernel.name + ": computation " + kernel.computation->name() +

@@ -830,6 +830,15 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
 
 } // namespace
 
+PartitionOptions getPartitionOptions(const FusionAnalysis &analysis) {
+  PartitionOptions options;
+  if (const HloInstruction *hero = analysis.hero)
+    options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
+      return &instruction == hero || &instruction == hero->operand(0);
+    };
+  return options;
+}
+
 mlir::FailureOr<mlir::func::FuncOp>
 emitFusion(mlir::ModuleOp module, const HloComputation &computation,
            llvm::StringRef name, Target target, std::string *error,
@@ -844,12 +853,8 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
                        mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
                        mlir::func::FuncDialect>();
   const HloInstruction *hero = analysis.hero;
-  PartitionOptions options;
-  options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
-    return &instruction == hero || &instruction == hero->operand(0);
-  };
   Expected<PartitionedComputation> partition =
-      partitionComputation(computation, context, options);
+      partitionComputation(computation, context, getPartitionOptions(analysis));
   if (!partition) {
     *error = partition.error().message;
     return mlir::failure();

@@ -34,6 +34,7 @@
 #ifndef TESSEL_CODEGEN_FUSIONEMITTER_H
 #define TESSEL_CODEGEN_FUSIONEMITTER_H
 
+#include "tessel/Codegen/ComputationPartitioner.h"
 #include "tessel/Codegen/HeroAnalysis.h"
 #include "tessel/Hlo/HloModule.h"
 #include "tessel/Indexing/IndexingMap.h"
@@ -127,6 +128,10 @@ IndexingMap getColumnReductionReadMap(const HloInstruction &reduce,
 IndexingMap getColumnReductionWriteMap(const HloInstruction &reduce,
                                        const ColumnReduction &reduction,
                                        mlir::MLIRContext *context);
+
+/// How a fusion is partitioned for its emitter: a hero and its operand are
+/// function roots (the entry reads and writes them through shared memory).
+PartitionOptions getPartitionOptions(const FusionAnalysis &analysis);
 
 /// Emits `computation` with the emitter analyzeFusion chooses for the
 /// outputs `outputs` (see emitLoopFusion).
