@@ -213,7 +213,9 @@ Partitioner::whyForcedRoot(const HloInstruction &instruction) const {
   if (outputs != tupleOutputs.end())
     return describeOutputs(outputs->second) + " of the ROOT tuple";
   if (options.isSubgraphRoot && options.isSubgraphRoot(instruction))
-    return std::string("a root by the caller's choice");
+    return options.rootReason.empty()
+               ? std::string("a root by the caller's choice")
+               : options.rootReason;
   if (instruction.users().empty())
     return name(instruction) + " has no users";
   return std::nullopt;

@@ -832,10 +832,15 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
 
 PartitionOptions getPartitionOptions(const FusionAnalysis &analysis) {
   PartitionOptions options;
-  if (const HloInstruction *hero = analysis.hero)
+  if (const HloInstruction *hero = analysis.hero) {
     options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
       return &instruction == hero || &instruction == hero->operand(0);
     };
+    options.rootReason = std::string("the ") + emitterKindName(analysis.kind) +
+                         " emitter's hero %" + hero->name() +
+                         " or its operand (the entry reads and writes them "
+                         "through shared memory)";
+  }
   return options;
 }
 

@@ -174,6 +174,9 @@ struct PartitionOptions {
   /// a transpose or reduction hero and its operands, which the entry
   /// function reads and writes through shared memory). Unset: none.
   std::function<bool(const HloInstruction &)> isSubgraphRoot;
+  /// The `reason` of the roots `isSubgraphRoot` makes; empty: "a root by
+  /// the caller's choice".
+  std::string rootReason;
   /// At most this many instructions per subgraph, constants not counted;
   /// an instruction that would join a full subgraph starts a new one. 0 or
   /// less: no limit. XLA's limit is 2000.
