@@ -2,6 +2,7 @@
 #include "ScalarOps.h"
 
 #include "ElementalEmitter.h"
+#include "tessel/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -39,11 +40,15 @@ Value ScalarOpEmitter::widen(Value x, PrimitiveType type) {
   return x;
 }
 
-Value ScalarOpEmitter::narrow(Value x, PrimitiveType type) {
-  if (isNarrowFloat(type))
-    return b.create<arith::TruncFOp>(loc, getStorageType(type, b.getContext()),
-                                     x);
-  return x;
+Value ScalarOpEmitter::narrow(Value x, PrimitiveType type,
+                              bool excessPrecisionAllowed) {
+  if (!isNarrowFloat(type))
+    return x;
+  auto trunc =
+      b.create<arith::TruncFOp>(loc, getStorageType(type, b.getContext()), x);
+  if (excessPrecisionAllowed)
+    trunc->setAttr(kExcessPrecisionAttr, b.getUnitAttr());
+  return trunc;
 }
 
 Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
@@ -459,14 +464,14 @@ mlir::FailureOr<Value> ScalarOpEmitter::convert(Value x, PrimitiveType from,
           loc, floatConst(w.getType(), std::nan("")), w);
       w = b.create<arith::SelectOp>(loc, isNan, canonical, w);
     }
-    return narrow(w, to);
+    return narrow(w, to, /*excessPrecisionAllowed=*/false);
   }
   if (!isFloat(from) && isFloat(to)) {
     mlir::Type wideTo = isNarrowFloat(to) ? b.getF32Type() : toType;
     Value r = isSignedInteger(from)
                   ? Value(b.create<arith::SIToFPOp>(loc, wideTo, x))
                   : Value(b.create<arith::UIToFPOp>(loc, wideTo, x));
-    return narrow(r, to);
+    return narrow(r, to, /*excessPrecisionAllowed=*/false);
   }
   if (isFloat(from) && !isFloat(to)) {
     // Saturate, NaN -> 0.

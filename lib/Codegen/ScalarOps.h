@@ -45,8 +45,11 @@ public:
 private:
   /// bf16/f16 widen to f32; others unchanged.
   mlir::Value widen(mlir::Value x, PrimitiveType type);
-  /// Back from widen()'s type to the storage type.
-  mlir::Value narrow(mlir::Value x, PrimitiveType type);
+  /// Back from widen()'s type to the storage type. The rounding after an
+  /// op is marked kExcessPrecisionAttr (--excess-precision may skip it);
+  /// a convert's is not: the HLO asks for it.
+  mlir::Value narrow(mlir::Value x, PrimitiveType type,
+                     bool excessPrecisionAllowed = true);
   mlir::Value floatUnary(HloOpcode op, mlir::Value x);
   mlir::Value floatBinary(HloOpcode op, mlir::Value x, mlir::Value y);
   mlir::FailureOr<mlir::Value> integerUnary(HloOpcode op, mlir::Value x,

@@ -10,17 +10,28 @@
 // CHECK: %[[M:.*]] = arith.mulf %[[XW]], %[[YW]] : f32
 // CHECK-NOT: arith.truncf %[[M]]
 // CHECK: %[[A:.*]] = arith.addf %[[M]], %[[XW]] : f32
-// CHECK: %[[R:.*]] = arith.truncf %[[A]] : f32 to bf16
+// CHECK: %[[R:.*]] = arith.truncf %[[A]] {tessel.excess_precision} : f32 to bf16
 // CHECK: return %[[R]]
 func.func @chain(%x: bf16, %y: bf16) -> bf16 {
   %xw = arith.extf %x : bf16 to f32
   %yw = arith.extf %y : bf16 to f32
   %m = arith.mulf %xw, %yw : f32
-  %mn = arith.truncf %m : f32 to bf16
+  %mn = arith.truncf %m {tessel.excess_precision} : f32 to bf16
   %mw = arith.extf %mn : bf16 to f32
   %a = arith.addf %mw, %xw : f32
-  %r = arith.truncf %a : f32 to bf16
+  %r = arith.truncf %a {tessel.excess_precision} : f32 to bf16
   return %r : bf16
+}
+
+// A convert's rounding (no tessel.excess_precision) stays: the HLO asks
+// for it.
+// CHECK-LABEL: func.func @convert(
+// CHECK: %[[T:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK: arith.extf %[[T]] : bf16 to f32
+func.func @convert(%x: f32) -> f32 {
+  %t = arith.truncf %x : f32 to bf16
+  %e = arith.extf %t : bf16 to f32
+  return %e : f32
 }
 
 // A round trip through a narrower type than the source is a real

@@ -18,9 +18,9 @@
 //                              range given as two new arguments
 //   -tessel-lower-indexing     apply_indexing -> arith
 //   -tessel-lower-tensors      tensors -> !llvm.ptr, extract/insert ->
-//   load/store -tessel-lower-to-llvm      math approximations, bf16 expansion,
-//   and the
-//                              upstream conversions to the llvm dialect
+//                              load/store
+//   -tessel-lower-to-llvm      math approximations, bf16 expansion, and
+//                              the upstream conversions to the llvm dialect
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_CODEGEN_PASSES_H
@@ -31,6 +31,11 @@
 #include <memory>
 
 namespace tessel {
+
+/// On an arith.truncf to bf16/f16: the rounding after an op, which
+/// -tessel-simplify-fp-conversions may skip. A convert's rounding, which
+/// the HLO asks for, does not carry it.
+inline constexpr const char kExcessPrecisionAttr[] = "tessel.excess_precision";
 
 std::unique_ptr<mlir::Pass> createInlineSubgraphsPass();
 std::unique_ptr<mlir::Pass> createSimplifyFpConversionsPass();

@@ -3,12 +3,15 @@
 // XLA's default numerics (xla_allow_excess_precision): a bf16 or f16 value
 // computed in f32 and widened again for the next op keeps its f32 value,
 //
-//   %r = arith.truncf %x : f32 to bf16
+//   %r = arith.truncf %x {tessel.excess_precision} : f32 to bf16
 //   %y = arith.extf %r : bf16 to f32      ->   %y is %x
 //
-// so a chain of narrow ops rounds once, where it is stored. Off by default:
-// the evaluator rounds after every op, and without this pass the compiled
-// code is bit-exact to it (`tessel run --excess-precision` turns it on).
+// so a chain of narrow ops rounds once, where it is stored. Only the
+// roundings the emitter marks as such (after an op) go; a convert's
+// rounding stays, since the HLO asks for it (XLA:CPU keeps it too). Off by
+// default: the evaluator rounds after every op, and without this pass the
+// compiled code is bit-exact to it (`tessel run --excess-precision` turns it
+// on).
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Codegen/Passes.h"
@@ -36,7 +39,8 @@ struct SimplifyFpConversionsPass
         [&](mlir::arith::ExtFOp op) { widenings.push_back(op); });
     for (mlir::arith::ExtFOp ext : widenings) {
       auto trunc = ext.getIn().getDefiningOp<mlir::arith::TruncFOp>();
-      if (!trunc || trunc.getIn().getType() != ext.getType())
+      if (!trunc || trunc.getIn().getType() != ext.getType() ||
+          !trunc->hasAttr(kExcessPrecisionAttr))
         continue;
       ext.replaceAllUsesWith(trunc.getIn());
       ext.erase();
