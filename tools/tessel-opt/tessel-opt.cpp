@@ -7,6 +7,7 @@
 // passes of test/lib.
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/Analysis/AlignmentVerifier.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 #include "tessel/Dialect/TpuDialect.h"
@@ -33,6 +34,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tessel::registerCodegenPasses();
+  tessel::registerVerifyAlignmentPass();
 #ifdef TESSEL_INCLUDE_TEST_PASSES
   tessel::test::registerTestPasses();
 #endif
