@@ -208,7 +208,7 @@ Blame blame(Value v, int64_t need, const DataFlowSolver &solver) {
 }
 
 /// What a blamed value is, in words: "%arg2 (a function argument)".
-std::string termText(Value v) {
+std::string termText(Value v, const ValueNamer &name) {
   std::string what;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     Operation *parent = arg.getOwner()->getParentOp();
@@ -222,17 +222,17 @@ std::string termText(Value v) {
   } else {
     what = "the result of " + v.getDefiningOp()->getName().getStringRef().str();
   }
-  return str(v) + " (" + what + ")";
+  return name(v) + " (" + what + ")";
 }
 
 std::string fixText(const Blame &b, int64_t multiple, unsigned dim,
-                    const DataFlowSolver &solver) {
+                    const DataFlowSolver &solver, const ValueNamer &name) {
   Divisibility known = getDivisibility(solver, b.value);
   std::string n = std::to_string(b.need);
   bool hopeless = known.isMultipleOf(b.need).verdict == Verdict::ProvenNot;
   if (!hopeless)
-    return "if every value of " + str(b.value) + " is a multiple of " + n +
-           ", promise it: `%aligned = tpu.assume_multiple " + str(b.value) +
+    return "if every value of " + name(b.value) + " is a multiple of " + n +
+           ", promise it: `%aligned = tpu.assume_multiple " + name(b.value) +
            ", " + n + " : " + str(b.value.getType()) + "` and use %aligned" +
            " in its place";
   std::string t = std::to_string(multiple);
@@ -266,7 +266,7 @@ std::string fixText(const Blame &b, int64_t multiple, unsigned dim,
 AlignmentFailure explain(Operation *op, unsigned dim, Value index,
                          int64_t multiple, const Tiling &tiling,
                          const DivisibilityQuery &query,
-                         const DataFlowSolver &solver) {
+                         const DataFlowSolver &solver, const ValueNamer &name) {
   AlignmentFailure f;
   f.op = op;
   f.dim = dim;
@@ -278,7 +278,7 @@ AlignmentFailure explain(Operation *op, unsigned dim, Value index,
   f.source = "the multiple " + t + " is the tile: " + tiling.source +
              std::to_string(dim) + " by " + t;
   Blame b = blame(index, multiple, solver);
-  f.term = "the term " + termText(b.value) + " breaks the proof: " +
+  f.term = "the term " + termText(b.value, name) + " breaks the proof: " +
            describe(getDivisibility(solver, b.value), "it");
   if (b.need != multiple)
     f.term += "; it must be a multiple of " + std::to_string(b.need) +
@@ -293,12 +293,13 @@ AlignmentFailure explain(Operation *op, unsigned dim, Value index,
     f.status =
         "unknown, not proven misaligned: " + describe(known, "the index") +
         "; it could be " + example + ", which is not a multiple of " + t;
-  f.fix = "fix: " + fixText(b, multiple, dim, solver);
+  f.fix = "fix: " + fixText(b, multiple, dim, solver, name);
   return f;
 }
 
 void check(Operation *op, const Access &access, const Tiling &tiling,
-           const DataFlowSolver &solver, AlignmentReport &report) {
+           const DataFlowSolver &solver, const ValueNamer &name,
+           AlignmentReport &report) {
   unsigned rank = access.type.getRank();
   for (unsigned d = 0; d < rank; ++d) {
     int64_t multiple = tiling.extents[d];
@@ -315,13 +316,15 @@ void check(Operation *op, const Access &access, const Tiling &tiling,
     DivisibilityQuery query = known.isMultipleOf(multiple);
     if (query.verdict != Verdict::Proven)
       report.failures.push_back(
-          explain(op, d, index, multiple, tiling, query, solver));
+          explain(op, d, index, multiple, tiling, query, solver, name));
   }
 }
 
 } // namespace
 
-AlignmentReport verifyAlignment(Operation *root, const DataFlowSolver &solver) {
+AlignmentReport verifyAlignment(Operation *root, const DataFlowSolver &solver,
+                                const ValueNamer &namer) {
+  ValueNamer name = namer ? namer : ValueNamer([](Value v) { return str(v); });
   AlignmentReport report;
   root->walk([&](Operation *op) {
     std::optional<Access> access = accessOf(op);
@@ -331,17 +334,17 @@ AlignmentReport verifyAlignment(Operation *root, const DataFlowSolver &solver) {
     if (!tiling)
       return;
     ++report.accessesChecked;
-    check(op, *access, *tiling, solver, report);
+    check(op, *access, *tiling, solver, name, report);
   });
   return report;
 }
 
-AlignmentReport verifyAlignment(Operation *root) {
+AlignmentReport verifyAlignment(Operation *root, const ValueNamer &namer) {
   DataFlowSolver solver;
   loadDivisibilityAnalysis(solver);
   if (failed(solver.initializeAndRun(root)))
     return AlignmentReport();
-  return verifyAlignment(root, solver);
+  return verifyAlignment(root, solver, namer);
 }
 
 void emitAlignmentError(const AlignmentFailure &failure) {

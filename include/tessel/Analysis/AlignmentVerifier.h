@@ -35,6 +35,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Pass/Pass.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,13 +70,19 @@ struct AlignmentReport {
   std::vector<AlignmentFailure> failures;
 };
 
+/// How the messages name a value; by default as the printer would (%arg2,
+/// %0). `tessel align` passes the names of the source file.
+using ValueNamer = std::function<std::string(mlir::Value)>;
+
 /// Checks every access under `root`. @pre `solver` ran the divisibility
 /// analysis (loadDivisibilityAnalysis) on `root`.
 AlignmentReport verifyAlignment(mlir::Operation *root,
-                                const mlir::DataFlowSolver &solver);
+                                const mlir::DataFlowSolver &solver,
+                                const ValueNamer &name = {});
 
 /// Runs the analysis and the check on `root`.
-AlignmentReport verifyAlignment(mlir::Operation *root);
+AlignmentReport verifyAlignment(mlir::Operation *root,
+                                const ValueNamer &name = {});
 
 /// Emits a failure as an error at its op with four notes.
 void emitAlignmentError(const AlignmentFailure &failure);
