@@ -133,8 +133,9 @@ int64_t TiledLayoutAttr::tileExtent(unsigned dim, unsigned rank) const {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AssumeMultipleOp::verify() {
-  if (getMultiple() <= 0)
-    return emitOpError() << "multiple must be positive, got " << getMultiple();
+  int64_t multiple = getMultipleAttr().getValue().getSExtValue();
+  if (multiple <= 0)
+    return emitOpError() << "multiple must be positive, got " << multiple;
   return success();
 }
 

@@ -8,6 +8,14 @@ func.func @zero_multiple(%i: index) {
 
 // -----
 
+func.func @negative_multiple(%i: index) {
+  // expected-error @+1 {{'tpu.assume_multiple' op multiple must be positive, got -128}}
+  %j = tpu.assume_multiple %i, -128 : index
+  return
+}
+
+// -----
+
 func.func @float_operand(%x: f32) {
   // expected-error @+1 {{operand #0 must be index or signless integer}}
   %j = tpu.assume_multiple %x, 8 : f32
