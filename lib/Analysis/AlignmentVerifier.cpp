@@ -177,8 +177,13 @@ Blame blame(Value v, int64_t need, const DataFlowSolver &solver) {
     }
     Operation *op = v.getDefiningOp();
     if (isa<arith::AddIOp, arith::SubIOp>(op)) {
-      v = proven(op->getOperand(0), need) ? op->getOperand(1)
-                                          : op->getOperand(0);
+      // Follow the one term that is not aligned; when both are not, the sum
+      // itself is the term to blame.
+      bool first = proven(op->getOperand(0), need),
+           second = proven(op->getOperand(1), need);
+      if (first == second)
+        return {v, need};
+      v = first ? op->getOperand(1) : op->getOperand(0);
       continue;
     }
     if (isa<arith::MulIOp>(op)) {

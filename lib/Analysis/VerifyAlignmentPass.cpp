@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Analysis/AlignmentVerifier.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace tessel {
 namespace {
@@ -25,7 +27,16 @@ struct VerifyAlignmentPass
   }
 
   void runOnOperation() override {
-    AlignmentReport report = verifyAlignment(getOperation());
+    // One numbering of the values for every message (printAsOperand without
+    // a state numbers the whole function again for each value).
+    mlir::AsmState state(getOperation());
+    AlignmentReport report =
+        verifyAlignment(getOperation(), [&](mlir::Value v) {
+          std::string s;
+          llvm::raw_string_ostream os(s);
+          v.printAsOperand(os, state);
+          return s;
+        });
     for (const AlignmentFailure &failure : report.failures)
       emitAlignmentError(failure);
     if (!report.failures.empty())

@@ -174,3 +174,18 @@ func.func @others(%m: memref<16x256xf32, #tpu.tiled<(8,128),[2,1]>>, %i: index, 
   tpu.store %c, %m[%c0, %j] : memref<16x256xf32, #tpu.tiled<(8,128),[2,1]>>, vector<8x128xf32>
   return
 }
+
+// -----
+
+// Neither term of a sum is aligned: the sum itself is the term to promise.
+func.func @sum(%m: memref<16x256xf32, #tpu.tiled<(8,128),[2,1]>>, %i: index, %j: index) {
+  %c0 = arith.constant 0 : index
+  %s = arith.addi %i, %j : index
+  // expected-error @+5 {{cannot statically prove that index in dimension 1 is a multiple of 128}}
+  // expected-note @+4 {{the multiple 128 is the tile}}
+  // expected-note @+3 {{the term %0 (the result of arith.addi) breaks the proof: nothing is known about it}}
+  // expected-note @+2 {{unknown}}
+  // expected-note @+1 {{fix: if every value of %0 is a multiple of 128, promise it}}
+  %v = vector.load %m[%c0, %s] : memref<16x256xf32, #tpu.tiled<(8,128),[2,1]>>, vector<8x128xf32>
+  return
+}
