@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tessel::registerCodegenPasses();
   tessel::registerVerifyAlignmentPass();
+  tessel::registerCheckAssumptionsPass();
 #ifdef TESSEL_INCLUDE_TEST_PASSES
   tessel::test::registerTestPasses();
 #endif

@@ -92,6 +92,12 @@ void emitAlignmentError(const AlignmentFailure &failure);
 std::unique_ptr<mlir::Pass> createVerifyAlignmentPass();
 void registerVerifyAlignmentPass();
 
+/// --tessel-check-assumptions: a run-time check (cf.assert naming the value
+/// and the multiple) before every tpu.assume_multiple, for debugging false
+/// promises.
+std::unique_ptr<mlir::Pass> createCheckAssumptionsPass();
+void registerCheckAssumptionsPass();
+
 } // namespace tessel
 
 #endif // TESSEL_ANALYSIS_ALIGNMENTVERIFIER_H
