@@ -105,8 +105,66 @@ std::string str(Value v) {
 struct Tiling {
   SmallVector<int64_t> extents;
   unsigned bits = 0;
+  std::string xla;    // the layout as XLA writes it, when it has that form
   std::string source; // with {D} and {T} to fill in
 };
+
+/// "f32", "bf16", "s32", "pred", ... as XLA names element types.
+std::optional<std::string> xlaElementName(Type t) {
+  if (t.isBF16())
+    return std::string("bf16");
+  if (t.isF16() || t.isF32() || t.isF64())
+    return "f" + std::to_string(t.getIntOrFloatBitWidth());
+  if (t.isIndex())
+    return std::string("s64");
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    if (i.getWidth() == 1)
+      return std::string("pred");
+    return (i.isUnsigned() ? "u" : "s") + std::to_string(i.getWidth());
+  }
+  return std::nullopt;
+}
+
+/// The memref's layout in XLA's text form, `f32[4,256]{1,0:T(8,128)}`, when
+/// its shape is static and its tiles are laid out row-major (the strides
+/// given, if any, are those of row-major tiles). `tessel layout explain`
+/// reads it.
+std::string xlaLayout(MemRefType type, ArrayRef<SmallVector<int64_t>> tiles,
+                      ArrayRef<int64_t> strides) {
+  std::optional<std::string> element = xlaElementName(type.getElementType());
+  if (!element || !type.hasStaticShape() || tiles.empty() ||
+      tiles.front().size() > size_t(type.getRank()))
+    return "";
+  unsigned rank = type.getRank();
+  if (!strides.empty()) {
+    SmallVector<int64_t> counts(type.getShape());
+    ArrayRef<int64_t> first = tiles.front();
+    for (size_t i = 0; i < first.size(); ++i) {
+      int64_t &c = counts[rank - first.size() + i];
+      c = (c + first[i] - 1) / first[i];
+    }
+    int64_t stride = 1;
+    for (unsigned d = rank; d-- > 0;) {
+      if (strides[d] != stride)
+        return "";
+      stride *= counts[d];
+    }
+  }
+  std::string text = *element + "[";
+  for (unsigned d = 0; d < rank; ++d)
+    text += (d ? "," : "") + std::to_string(type.getDimSize(d));
+  text += "]{";
+  for (unsigned d = rank; d-- > 0;)
+    text += std::to_string(d) + (d ? "," : "");
+  text += ":T";
+  for (ArrayRef<int64_t> tile : tiles) {
+    text += "(";
+    for (size_t i = 0; i < tile.size(); ++i)
+      text += (i ? "," : "") + std::to_string(tile[i]);
+    text += ")";
+  }
+  return text + "}";
+}
 
 std::optional<Tiling> tilingOf(MemRefType type) {
   Type element = type.getElementType();
@@ -114,26 +172,42 @@ std::optional<Tiling> tilingOf(MemRefType type) {
     return std::nullopt;
   unsigned bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
   unsigned rank = type.getRank();
-  Tiling t{SmallVector<int64_t>(rank, 1), bits, ""};
+  Tiling t;
+  t.extents.assign(rank, 1);
+  t.bits = bits;
   if (auto tiled = dyn_cast<tpu::TiledLayoutAttr>(type.getLayout())) {
     for (unsigned d = 0; d < rank; ++d)
       t.extents[d] = tiled.tileExtent(d, rank);
     t.source = "the layout " + str(Attribute(tiled)) + " tiles dimension ";
+    SmallVector<SmallVector<int64_t>> tiles;
+    for (DenseI64ArrayAttr tile : tiled.getTiles())
+      tiles.emplace_back(tile.asArrayRef());
+    t.xla = xlaLayout(type, tiles, tiled.getTileStrides());
     return t;
   }
   if (!isa_and_nonnull<tpu::MemorySpaceAttr>(type.getMemorySpace()) ||
       rank == 0)
     return std::nullopt;
   int64_t packing = bits < 32 ? 32 / bits : 1;
-  std::string tile;
+  SmallVector<SmallVector<int64_t>> tiles;
   if (rank == 1) {
     t.extents[0] = 1024 * packing;
-    tile = "(" + std::to_string(t.extents[0]) + ")";
+    tiles.push_back({t.extents[0]});
   } else {
     t.extents[rank - 2] = 8 * packing;
     t.extents[rank - 1] = 128;
-    tile = "(" + std::to_string(8 * packing) + ",128)";
+    tiles.push_back({8 * packing, 128});
+    if (packing > 1)
+      tiles.push_back({packing, 1});
   }
+  std::string tile;
+  for (ArrayRef<int64_t> one : tiles) {
+    tile += "(";
+    for (size_t i = 0; i < one.size(); ++i)
+      tile += (i ? "," : "") + std::to_string(one[i]);
+    tile += ")";
+  }
+  t.xla = xlaLayout(type, tiles, {});
   t.source = str(Type(type)) + " has no tiled layout, so it gets the " +
              "default tiling " + tile + " of " + std::to_string(bits) +
              "-bit elements in " + str(type.getMemorySpace()) +
@@ -282,6 +356,8 @@ AlignmentFailure explain(Operation *op, unsigned dim, Value index,
               std::to_string(dim) + " is a multiple of " + t;
   f.source = "the multiple " + t + " is the tile: " + tiling.source +
              std::to_string(dim) + " by " + t;
+  if (!tiling.xla.empty())
+    f.source += " (as XLA writes the layout: " + tiling.xla + ")";
   Blame b = blame(index, multiple, solver);
   f.term = "the term " + termText(b.value, name) + " breaks the proof: " +
            describe(getDivisibility(solver, b.value), "it");

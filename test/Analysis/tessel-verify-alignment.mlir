@@ -57,7 +57,7 @@ func.func @proven_not(%m: memref<16x256xf32, #tpu.tiled<(8,128),[2,1]>>, %i: ind
   %x = arith.muli %i, %c128 : index
   %y = arith.addi %x, %c32 : index
   // expected-error @+5 {{cannot statically prove that index in dimension 1 is a multiple of 128}}
-  // expected-note @+4 {{the layout #tpu.tiled<(8,128),[2,1]> tiles dimension 1 by 128}}
+  // expected-note @+4 {{the layout #tpu.tiled<(8,128),[2,1]> tiles dimension 1 by 128 (as XLA writes the layout: f32[16,256]{1,0:T(8,128)})}}
   // expected-note @+3 {{the term %c32 (the result of arith.constant) breaks the proof: it is the constant 32}}
   // expected-note @+2 {{proven misaligned: every value of the index is 32 mod 128, so no value is a multiple of 128 (e.g. 32)}}
   // expected-note @+1 {{fix: no promise can help: pad the data in dimension 1 so that the index becomes a multiple of 128, or load the aligned tile that holds it (the index rounded down to a multiple of 128) and rotate the values into place}}
@@ -125,7 +125,7 @@ func.func @product(%m: memref<16x256xf32, #tpu.tiled<(8,128),[2,1]>>, %j: index)
 func.func @packed(%m: memref<32x256xbf16, #tpu.memory_space<vmem>>, %i: index) {
   %c0 = arith.constant 0 : index
   // expected-error @+5 {{cannot statically prove that index in dimension 0 is a multiple of 16}}
-  // expected-note @+4 {{the default tiling (16,128) of 16-bit elements in #tpu.memory_space<vmem>, which tiles dimension 0 by 16}}
+  // expected-note @+4 {{the default tiling (16,128)(2,1) of 16-bit elements in #tpu.memory_space<vmem>, which tiles dimension 0 by 16 (as XLA writes the layout: bf16[32,256]{1,0:T(16,128)(2,1)})}}
   // expected-note @+3 {{the term %arg1}}
   // expected-note @+2 {{unknown}}
   // expected-note @+1 {{fix}}
@@ -187,5 +187,19 @@ func.func @sum(%m: memref<16x256xf32, #tpu.tiled<(8,128),[2,1]>>, %i: index, %j:
   // expected-note @+2 {{unknown}}
   // expected-note @+1 {{fix: if every value of %0 is a multiple of 128, promise it}}
   %v = vector.load %m[%c0, %s] : memref<16x256xf32, #tpu.tiled<(8,128),[2,1]>>, vector<8x128xf32>
+  return
+}
+
+// -----
+
+// Tile strides that are not those of row-major tiles have no XLA form.
+func.func @strides(%m: memref<16x256xf32, #tpu.tiled<(8,128),[1,2]>>, %j: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+5 {{cannot statically prove that index in dimension 1 is a multiple of 128}}
+  // expected-note-re @+4 {{the layout #tpu.tiled<(8,128),[1,2]> tiles dimension 1 by 128{{$}}}}
+  // expected-note @+3 {{the term}}
+  // expected-note @+2 {{unknown}}
+  // expected-note @+1 {{fix}}
+  %v = vector.load %m[%c0, %j] : memref<16x256xf32, #tpu.tiled<(8,128),[1,2]>>, vector<8x128xf32>
   return
 }
