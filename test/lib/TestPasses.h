@@ -12,8 +12,14 @@ namespace tessel::test {
 /// -test-tessel-indexing-map
 void registerTestIndexingMapPass();
 
+/// --tessel-test-divisibility (the name issue 11 asks for)
+void registerTestDivisibilityPass();
+
 /// Every test pass.
-inline void registerTestPasses() { registerTestIndexingMapPass(); }
+inline void registerTestPasses() {
+  registerTestIndexingMapPass();
+  registerTestDivisibilityPass();
+}
 
 } // namespace tessel::test
 

@@ -1,13 +1,16 @@
 //===- tessel-opt.cpp - mlir-opt with tessel's dialects and passes --------===//
 //
 // The driver for tessel's lit tests: parses MLIR, runs passes given on the
-// command line, prints the result. It registers tessel's dialect and only the
-// upstream dialects tessel's code generator emits or lowers through, and, when
-// tests are built, the test-only passes of test/lib.
+// command line, prints the result. It registers tessel's dialect, the tpu
+// dialect of Mosaic kernels, only the upstream dialects tessel's code
+// generator emits or lowers through, and, when tests are built, the test-only
+// passes of test/lib.
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/Analysis/AlignmentVerifier.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
+#include "tessel/Dialect/TpuDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,6 +34,8 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tessel::registerCodegenPasses();
+  tessel::registerVerifyAlignmentPass();
+  tessel::registerCheckAssumptionsPass();
 #ifdef TESSEL_INCLUDE_TEST_PASSES
   tessel::test::registerTestPasses();
 #endif
@@ -40,7 +45,8 @@ int main(int argc, char **argv) {
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
-                  mlir::vector::VectorDialect, tessel::TesselDialect>();
+                  mlir::vector::VectorDialect, tessel::TesselDialect,
+                  tessel::tpu::TpuDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));
 }

@@ -19,6 +19,8 @@ int runRelayoutCommand(int argc, char **argv);
 int runCompileCommand(int argc, char **argv);
 /// `tessel run M.hlo [options]`; argv[0] is "run".
 int runRunCommand(int argc, char **argv);
+/// `tessel align FILE.mlir [--json]`; argv[0] is "align".
+int runAlignCommand(int argc, char **argv);
 
 } // namespace tessel
 

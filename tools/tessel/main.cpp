@@ -7,6 +7,7 @@
 // tessel relayout ... convert a buffer between two layouts
 // tessel compile ...  compile an HLO module's fusions, print any IR
 // tessel run ...      compile and run an HLO module, check, time
+// tessel align ...    prove tile alignment of a kernel's memory accesses
 //
 // Each group lives in its own <Group>Command.cpp and is listed in kGroups.
 //
@@ -42,6 +43,8 @@ const Group kGroups[] = {
      tessel::runCompileCommand},
     {"run", "compile and run an HLO module on this CPU, check, time (no verb)",
      tessel::runRunCommand},
+    {"align", "prove that a kernel's accesses are tile-aligned (no verb)",
+     tessel::runAlignCommand},
 };
 
 void printHelp() {

@@ -1,0 +1,4 @@
+func.func @f(%a: index) {
+  %x = arith.addi %a : index
+  return
+}
