@@ -185,7 +185,7 @@ void DivisibilityAnalysis::visitOperation(
     ArrayRef<Divisibility> symbols = ArrayRef(in).drop_front(map.getNumDims());
     for (auto [expr, lattice] :
          llvm::zip(map.getAffineMap().getResults(), results))
-      update(lattice, evaluate(expr, dims, symbols));
+      update(lattice, evaluateAffineDivisibility(expr, dims, symbols));
     return;
   }
   std::optional<unsigned> width =
@@ -238,6 +238,12 @@ Divisibility getDivisibility(const DataFlowSolver &solver, Value value) {
   if (!lattice || lattice->getValue().isUninitialized())
     return Divisibility::unknown();
   return lattice->getValue().get();
+}
+
+Divisibility evaluateAffineDivisibility(AffineExpr expr,
+                                        ArrayRef<Divisibility> dims,
+                                        ArrayRef<Divisibility> symbols) {
+  return evaluate(expr, dims, symbols);
 }
 
 } // namespace tessel

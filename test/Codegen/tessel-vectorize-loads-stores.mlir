@@ -97,3 +97,45 @@ func.func @predicates(%in: tensor<32xi1>, %out: tensor<32xi1>, %th: index) -> te
   }
   return %r : tensor<32xi1>
 }
+
+// -----
+
+// The map alone sees d0 + v; the divisibility analysis knows d0 is
+// 4 * %i (no wrap), so the access is aligned and becomes a vector read.
+#plain = #tessel.indexing_map<"(d0)[v] -> (d0 + v), domain: d0 in [0, 60], v in [0, 3]">
+// CHECK-LABEL: func.func @analysis(
+// CHECK: vector.transfer_read %{{.*}} : tensor<64xf32>, vector<4xf32>
+func.func @analysis(%in: tensor<64xf32>, %out: tensor<64xf32>, %i: index) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %d = arith.muli %i, %c4 overflow<nsw> : index
+  %r = scf.for %v = %c0 to %c4 step %c1 iter_args(%acc = %out) -> (tensor<64xf32>) {
+    %o = tessel.apply_indexing #plain(%d)[%v]
+    %x = tensor.extract %in[%o] : tensor<64xf32>
+    %u = tensor.insert %x into %acc[%o] : tensor<64xf32>
+    scf.yield %u : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// 3 * %i may be anything modulo 4: the access stays scalar.
+#plain3 = #tessel.indexing_map<"(d0)[v] -> (d0 + v), domain: d0 in [0, 60], v in [0, 3]">
+// CHECK-LABEL: func.func @unknown(
+// CHECK-NOT: vector.transfer_read
+func.func @unknown(%in: tensor<64xf32>, %out: tensor<64xf32>, %i: index) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %d = arith.muli %i, %c3 : index
+  %r = scf.for %v = %c0 to %c4 step %c1 iter_args(%acc = %out) -> (tensor<64xf32>) {
+    %o = tessel.apply_indexing #plain3(%d)[%v]
+    %x = tensor.extract %in[%o] : tensor<64xf32>
+    %u = tensor.insert %x into %acc[%o] : tensor<64xf32>
+    scf.yield %u : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}

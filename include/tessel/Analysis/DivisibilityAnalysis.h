@@ -1,5 +1,4 @@
-//===- DivisibilityAnalysis.h - Divisibility of integer SSA values -*- C++
-//-*-===//
+//===- DivisibilityAnalysis.h - Divisibility of SSA values -----*- C++ -*-===//
 //
 // A sparse forward dataflow analysis that gives every integer and index value
 // a tessel::Divisibility (tessel/Support/Divisibility.h): what is known about
@@ -84,6 +83,12 @@ void loadDivisibilityAnalysis(mlir::DataFlowSolver &solver);
 /// not an integer).
 Divisibility getDivisibility(const mlir::DataFlowSolver &solver,
                              mlir::Value value);
+
+/// What is known of an affine expression (mathematical integers: affine
+/// maps do not wrap) over dims and symbols known as `dims` and `symbols`.
+Divisibility evaluateAffineDivisibility(mlir::AffineExpr expr,
+                                        llvm::ArrayRef<Divisibility> dims,
+                                        llvm::ArrayRef<Divisibility> symbols);
 
 /// The bit width the analysis uses for `type`: 64 for index, the width of an
 /// integer type, nullopt for anything else.

@@ -24,14 +24,21 @@
 //   }
 //   %u = vector.transfer_write %r#1, %out[%b]
 //
-// "A multiple of V" is proven on the map: every term of the offset other
-// than v has a coefficient that is a multiple of V, and so has the
-// constant (the divisibility analysis of spec/alignment.md in its simplest
-// form). Runs after -tessel-flatten-tensors, on 1-D tensors.
+// "A multiple of V" is proven on the map when every term of the offset
+// other than v has a coefficient that is a multiple of V, and so has the
+// constant; otherwise the divisibility analysis of the alignment verifier
+// (tessel/Analysis/DivisibilityAnalysis.h, spec/alignment.md) is asked
+// about the offset at v = 0, from what it knows of the map's operands (a
+// `%d = arith.muli %x, %c4 overflow<nsw>` operand is a multiple of 4 even
+// though the map sees only `d0`). Runs after -tessel-flatten-tensors, on
+// 1-D tensors.
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/Analysis/DivisibilityAnalysis.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
+
+#include "mlir/Analysis/DataFlowFramework.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -114,7 +121,8 @@ bool isMultipleExcept(mlir::AffineExpr expr, mlir::AffineExpr variable,
 /// and aligned to `size`; the apply_indexing that computes it at v = 0 is
 /// created before `loop`.
 mlir::FailureOr<mlir::Value> vectorBase(mlir::scf::ForOp loop, mlir::Value iv,
-                                        int64_t size, mlir::Value index) {
+                                        int64_t size, mlir::Value index,
+                                        const mlir::DataFlowSolver &solver) {
   auto apply = index.getDefiningOp<ApplyIndexingOp>();
   if (!apply || apply.getNumResults() != 1 || !loop->isProperAncestor(apply))
     return mlir::failure();
@@ -133,9 +141,21 @@ mlir::FailureOr<mlir::Value> vectorBase(mlir::scf::ForOp loop, mlir::Value iv,
       return mlir::failure();
     }
   }
-  if (ivUses != 1 || coefficientOf(result, variable) != 1 ||
-      !isMultipleExcept(result, variable, size))
+  if (ivUses != 1 || coefficientOf(result, variable) != 1)
     return mlir::failure();
+  if (!isMultipleExcept(result, variable, size)) {
+    // Ask the divisibility analysis about the offset at v = 0.
+    llvm::SmallVector<Divisibility> known;
+    for (mlir::Value operand : apply.getOperands())
+      known.push_back(operand == iv ? Divisibility::constant(0)
+                                    : getDivisibility(solver, operand));
+    llvm::ArrayRef<Divisibility> all(known);
+    Divisibility offset =
+        evaluateAffineDivisibility(result, all.take_front(map.getNumDims()),
+                                   all.drop_front(map.getNumDims()));
+    if (offset.isMultipleOf(size).verdict != Verdict::Proven)
+      return mlir::failure();
+  }
   mlir::OpBuilder b(loop);
   llvm::SmallVector<mlir::Value> operands(apply.getOperands());
   for (mlir::Value &operand : operands)
@@ -154,7 +174,7 @@ bool hasByteElements(mlir::Type type) {
   return type.getIntOrFloatBitWidth() % 8 == 0;
 }
 
-void vectorizeLoop(mlir::scf::ForOp loop) {
+void vectorizeLoop(mlir::scf::ForOp loop, const mlir::DataFlowSolver &solver) {
   std::optional<int64_t> lower =
       mlir::getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> upper =
@@ -177,7 +197,7 @@ void vectorizeLoop(mlir::scf::ForOp loop) {
       extracts.push_back(op);
   });
   for (mlir::tensor::ExtractOp op : extracts) {
-    auto base = vectorBase(loop, iv, size, op.getIndices()[0]);
+    auto base = vectorBase(loop, iv, size, op.getIndices()[0], solver);
     if (mlir::failed(base))
       continue;
     mlir::OpBuilder b(loop);
@@ -205,7 +225,7 @@ void vectorizeLoop(mlir::scf::ForOp loop) {
         insert.getIndices().size() != 1 || !acc.hasOneUse() ||
         !hasByteElements(insert.getScalar().getType()))
       continue;
-    auto base = vectorBase(loop, iv, size, insert.getIndices()[0]);
+    auto base = vectorBase(loop, iv, size, insert.getIndices()[0], solver);
     if (mlir::failed(base))
       continue;
     mlir::OpBuilder b(loop);
@@ -271,8 +291,15 @@ struct VectorizeLoadsStoresPass
       if (innermost)
         loops.push_back(loop);
     });
+    // What is known of every index value before any rewriting: the
+    // operands vectorBase asks about are defined outside the loops and
+    // stay as they are.
+    mlir::DataFlowSolver solver;
+    loadDivisibilityAnalysis(solver);
+    if (mlir::failed(solver.initializeAndRun(getOperation())))
+      return signalPassFailure();
     for (mlir::scf::ForOp loop : loops)
-      vectorizeLoop(loop);
+      vectorizeLoop(loop, solver);
   }
 };
 
