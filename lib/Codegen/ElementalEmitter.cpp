@@ -501,6 +501,143 @@ emitLoopNest(mlir::OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> bounds,
   return nest(0, inits);
 }
 
+/// Lanes of emitPartialReduce: enough for a 256-bit vector of f32 or a
+/// 512-bit one of 16-bit values after LLVM's SLP vectorizer.
+static constexpr int64_t kPartialLanes = 16;
+
+bool ElementalEmitter::isExactInAnyOrder(const HloInstruction &reduce) {
+  if (reduce.operandCount() != 2 || reduce.shape().isTuple())
+    return false;
+  const HloComputation &reducer = *reduce.calledComputation();
+  const HloInstruction *root = reducer.root();
+  if (root->operandCount() != 2 ||
+      root->operand(0)->opcode() != HloOpcode::Parameter ||
+      root->operand(1)->opcode() != HloOpcode::Parameter ||
+      root->operand(0) == root->operand(1) || reducer.parameterCount() != 2)
+    return false;
+  PrimitiveType type = reduce.shape().elementType;
+  HloOpcode op = root->opcode();
+  bool orderFree;
+  if (isFloat(type))
+    // max/min pick an element; NaN wins whatever the order, +0 is above -0
+    // whatever the order.
+    orderFree = op == HloOpcode::Maximum || op == HloOpcode::Minimum;
+  else if (type == PrimitiveType::Pred)
+    orderFree = op == HloOpcode::And || op == HloOpcode::Or;
+  else
+    // Wrapping integer arithmetic is associative and commutative.
+    orderFree = op == HloOpcode::Add || op == HloOpcode::Multiply ||
+                op == HloOpcode::And || op == HloOpcode::Or ||
+                op == HloOpcode::Xor || op == HloOpcode::Maximum ||
+                op == HloOpcode::Minimum;
+  if (!orderFree)
+    return false;
+  // The last reduced dim must be the operand's minor one, in memory order.
+  const Shape &input = reduce.operand(0)->shape();
+  const std::vector<int64_t> &reduced = reduce.dimensions();
+  if (reduced.empty())
+    return false;
+  int64_t last = *std::max_element(reduced.begin(), reduced.end());
+  Layout layout = input.layoutOrDefault();
+  return layout.tiles.empty() && !layout.minorToMajor.empty() &&
+         layout.minorToMajor.front() == last &&
+         input.dims[last] >= 2 * kPartialLanes;
+}
+
+mlir::FailureOr<SmallVector<Value>> ElementalEmitter::emitPartialReduce(
+    const HloInstruction &instruction, ValueRange indices,
+    llvm::ArrayRef<int64_t> bounds, const std::vector<bool> &isReduced,
+    Value init) {
+  // The reducer gives the same result in any order (isExactInAnyOrder), so
+  // the minor reduced dim runs as kPartialLanes independent partial
+  // results over consecutive elements, which LLVM turns into one vector
+  // operation per chunk, then folds them into the accumulator.
+  Location loc = b.getUnknownLoc();
+  const Shape &inputShape = instruction.operand(0)->shape();
+  const HloComputation &reducer = *instruction.calledComputation();
+  int64_t size = bounds.back();
+  int64_t chunks = size / kPartialLanes;
+  auto element = [&](ValueRange outer, Value minor) -> mlir::FailureOr<Value> {
+    SmallVector<Value> inputIndex;
+    size_t kept = 0, red = 0;
+    for (int64_t dim = 0; dim < inputShape.rank(); ++dim) {
+      if (!isReduced[dim])
+        inputIndex.push_back(indices[kept++]);
+      else if (red < outer.size())
+        inputIndex.push_back(outer[red++]);
+      else
+        inputIndex.push_back(minor);
+    }
+    return emitOperand(instruction, 0, inputIndex);
+  };
+  auto combine = [&](Value acc, Value x) -> mlir::FailureOr<Value> {
+    auto r = emitScalarComputation(reducer, {acc, x});
+    if (mlir::failed(r))
+      return mlir::failure();
+    return r->front();
+  };
+  return emitLoopNest(
+      b, loc, bounds.drop_back(), {init},
+      [&](ValueRange outer,
+          ValueRange accs) -> mlir::FailureOr<SmallVector<Value>> {
+        SmallVector<Value> partials;
+        {
+          Scope scope(*this);
+          for (int64_t j = 0; j < kPartialLanes; ++j) {
+            auto x =
+                element(outer, b.create<mlir::arith::ConstantIndexOp>(loc, j));
+            if (mlir::failed(x))
+              return mlir::failure();
+            partials.push_back(*x);
+          }
+        }
+        Value one = b.create<mlir::arith::ConstantIndexOp>(loc, 1);
+        Value end = b.create<mlir::arith::ConstantIndexOp>(loc, chunks);
+        auto loop = b.create<mlir::scf::ForOp>(loc, one, end, one, partials);
+        {
+          mlir::OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Scope scope(*this);
+          Value first = b.create<mlir::arith::MulIOp>(
+              loc, loop.getInductionVar(),
+              b.create<mlir::arith::ConstantIndexOp>(loc, kPartialLanes));
+          SmallVector<Value> next;
+          for (int64_t j = 0; j < kPartialLanes; ++j) {
+            Value at = b.create<mlir::arith::AddIOp>(
+                loc, first, b.create<mlir::arith::ConstantIndexOp>(loc, j));
+            auto x = element(outer, at);
+            if (mlir::failed(x))
+              return mlir::failure();
+            auto r = combine(loop.getRegionIterArgs()[j], *x);
+            if (mlir::failed(r))
+              return mlir::failure();
+            next.push_back(*r);
+          }
+          b.create<mlir::scf::YieldOp>(loc, next);
+        }
+        Value acc = accs.front();
+        for (Value partial : loop.getResults()) {
+          auto r = combine(acc, partial);
+          if (mlir::failed(r))
+            return mlir::failure();
+          acc = *r;
+        }
+        // The elements past the last whole chunk.
+        for (int64_t t = chunks * kPartialLanes; t < size; ++t) {
+          Scope scope(*this);
+          auto x =
+              element(outer, b.create<mlir::arith::ConstantIndexOp>(loc, t));
+          if (mlir::failed(x))
+            return mlir::failure();
+          auto r = combine(acc, *x);
+          if (mlir::failed(r))
+            return mlir::failure();
+          acc = *r;
+        }
+        return SmallVector<Value>{acc};
+      });
+}
+
 mlir::FailureOr<SmallVector<Value>>
 ElementalEmitter::emitReduce(const HloInstruction &instruction,
                              ValueRange indices) {
@@ -523,6 +660,9 @@ ElementalEmitter::emitReduce(const HloInstruction &instruction,
       return mlir::failure();
     inits.push_back(*v);
   }
+  if (isExactInAnyOrder(instruction))
+    return emitPartialReduce(instruction, indices, bounds, isReduced,
+                             inits.front());
   return emitLoopNest(
       b, loc, bounds, inits,
       [&](ValueRange ivs,
