@@ -4,9 +4,6 @@
 #include "tessel/Support/MathExtras.h"
 
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 
 namespace tessel {
 
@@ -182,33 +179,9 @@ Expected<NpyArray> parseNpy(std::string_view bytes) {
   return array;
 }
 
-/// strerror's text with a lower-case first letter, as tessel's messages are.
-static std::string systemError(int code) {
-  std::string text = std::strerror(code);
-  if (!text.empty())
-    text[0] =
-        static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
-
-Expected<std::string> readFileBytes(const std::string &path) {
-  std::FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file)
-    return Error("cannot open " + path + ": " + systemError(errno));
-  std::string bytes;
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0)
-    bytes.append(buffer, n);
-  bool failed = std::ferror(file);
-  std::fclose(file);
-  if (failed)
-    return Error("cannot read " + path + ": " + systemError(errno));
-  return bytes;
-}
-
-Expected<NpyArray> readNpyFile(const std::string &path) {
-  Expected<std::string> bytes = readFileBytes(path);
+Expected<NpyArray> readNpyFile(const std::string &path, int64_t maxBytes,
+                               const std::string &why) {
+  Expected<std::string> bytes = readFileBytes(path, maxBytes, why);
   if (!bytes)
     return bytes.takeError();
   Expected<NpyArray> array = parseNpy(*bytes);

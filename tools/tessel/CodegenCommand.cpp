@@ -357,11 +357,12 @@ int runRun(int argc, char **argv) {
         return cli::fail(array.error().message);
       files.push_back(writeNpy(*array));
     }
-    for (size_t i = 0; i < files.size(); ++i) {
-      std::string error = cli::writeFileAtomically(outputs[i], files[i]);
-      if (!error.empty())
-        return cli::fail(error);
-    }
+    std::vector<std::pair<std::string, std::string>> named;
+    for (size_t i = 0; i < files.size(); ++i)
+      named.emplace_back(outputs[i], std::move(files[i]));
+    std::string error = cli::writeFilesAtomically(named);
+    if (!error.empty())
+      return cli::fail(error);
   } else if (!check && repeat == 0) {
     for (const Literal *value : values)
       llvm::outs() << value->shape().toStringWithoutLayout() << " "

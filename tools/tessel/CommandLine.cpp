@@ -1,11 +1,15 @@
 //===- CommandLine.cpp - Shared plumbing of the tessel command line -------===//
 #include "CommandLine.h"
 
+#include "tessel/Support/FileIO.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 namespace tessel::cli {
@@ -73,25 +77,15 @@ int usageError(const std::string &message) {
 
 std::string writeFileAtomically(const std::string &path,
                                 const std::string &contents) {
-  std::string temporary = path + ".tessel-tmp";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(temporary, ec);
-    if (ec)
-      return "cannot write " + path + ": " + ec.message();
-    out << contents;
-    out.close();
-    if (out.has_error()) {
-      out.clear_error();
-      llvm::sys::fs::remove(temporary);
-      return "cannot write " + path;
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    return "cannot write " + path + ": " + ec.message();
-  }
-  return "";
+  return writeFilesAtomically({{path, contents}});
+}
+
+std::string writeFilesAtomically(
+    const std::vector<std::pair<std::string, std::string>> &files) {
+  // What went to llvm::outs() goes first when an output is `-`.
+  llvm::outs().flush();
+  std::optional<Error> error = writeFiles(files);
+  return error ? error->message : "";
 }
 
 bool parseIntList(const std::string &text, std::vector<int64_t> &values,
@@ -117,17 +111,19 @@ bool parseIntList(const std::string &text, std::vector<int64_t> &values,
               "': expected an integer";
       return false;
     }
+    // Accumulated with the sign applied, so that INT64_MIN parses too.
     int64_t value = 0;
     while (i < text.size() &&
            std::isdigit(static_cast<unsigned char>(text[i]))) {
-      if (value > (INT64_MAX - 9) / 10) {
+      int digit = text[i++] - '0';
+      if (__builtin_mul_overflow(value, 10, &value) ||
+          __builtin_add_overflow(value, negative ? -digit : digit, &value)) {
         error = "column " + std::to_string(start + 1) + " of '" + text +
-                "': integer too large";
+                "': integer too large, expected a value in int64";
         return false;
       }
-      value = value * 10 + (text[i++] - '0');
     }
-    values.push_back(negative ? -value : value);
+    values.push_back(value);
     skip();
     if (i < text.size()) {
       if (text[i] != ',' &&
@@ -165,11 +161,13 @@ int takeThreadsOption(std::vector<char *> &args, int64_t &threads) {
     std::vector<int64_t> values;
     std::string error;
     if (!parseIntList(value, values, error) || values.size() != 1 ||
-        values[0] < 0 || values[0] > 4096)
+        values[0] < 0)
       return usageError("--threads '" + value +
                         "' is not a thread count, expected 0 (every "
                         "core) or more");
-    threads = values[0];
+    // More threads than cores would only oversubscribe them.
+    int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    threads = std::min(values[0], cores);
     args.erase(args.begin() + i, args.begin() + i + taken);
     --i;
   }

@@ -16,6 +16,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessel::cli {
@@ -43,11 +44,16 @@ int fail(const std::string &message);
 /// Prints "tessel: usage error: MESSAGE" and returns 2.
 int usageError(const std::string &message);
 
-/// Writes `contents` to `path` through a temporary file and a rename, so a
-/// failure never leaves a half-written file. Returns an error message, or
-/// an empty string on success.
+/// Writes `contents` to `path` with tessel::writeFile (Support/FileIO.h):
+/// a regular file through a temporary file and a rename, so a failure never
+/// leaves a half-written file; `-` is standard output; devices and FIFOs
+/// are written in place; symbolic links are followed. Returns an error
+/// message, or an empty string on success.
 std::string writeFileAtomically(const std::string &path,
                                 const std::string &contents);
+/// Writes several files, all or none (tessel::writeFiles).
+std::string writeFilesAtomically(
+    const std::vector<std::pair<std::string, std::string>> &files);
 
 /// Parses "2,3" (or "2 3", "(2,3)") into integers; nullopt-like failure
 /// returns false and sets `error`.

@@ -5,6 +5,7 @@
 #include "tessel/Hlo/HloParser.h"
 #include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Layout/TiledLayout.h"
+#include "tessel/Support/MathExtras.h"
 #include "tessel/Support/Npy.h"
 
 #include <cstring>
@@ -78,16 +79,9 @@ static std::string cOrderData(const NpyArray &array) {
 
 Expected<Literal> readArgument(const std::string &path, const Shape &param,
                                bool logical) {
-  Expected<NpyArray> array = readNpyFile(path);
-  if (!array)
-    return Error(path + ": " + array.error().message);
   if (!param.isArray())
     return Error(path + ": parameter shape " + param.toString() +
                  " is not an array");
-  if (!npyDescrMatches(array->descr, param.elementType))
-    return Error(path + ": holds '" + array->descr + "' elements, expected " +
-                 npyDescr(param.elementType) + " for " +
-                 std::string(primitiveTypeName(param.elementType)));
   Shape logicalShape(param.elementType, param.dims);
   bool physical = !logical && param.layout &&
                   *param.layout != Layout::rowMajor(param.rank());
@@ -98,6 +92,26 @@ Expected<Literal> readArgument(const std::string &path, const Shape &param,
       return Error(path + ": " + dims.error().message);
     want = *dims;
   }
+  // The file holds a header and the array: refuse anything much larger
+  // before reading it (a device such as /dev/zero never ends).
+  std::optional<int64_t> dataBytes = byteWidth(param.elementType);
+  for (int64_t d : want)
+    if (dataBytes)
+      dataBytes = checkedMul(*dataBytes, d);
+  int64_t limit = kMaxInputBytes;
+  std::string why;
+  if (dataBytes && *dataBytes < INT64_MAX - (1 << 20)) {
+    limit = *dataBytes + (1 << 20);
+    why = param.toString() + " takes " + std::to_string(*dataBytes) +
+          " bytes of data and a .npy header";
+  }
+  Expected<NpyArray> array = readNpyFile(path, limit, why);
+  if (!array)
+    return Error(array.error().message);
+  if (!npyDescrMatches(array->descr, param.elementType))
+    return Error(path + ": holds '" + array->descr + "' elements, expected " +
+                 npyDescr(param.elementType) + " for " +
+                 std::string(primitiveTypeName(param.elementType)));
   if (array->shape != want)
     return Error(path + ": shape " + joinDims(array->shape) + ", expected " +
                  joinDims(want) + " for " + param.toString() +

@@ -4,8 +4,8 @@
 
 #include "tessel/Npu/NpuAdvisor.h"
 #include "tessel/Render/NpuPicture.h"
+#include "tessel/Support/FileIO.h"
 
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace tessel::npucli {
@@ -205,6 +205,10 @@ llvm::json::Object fitJson(const FitReport &r, const NpuConfig &config) {
                             {"problems", std::move(problems)}};
 }
 
+/// The largest --tensors file: 16 MiB of specs is far more than any local
+/// memory holds.
+constexpr int64_t kMaxSpecFileBytes = int64_t(1) << 24;
+
 /// The specs from the positional arguments and from --tensors FILE.
 bool loadSpecs(const std::vector<std::string> &args, const std::string &file,
                std::vector<TensorSpec> &specs, int &status) {
@@ -218,15 +222,13 @@ bool loadSpecs(const std::vector<std::string> &args, const std::string &file,
   }
   if (file.empty())
     return true;
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFileOrSTDIN(file);
-  if (!buffer) {
-    status =
-        cli::fail("cannot read " + file + ": " + buffer.getError().message());
+  Expected<std::string> text = readFileBytes(
+      file, kMaxSpecFileBytes, "the most a file of tensor specs may hold");
+  if (!text) {
+    status = cli::fail(text.error().message);
     return false;
   }
-  Expected<std::vector<TensorSpec>> list =
-      parseTensorSpecList((*buffer)->getBuffer().str());
+  Expected<std::vector<TensorSpec>> list = parseTensorSpecList(*text);
   if (!list) {
     status = cli::fail(file + ":" + list.error().message);
     return false;
@@ -304,6 +306,9 @@ int runFit(int argc, char **argv) {
   std::vector<TensorSpec> specs;
   if (!loadSpecs(specArgs, file, specs, status))
     return status;
+  if (specs.empty() && !file.empty())
+    return cli::fail(file + " holds no tensor specs, expected one per line "
+                            "(e.g. 'a=fp32[2,3,4,5]')");
   if (specs.empty())
     return cli::usageError("give tensor SPECs, --tensors FILE or --matrix RxC");
   Expected<FitReport> report = fitTensors(*config, specs);

@@ -11,6 +11,7 @@
 
 #include "tessel/Layout/ShapeParser.h"
 #include "tessel/Relayout/Relayout.h"
+#include "tessel/Support/Host.h"
 #include "tessel/Support/Npy.h"
 
 #include "llvm/Support/Format.h"
@@ -83,7 +84,16 @@ std::string sizeReason(const TiledLayout &layout) {
 /// checked against the logical array when the source is row-major.
 std::optional<std::string> readInput(const std::string &path, Format format,
                                      const TiledLayout &from) {
-  Expected<std::string> bytes = readFileBytes(path);
+  // Refuse a larger file before reading it: a device such as /dev/zero
+  // never ends. A .npy file may add its header.
+  int64_t limit = from.physicalBytes();
+  if (isNpy(format, path))
+    limit += 1 << 20;
+  Expected<std::string> bytes = readFileBytes(
+      path, limit,
+      from.shape().toString() + " needs " +
+          std::to_string(from.physicalBytes()) + " (" + sizeReason(from) + ")" +
+          (isNpy(format, path) ? " and a .npy header" : ""));
   if (!bytes) {
     cli::fail(bytes.error().message);
     return std::nullopt;
@@ -230,6 +240,20 @@ int runRelayoutCommand(int argc, char **argv) {
   if (!plan)
     return cli::fail(plan.error().message);
 
+  // Both buffers live in memory at once: refuse what the machine cannot
+  // hold before allocating either (the build has no exceptions, so a
+  // failed allocation would abort).
+  double needed = static_cast<double>(plan->sourceBytes()) +
+                  static_cast<double>(plan->destinationBytes());
+  double memory = static_cast<double>(physicalMemoryBytes());
+  if (!canAllocate(needed))
+    return cli::fail(
+        "the output " + plan->destination().shape().toString() + " takes " +
+        describeBytes(static_cast<double>(plan->destinationBytes())) + " for " +
+        sizeReason(plan->destination()) + ", and the input " +
+        describeBytes(static_cast<double>(plan->sourceBytes())) +
+        ": more than this machine can allocate (" + describeBytes(memory) +
+        " of memory)");
   std::optional<std::string> input = readInput(inPath, format, plan->source());
   if (!input)
     return 1;

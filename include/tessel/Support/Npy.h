@@ -17,6 +17,7 @@
 #define TESSEL_SUPPORT_NPY_H
 
 #include "tessel/Support/Expected.h"
+#include "tessel/Support/FileIO.h"
 
 #include <cstdint>
 #include <string>
@@ -44,15 +45,15 @@ struct NpyArray {
 /// ("header: expected 'descr' key", "data holds 20 bytes, expected 24").
 Expected<NpyArray> parseNpy(std::string_view bytes);
 
-/// Reads a .npy file from disk.
-Expected<NpyArray> readNpyFile(const std::string &path);
+/// Reads a .npy file from disk ("-": standard input), refusing files of
+/// more than `maxBytes` bytes (see readFileBytes).
+Expected<NpyArray> readNpyFile(const std::string &path,
+                               int64_t maxBytes = kMaxInputBytes,
+                               const std::string &why = "");
 
 /// The bytes of a version 1.0 .npy file for `array` (C order unless
 /// array.fortranOrder). @pre array.data.size() == itemSize * elementCount.
 std::string writeNpy(const NpyArray &array);
-
-/// Reads a whole file into a string.
-Expected<std::string> readFileBytes(const std::string &path);
 
 } // namespace tessel
 
