@@ -9,8 +9,11 @@
 
 #include "EvaluatorOps.h"
 
+#include "tessel/Support/Host.h"
+
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 
 namespace tessel {
@@ -50,9 +53,18 @@ std::optional<HloOpcode> simpleBinary(const HloComputation &computation) {
   return root->opcode();
 }
 
+bool isCall(const HloInstruction &inst) {
+  return (inst.opcode() == HloOpcode::Call ||
+          inst.opcode() == HloOpcode::Fusion) &&
+         inst.calledComputation();
+}
+
 class Evaluator {
 public:
-  explicit Evaluator(const EvaluatorOptions &options) : options(options) {}
+  explicit Evaluator(const EvaluatorOptions &options)
+      : options(options),
+        maxBytes(options.maxBytes > 0 ? options.maxBytes
+                                      : physicalMemoryBytes() / 2) {}
   Expected<Literal> run(const HloComputation &computation,
                         const std::vector<Value> &arguments, int depth = 0);
 
@@ -79,6 +91,17 @@ private:
       return "cannot hold a value of shape " + shape.toString() +
              " (dynamic, or more than " + std::to_string(options.maxElements) +
              " elements)";
+    double bytes =
+        static_cast<double>(*count) * std::max(1, byteWidth(shape.elementType));
+    auto what = [&] {
+      return "cannot hold a value of shape " + shape.toString() + ": " +
+             describeBytes(bytes) + ", more than the evaluator may allocate";
+    };
+    if (bytes > static_cast<double>(maxBytes))
+      return what() + " (" + describeBytes(static_cast<double>(maxBytes)) +
+             (options.maxBytes > 0 ? ")" : ", half of this machine's memory)");
+    if (bytes > double(1 << 26) && !canAllocate(bytes))
+      return what() + " now (the allocation fails)";
     return std::nullopt;
   }
   Expected<Literal> iota(const HloInstruction &inst);
@@ -110,13 +133,14 @@ private:
                          const std::vector<int64_t> &inputIndex, int depth);
 
   const EvaluatorOptions &options;
+  int64_t maxBytes;
 };
 
 Expected<Literal> Evaluator::run(const HloComputation &computation,
                                  const std::vector<Value> &arguments,
                                  int depth) {
   if (depth > 256)
-    return Error("calls nested more than 256 deep");
+    return Error("calls nest more than 256 deep at %" + computation.name());
   const auto &instructions = computation.instructions();
   int64_t count = computation.instructionCount();
   // The last user of each value, to free it early.
@@ -124,27 +148,50 @@ Expected<Literal> Evaluator::run(const HloComputation &computation,
   for (int64_t i = 0; i < count; ++i)
     for (HloInstruction *operand : instructions[i]->operands())
       lastUse[operand->index()] = i;
+  // Calls of one computation on the same values give the same result: a
+  // computation that calls another twice on its parameter evaluates it
+  // once (else a chain of such computations takes exponential time).
+  std::map<const HloComputation *, int> callsOf;
+  for (const auto &inst : instructions)
+    if (isCall(*inst))
+      ++callsOf[inst->calledComputation()];
+  std::map<std::pair<const HloComputation *, std::vector<const Literal *>>,
+           std::pair<std::vector<Value>, Value>>
+      calls;
   std::vector<Value> values(count);
   for (int64_t i = 0; i < count; ++i) {
     const HloInstruction &inst = *instructions[i];
     std::vector<Value> operands;
+    std::vector<const Literal *> operandIds;
     for (HloInstruction *operand : inst.operands()) {
       if (operand->parent() != &computation || !values[operand->index()])
         return Error("%" + inst.name() + " uses %" + operand->name() +
                      " before it is defined");
       operands.push_back(values[operand->index()]);
+      operandIds.push_back(operands.back().get());
     }
+    bool shared = isCall(inst) && callsOf[inst.calledComputation()] > 1;
+    auto key = std::make_pair(shared ? inst.calledComputation() : nullptr,
+                              std::move(operandIds));
     if (inst.opcode() == HloOpcode::Parameter) {
       int64_t n = inst.parameterNumber();
       if (n < 0 || n >= static_cast<int64_t>(arguments.size()))
         return Error("%" + inst.name() + ": parameter " + std::to_string(n) +
                      " has no argument");
       values[i] = arguments[n];
+    } else if (auto it = shared ? calls.find(key) : calls.end();
+               it != calls.end()) {
+      values[i] = it->second.second;
     } else {
       Expected<Literal> result = evaluate(inst, operands, arguments, depth);
       if (!result)
-        return Error("%" + inst.name() + ": " + result.error().message);
+        return Error(isCall(inst)
+                         ? result.error().message
+                         : "%" + inst.name() + ": " + result.error().message);
       values[i] = std::make_shared<const Literal>(std::move(*result));
+      // The entry keeps the operands alive, so their addresses stay unique.
+      if (shared)
+        calls.emplace(key, std::make_pair(operands, values[i]));
     }
     for (HloInstruction *operand : inst.operands())
       if (lastUse[operand->index()] == i && operand != computation.root())

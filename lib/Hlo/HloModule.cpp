@@ -110,14 +110,14 @@ HloComputation *
 HloModule::addComputation(std::unique_ptr<HloComputation> computation) {
   computation->theParent = this;
   theComputations.push_back(std::move(computation));
-  return theComputations.back().get();
+  HloComputation *added = theComputations.back().get();
+  byName.emplace(added->name(), added);
+  return added;
 }
 
 HloComputation *HloModule::computation(const std::string &name) const {
-  for (const auto &computation : theComputations)
-    if (computation->name() == name)
-      return computation.get();
-  return nullptr;
+  auto it = byName.find(name);
+  return it == byName.end() ? nullptr : it->second;
 }
 
 ProgramShape HloModule::entryProgramShape() const {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace tessel {
 namespace {
@@ -767,27 +768,47 @@ bool compatibleShapes(const Shape &a, const Shape &b) {
 std::optional<Error> verifyHloModule(const HloModule &module) {
   if (!module.entry())
     return Error("the module has no ENTRY computation");
-  // Calls must form no cycle (the evaluator recurses along them).
-  std::map<const HloComputation *, int> state; // 1 visiting, 2 done
-  std::function<std::optional<Error>(const HloComputation *)> visit =
-      [&](const HloComputation *c) -> std::optional<Error> {
-    state[c] = 1;
-    for (const auto &inst : c->instructions())
-      for (const HloComputation *callee : inst->calledComputations()) {
-        if (state[callee] == 1)
-          return Error(at(inst->location()) + "%" + inst->name() +
-                       ": calling %" + callee->name() + " forms a cycle");
-        if (state[callee] == 0)
-          if (std::optional<Error> e = visit(callee))
-            return e;
-      }
-    state[c] = 2;
-    return std::nullopt;
+  // Calls must form no cycle (the evaluator recurses along them). A
+  // depth-first search with an explicit stack: a chain of many calls must
+  // not exhaust the machine's stack.
+  std::unordered_map<const HloComputation *, int> state; // 1 visiting, 2 done
+  struct Frame {
+    const HloComputation *computation;
+    size_t instruction;
+    size_t callee;
   };
-  for (const auto &computation : module.computations())
-    if (state[computation.get()] == 0)
-      if (std::optional<Error> e = visit(computation.get()))
-        return e;
+  for (const auto &start : module.computations()) {
+    if (state[start.get()] != 0)
+      continue;
+    std::vector<Frame> stack{{start.get(), 0, 0}};
+    state[start.get()] = 1;
+    while (!stack.empty()) {
+      Frame &top = stack.back();
+      const auto &instructions = top.computation->instructions();
+      if (top.instruction == instructions.size()) {
+        state[top.computation] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const HloInstruction &inst = *instructions[top.instruction];
+      const auto &callees = inst.calledComputations();
+      if (top.callee == callees.size()) {
+        ++top.instruction;
+        top.callee = 0;
+        continue;
+      }
+      const HloComputation *callee = callees[top.callee++];
+      if (!callee)
+        continue;
+      if (state[callee] == 1)
+        return Error(at(inst.location()) + "%" + inst.name() + ": calling %" +
+                     callee->name() + " forms a cycle");
+      if (state[callee] == 0) {
+        state[callee] = 1;
+        stack.push_back({callee, 0, 0});
+      }
+    }
+  }
   for (const auto &computation : module.computations())
     if (std::optional<Error> e = verifyComputation(*computation))
       return e;

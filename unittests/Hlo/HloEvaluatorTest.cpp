@@ -226,4 +226,61 @@ TEST(HloEvaluator, RefusesWhatItCannotDo) {
             "error: %c: the constant has elided contents {...}");
 }
 
+TEST(HloEvaluator, RefusesValuesLargerThanItMayAllocate) {
+  // Checked before allocating: with -fno-exceptions a failed allocation
+  // would abort.
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(
+      "HloModule m\nENTRY e {\n  c = f32[] constant(1)\n"
+      "  ROOT b = f32[1000000] broadcast(c), dimensions={}\n}\n");
+  ASSERT_TRUE(module) << module.error().message;
+  EvaluatorOptions options;
+  options.maxBytes = 1 << 20;
+  Expected<Literal> result = evaluateHloModule(**module, {}, options);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().message,
+            "%b: cannot hold a value of shape f32[1000000]: 4000000 bytes "
+            "(3.8 MiB), more than the evaluator may allocate (1048576 bytes "
+            "(1.0 MiB))");
+  options.maxBytes = 4000000;
+  EXPECT_TRUE(evaluateHloModule(**module, {}, options));
+}
+
+TEST(HloEvaluator, CallsNestAtMost256Deep) {
+  std::string text = "HloModule m\nc0 {\n  p = f32[] parameter(0)\n"
+                     "  ROOT r = f32[] negate(p)\n}\n";
+  for (int i = 1; i < 300; ++i)
+    text += "c" + std::to_string(i) +
+            " {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), "
+            "to_apply=c" +
+            std::to_string(i - 1) + "\n}\n";
+  text += "ENTRY e {\n  x = f32[] constant(1)\n  ROOT r = f32[] call(x), "
+          "to_apply=c299\n}\n";
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  ASSERT_TRUE(module) << module.error().message;
+  Expected<Literal> result = evaluateHloModule(**module, {});
+  ASSERT_FALSE(result);
+  // One message, not the name of every call on the way.
+  EXPECT_EQ(result.error().message, "calls nest more than 256 deep at %c43");
+}
+
+TEST(HloEvaluator, EvaluatesEachCallOfTheSameValuesOnce) {
+  // c_i calls c_{i-1} twice on its parameter: 2^80 calls without sharing.
+  std::string text = "HloModule m\nc0 {\n  p = f32[] parameter(0)\n"
+                     "  ROOT r = f32[] negate(p)\n}\n";
+  for (int i = 1; i < 80; ++i) {
+    std::string callee = "c" + std::to_string(i - 1);
+    text += "c" + std::to_string(i) +
+            " {\n  p = f32[] parameter(0)\n  a = f32[] call(p), to_apply=" +
+            callee + "\n  b = f32[] call(p), to_apply=" + callee +
+            "\n  ROOT r = f32[] add(a, b)\n}\n";
+  }
+  text += "ENTRY e {\n  x = f32[] constant(1)\n  ROOT r = f32[] call(x), "
+          "to_apply=c79\n}\n";
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  ASSERT_TRUE(module) << module.error().message;
+  Expected<Literal> result = evaluateHloModule(**module, {});
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->toString(), "-6.044629e+23");
+}
+
 } // namespace

@@ -42,6 +42,10 @@ namespace tessel {
 struct EvaluatorOptions {
   /// Refuse to create a value with more elements than this.
   int64_t maxElements = int64_t(1) << 31;
+  /// Refuse to create a value of more bytes than this; 0 means half of the
+  /// machine's physical memory. Checked before allocating, so a module
+  /// that asks for too much memory gets an error, never an abort.
+  int64_t maxBytes = 0;
 };
 
 /// Evaluates the ENTRY computation. The arguments must match the entry's

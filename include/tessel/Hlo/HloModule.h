@@ -31,6 +31,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tessel {
@@ -121,6 +122,7 @@ public:
   const std::vector<std::unique_ptr<HloComputation>> &computations() const {
     return theComputations;
   }
+  /// The first computation called `name`, or nullptr.
   HloComputation *computation(const std::string &name) const;
   HloComputation *entry() const { return theEntry; }
   void setEntry(HloComputation *entry) { theEntry = entry; }
@@ -152,6 +154,9 @@ public:
 private:
   std::string theName;
   std::vector<std::unique_ptr<HloComputation>> theComputations;
+  /// The first computation of each name: lookups stay constant-time in
+  /// modules of many computations.
+  std::unordered_map<std::string, HloComputation *> byName;
   HloComputation *theEntry = nullptr;
   std::optional<ProgramShape> entryLayout;
   std::vector<RawAttribute> raw;
