@@ -8,6 +8,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <tuple>
 
 using mlir::AffineExpr;
 using mlir::AffineMap;
@@ -345,6 +346,48 @@ std::optional<Error> checkCalled(const HloInstruction &instruction) {
   return std::nullopt;
 }
 
+/// How deep calls and fusions may nest in one query: each level recurses
+/// through a fused computation, so the limit keeps the stack safe. The
+/// evaluator has the same limit.
+constexpr int kMaxCallNesting = 256;
+
+/// The calls of one top-level query: how deep they nest now, and the maps of
+/// each called computation already computed, so that a computation called
+/// from many places is analysed once (a chain of computations that each call
+/// the previous one twice is linear, not exponential). The memo is cleared
+/// when the top-level query returns, so no pointer outlives its module.
+struct CallQueries {
+  int depth = 0;
+  std::map<std::tuple<const HloComputation *, int64_t, int64_t, bool>,
+           HloInstructionIndexing>
+      memo;
+};
+thread_local CallQueries callQueries;
+
+/// Analyses the computation called by `instruction` (a call or fusion)
+/// through the memo, within the nesting limit.
+template <typename Compute>
+Expected<HloInstructionIndexing> analyseCall(const HloInstruction &instruction,
+                                             int64_t id, bool outputToInput,
+                                             Compute compute) {
+  if (callQueries.depth >= kMaxCallNesting)
+    return Error(hlo_indexing::describe(instruction) +
+                 ": calls and fusions nest more than " +
+                 std::to_string(kMaxCallNesting) + " deep");
+  auto key = std::make_tuple(instruction.calledComputation(), id,
+                             instruction.operandCount(), outputToInput);
+  auto found = callQueries.memo.find(key);
+  if (found != callQueries.memo.end())
+    return found->second;
+  ++callQueries.depth;
+  Expected<HloInstructionIndexing> result = compute();
+  if (--callQueries.depth == 0)
+    callQueries.memo.clear();
+  else if (result)
+    callQueries.memo.emplace(key, *result);
+  return result;
+}
+
 int64_t outputCount(const HloInstruction &instruction) {
   const Shape &shape = instruction.shape();
   return shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
@@ -365,7 +408,11 @@ computeOutputToInputIndexing(const HloInstruction &instruction,
   Expected<HloInstructionIndexing> result =
       instruction.opcode() == HloOpcode::Fusion ||
               instruction.opcode() == HloOpcode::Call
-          ? hlo_indexing::fusionOutputToInput(instruction, outputId, context)
+          ? analyseCall(instruction, outputId, /*outputToInput=*/true,
+                        [&] {
+                          return hlo_indexing::fusionOutputToInput(
+                              instruction, outputId, context);
+                        })
           : hlo_indexing::outputToInput(instruction, outputId, context);
   if (result)
     result->simplify();
@@ -385,7 +432,11 @@ computeInputToOutputIndexing(const HloInstruction &instruction, int64_t inputId,
   Expected<HloInstructionIndexing> result =
       instruction.opcode() == HloOpcode::Fusion ||
               instruction.opcode() == HloOpcode::Call
-          ? hlo_indexing::fusionInputToOutput(instruction, inputId, context)
+          ? analyseCall(instruction, inputId, /*outputToInput=*/false,
+                        [&] {
+                          return hlo_indexing::fusionInputToOutput(
+                              instruction, inputId, context);
+                        })
           : hlo_indexing::inputToOutput(instruction, inputId, context);
   if (result)
     result->simplify();

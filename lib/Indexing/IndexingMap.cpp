@@ -658,3 +658,195 @@ IndexingMap composeIndexingMaps(const IndexingMap &first,
 }
 
 } // namespace tessel
+
+namespace tessel {
+
+namespace {
+
+/// A range in 128-bit arithmetic: wide enough for any sum or product of
+/// two int64 ranges.
+struct WideRange {
+  __int128 lower, upper;
+};
+
+bool fitsInt64(const WideRange &range) {
+  return range.lower >= Interval::kMin && range.upper <= Interval::kMax;
+}
+
+__int128 wideFloorDiv(__int128 a, __int128 b) {
+  __int128 q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+std::string wideToString(__int128 value) {
+  bool negative = value < 0;
+  unsigned __int128 magnitude =
+      negative ? -static_cast<unsigned __int128>(value) : value;
+  std::string digits;
+  do {
+    digits += static_cast<char>('0' + static_cast<int>(magnitude % 10));
+    magnitude /= 10;
+  } while (magnitude);
+  if (negative)
+    digits += '-';
+  return std::string(digits.rbegin(), digits.rend());
+}
+
+class RangeChecker {
+public:
+  RangeChecker(llvm::ArrayRef<Interval> dims, llvm::ArrayRef<Interval> symbols,
+               llvm::ArrayRef<std::string> dimNames,
+               llvm::ArrayRef<std::string> symbolNames)
+      : dims(dims), symbols(symbols), dimNames(dimNames),
+        symbolNames(symbolNames) {}
+
+  /// The range of `expr`; sets `problem` at the first subexpression whose
+  /// range leaves int64.
+  std::optional<WideRange> range(AffineExpr expr) {
+    switch (expr.getKind()) {
+    case AffineExprKind::Constant: {
+      int64_t value = llvm::cast<AffineConstantExpr>(expr).getValue();
+      return WideRange{value, value};
+    }
+    case AffineExprKind::DimId: {
+      unsigned i = llvm::cast<AffineDimExpr>(expr).getPosition();
+      Interval b = i < dims.size() ? dims[i] : Interval::full();
+      return WideRange{b.lower, b.upper};
+    }
+    case AffineExprKind::SymbolId: {
+      unsigned i = llvm::cast<AffineSymbolExpr>(expr).getPosition();
+      Interval b = i < symbols.size() ? symbols[i] : Interval::full();
+      return WideRange{b.lower, b.upper};
+    }
+    default:
+      break;
+    }
+    auto binary = llvm::cast<AffineBinaryOpExpr>(expr);
+    std::optional<WideRange> lhs = range(binary.getLHS());
+    if (!lhs)
+      return std::nullopt;
+    std::optional<WideRange> rhs = range(binary.getRHS());
+    if (!rhs)
+      return std::nullopt;
+    WideRange out;
+    auto constantRhs = llvm::dyn_cast<AffineConstantExpr>(binary.getRHS());
+    int64_t divisor = constantRhs ? constantRhs.getValue() : 0;
+    switch (expr.getKind()) {
+    case AffineExprKind::Add:
+      out = {lhs->lower + rhs->lower, lhs->upper + rhs->upper};
+      break;
+    case AffineExprKind::Mul: {
+      __int128 p[] = {lhs->lower * rhs->lower, lhs->lower * rhs->upper,
+                      lhs->upper * rhs->lower, lhs->upper * rhs->upper};
+      out = {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+      break;
+    }
+    case AffineExprKind::FloorDiv:
+      if (divisor <= 0)
+        return WideRange{Interval::kMin, Interval::kMax};
+      out = {wideFloorDiv(lhs->lower, divisor),
+             wideFloorDiv(lhs->upper, divisor)};
+      break;
+    case AffineExprKind::CeilDiv:
+      if (divisor <= 0)
+        return WideRange{Interval::kMin, Interval::kMax};
+      out = {-wideFloorDiv(-lhs->lower, divisor),
+             -wideFloorDiv(-lhs->upper, divisor)};
+      break;
+    case AffineExprKind::Mod:
+      if (divisor <= 0)
+        return WideRange{Interval::kMin, Interval::kMax};
+      out = {0, divisor - 1};
+      if (lhs->lower >= 0 && lhs->upper < divisor)
+        out = *lhs;
+      break;
+    default:
+      return WideRange{Interval::kMin, Interval::kMax};
+    }
+    if (!fitsInt64(out)) {
+      __int128 far = out.upper > Interval::kMax ? out.upper : out.lower;
+      problem = affineExprToString(expr, dimNames, symbolNames) + " reaches " +
+                wideToString(far) + ", past int64";
+      return std::nullopt;
+    }
+    return out;
+  }
+
+  std::string problem;
+
+private:
+  llvm::ArrayRef<Interval> dims, symbols;
+  llvm::ArrayRef<std::string> dimNames, symbolNames;
+};
+
+/// The first result or constraint of a map with these variable ranges that
+/// may overflow, as "result N: why".
+std::optional<std::string> overflowIn(const IndexingMap &map,
+                                      llvm::ArrayRef<Interval> dims,
+                                      llvm::ArrayRef<Interval> symbols) {
+  std::vector<std::string> dimNames = map.getDimNames();
+  std::vector<std::string> symbolNames = map.getSymbolNames();
+  RangeChecker checker(dims, symbols, dimNames, symbolNames);
+  llvm::ArrayRef<AffineExpr> results = map.getAffineMap().getResults();
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!checker.range(results[i]))
+      return "result " + std::to_string(i) + ": " + checker.problem;
+  for (const IndexingConstraint &constraint : map.getConstraints())
+    if (!checker.range(constraint.expr))
+      return "a constraint: " + checker.problem;
+  return std::nullopt;
+}
+
+} // namespace
+
+Expected<Interval> exactRange(AffineExpr expr, llvm::ArrayRef<Interval> dims,
+                              llvm::ArrayRef<Interval> symbols,
+                              llvm::ArrayRef<std::string> dimNames,
+                              llvm::ArrayRef<std::string> symbolNames) {
+  RangeChecker checker(dims, symbols, dimNames, symbolNames);
+  std::optional<WideRange> range = checker.range(expr);
+  if (!range)
+    return Error(checker.problem);
+  return Interval(static_cast<int64_t>(range->lower),
+                  static_cast<int64_t>(range->upper));
+}
+
+std::optional<std::string> findOverflow(const IndexingMap &map) {
+  if (map.isKnownEmpty())
+    return std::nullopt;
+  return overflowIn(map, map.getDimBounds(), map.getSymbolBounds());
+}
+
+Expected<IndexingMap> composeIndexingMapsChecked(const IndexingMap &first,
+                                                 const IndexingMap &second) {
+  if (first.isKnownEmpty() || second.isKnownEmpty())
+    return composeIndexingMaps(first, second);
+  if (std::optional<std::string> problem = findOverflow(first))
+    return Error("the first map overflows int64 on its domain, " + *problem);
+  // The dims of `second` take the values of first's results (within their
+  // own ranges).
+  llvm::SmallVector<Interval> dims;
+  llvm::SmallVector<Interval> firstDims = first.getDimBounds();
+  llvm::SmallVector<Interval> firstSymbols = first.getSymbolBounds();
+  for (unsigned i = 0; i < first.getNumResults(); ++i) {
+    Expected<Interval> range =
+        exactRange(first.getAffineMap().getResult(i), firstDims, firstSymbols);
+    if (!range)
+      return range.takeError();
+    dims.push_back(range->intersect(second.getDimVar(i).bounds));
+  }
+  for (const Interval &range : dims)
+    if (range.isEmpty())
+      return composeIndexingMaps(first, second);
+  if (std::optional<std::string> problem =
+          overflowIn(second, dims, second.getSymbolBounds()))
+    return Error("the second map overflows int64 on the values the first "
+                 "gives, " +
+                 *problem);
+  IndexingMap composed = composeIndexingMaps(first, second);
+  if (std::optional<std::string> problem = findOverflow(composed))
+    return Error("the composed map overflows int64, " + *problem);
+  return composed;
+}
+
+} // namespace tessel

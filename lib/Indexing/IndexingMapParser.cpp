@@ -70,6 +70,13 @@ int64_t constantMagnitude(AffineExpr expr) {
   return total >= kConstantLimit ? kConstantLimit : static_cast<int64_t>(total);
 }
 
+/// How deep parentheses and unary minuses may nest, and how many binary
+/// operators one map may have. The parser, MLIR's folding and every walk of
+/// an expression recurse once per level of the tree: these bounds keep the
+/// recursion far from the end of the stack.
+constexpr int kMaxNesting = 256;
+constexpr int kMaxOperators = 4096;
+
 class Parser {
 public:
   Parser(llvm::StringRef text, mlir::MLIRContext *context)
@@ -128,6 +135,7 @@ private:
   std::optional<AffineExpr> parseExpr();
   std::optional<AffineExpr> parseProduct();
   std::optional<AffineExpr> parseUnary();
+  std::optional<AffineExpr> parseNestedUnary();
   std::optional<AffineExpr> combine(AffineExprKind kind, AffineExpr lhs,
                                     AffineExpr rhs, size_t offset,
                                     llvm::StringRef spelling);
@@ -138,6 +146,8 @@ private:
   Token token;
   std::string error;
   llvm::StringMap<AffineExpr> variables;
+  int nesting = 0;
+  int operators = 0;
 };
 
 void Parser::advance() {
@@ -274,6 +284,10 @@ std::optional<Interval> Parser::parseInterval() {
 std::optional<AffineExpr> Parser::combine(AffineExprKind kind, AffineExpr lhs,
                                           AffineExpr rhs, size_t offset,
                                           llvm::StringRef spelling) {
+  if (++operators > kMaxOperators)
+    return failAt(offset, "the map has more than " +
+                              std::to_string(kMaxOperators) +
+                              " operators, the most tessel parses");
   auto lhsConstant = llvm::dyn_cast<AffineConstantExpr>(lhs);
   auto rhsConstant = llvm::dyn_cast<AffineConstantExpr>(rhs);
   auto overflow = [&]() {
@@ -365,6 +379,16 @@ std::optional<AffineExpr> Parser::parseProduct() {
 }
 
 std::optional<AffineExpr> Parser::parseUnary() {
+  if (nesting >= kMaxNesting)
+    return fail("parentheses and '-' nest more than " +
+                std::to_string(kMaxNesting) + " deep");
+  ++nesting;
+  std::optional<AffineExpr> result = parseNestedUnary();
+  --nesting;
+  return result;
+}
+
+std::optional<AffineExpr> Parser::parseNestedUnary() {
   size_t offset = token.offset;
   if (consumeIf(Token::Minus)) {
     // A literal keeps its full range: -9223372036854775808 is valid.

@@ -81,6 +81,11 @@ int runSimplify(int argc, char **argv) {
   std::optional<IndexingMap> map = loadMap(mapText, &context);
   if (!map)
     return 1;
+  // Where a value overflows, the map has no value; the simplifier works
+  // in int64 and would give one. Refuse rather than change the answer.
+  if (std::optional<std::string> problem = findOverflow(*map))
+    return cli::fail("the map overflows int64 on its domain, " + *problem +
+                     "; narrow the domain");
   SimplifyStats counts;
   IndexingMap simplified = map->simplified(&counts);
   llvm::outs() << simplified << "\n";
@@ -121,10 +126,12 @@ int runCompose(int argc, char **argv) {
                      " results but SECOND has " +
                      std::to_string(second->getNumDims()) +
                      " dims, expected equal counts");
-  IndexingMap composed = composeIndexingMaps(*first, *second);
+  Expected<IndexingMap> composed = composeIndexingMapsChecked(*first, *second);
+  if (!composed)
+    return cli::fail("cannot compose: " + composed.error().message);
   if (!raw)
-    composed.simplify();
-  llvm::outs() << composed << "\n";
+    composed->simplify();
+  llvm::outs() << *composed << "\n";
   return 0;
 }
 
@@ -160,14 +167,25 @@ int runEval(int argc, char **argv) {
     return cli::fail("got " + std::to_string(symbols.size()) +
                      " symbol values, expected " +
                      std::to_string(map->getNumSymbols()));
-  std::optional<llvm::SmallVector<int64_t>> results =
-      map->evaluate(dims, symbols);
-  if (!results) {
+  if (!map->contains(dims, symbols)) {
     llvm::outs() << "outside the domain\n";
     return 0;
   }
-  for (size_t i = 0; i < results->size(); ++i)
-    llvm::outs() << (i ? "," : "") << (*results)[i];
+  llvm::ArrayRef<mlir::AffineExpr> exprs = map->getAffineMap().getResults();
+  std::vector<int64_t> results;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    std::optional<int64_t> value = evaluateAffineExpr(exprs[i], dims, symbols);
+    if (!value)
+      return cli::fail(
+          "result " + std::to_string(i) + " (" +
+          affineExprToString(exprs[i], map->getDimNames(),
+                             map->getSymbolNames()) +
+          ") overflows int64 at this point of the domain: the map has no "
+          "value there");
+    results.push_back(*value);
+  }
+  for (size_t i = 0; i < results.size(); ++i)
+    llvm::outs() << (i ? "," : "") << results[i];
   llvm::outs() << "\n";
   return 0;
 }

@@ -272,3 +272,62 @@ TEST_F(IndexingMapDeathTest, ContainsAssertsItsPrecondition) {
 }
 
 } // namespace
+
+namespace {
+
+class IndexingMapOverflowTest : public ::testing::Test {
+protected:
+  IndexingMap parse(const std::string &text) {
+    Expected<IndexingMap> map = parseIndexingMap(text, &context);
+    EXPECT_TRUE(map) << (map ? "" : map.error().message);
+    return map ? *map : IndexingMap::knownEmpty(&context, 0, 0);
+  }
+  mlir::MLIRContext context;
+};
+
+TEST_F(IndexingMapOverflowTest, ComposeReportsWhatMlirWouldWrap) {
+  // 2^40 * 2^40 folds to 0 in MLIR's 64-bit arithmetic.
+  IndexingMap first =
+      parse("(d0) -> (d0 * 1099511627776), domain: d0 in [0, 3]");
+  IndexingMap second = parse("(d0) -> (d0 * 1099511627776), domain: d0 in "
+                             "[0, 4611686018427387904]");
+  Expected<IndexingMap> composed = composeIndexingMapsChecked(first, second);
+  ASSERT_FALSE(composed);
+  EXPECT_EQ(composed.error().message,
+            "the second map overflows int64 on the values the first gives, "
+            "result 0: d0 * 1099511627776 reaches 3626777458843887524118528, "
+            "past int64");
+  IndexingMap small = parse("(d0) -> (d0 * 2), domain: d0 in [0, 3]");
+  Expected<IndexingMap> fine = composeIndexingMapsChecked(first, small);
+  ASSERT_TRUE(fine) << fine.error().message;
+  EXPECT_EQ(*fine, composeIndexingMaps(first, small));
+}
+
+TEST_F(IndexingMapOverflowTest, FindOverflowOnTheDomain) {
+  EXPECT_EQ(findOverflow(parse("(d0) -> (-d0), domain: d0 in "
+                               "[-9223372036854775808, 0]")),
+            "result 0: -d0 reaches 9223372036854775808, past int64");
+  EXPECT_EQ(findOverflow(parse("(d0) -> (-d0), domain: d0 in "
+                               "[-9223372036854775807, 0]")),
+            std::nullopt);
+  EXPECT_EQ(findOverflow(parse("(d0) -> (d0 floordiv 2 + 1), domain: d0 in "
+                               "[0, 9223372036854775807]")),
+            std::nullopt);
+  EXPECT_EQ(findOverflow(parse("(d0) -> (d0 + 1), domain: d0 in "
+                               "[0, 9223372036854775807]")),
+            "result 0: d0 + 1 reaches 9223372036854775808, past int64");
+}
+
+TEST_F(IndexingMapOverflowTest, ParserNestingIsBounded) {
+  std::string deep = "(d0) -> (" + std::string(300, '(') + "d0" +
+                     std::string(300, ')') + "), domain: d0 in [0, 3]";
+  Expected<IndexingMap> map = parseIndexingMap(deep, &context);
+  ASSERT_FALSE(map);
+  EXPECT_EQ(map.error().message,
+            "266: parentheses and '-' nest more than 256 deep");
+  std::string minus =
+      "(d0) -> (" + std::string(100000, '-') + "d0), domain: d0 in [0, 3]";
+  EXPECT_FALSE(parseIndexingMap(minus, &context));
+}
+
+} // namespace

@@ -258,6 +258,32 @@ llvm::raw_ostream &operator<<(llvm::raw_ostream &out, const IndexingMap &map);
 IndexingMap composeIndexingMaps(const IndexingMap &first,
                                 const IndexingMap &second);
 
+/// The values `expr` can take when its dims and symbols range over `dims`
+/// and `symbols`, computed bottom-up in exact (128-bit) interval
+/// arithmetic. An error names the first subexpression whose value may leave
+/// int64 ("d0 * 2 reaches 18446744073709551614, past int64") with the
+/// given names. A division by a variable gives the full int64 range.
+Expected<Interval> exactRange(mlir::AffineExpr expr,
+                              llvm::ArrayRef<Interval> dims,
+                              llvm::ArrayRef<Interval> symbols,
+                              llvm::ArrayRef<std::string> dimNames = {},
+                              llvm::ArrayRef<std::string> symbolNames = {});
+
+/// Why some result or constraint of `map` may overflow int64 somewhere on
+/// its domain ("result 0: -d0 reaches 9223372036854775808, past int64"), or
+/// nullopt. At such a point the map has no value, and simplifying or
+/// composing it could silently change the answer (MLIR folds constants
+/// with wrap-around).
+std::optional<std::string> findOverflow(const IndexingMap &map);
+
+/// composeIndexingMaps, but an error instead of a map when a value of
+/// `first`, of `second` on the values `first` gives, or of the composed map
+/// may overflow int64 (MLIR's folding would wrap it: `d0 * 2^40` after
+/// `d0 * 2^40` would become `d0 * 0`).
+/// @pre as for composeIndexingMaps.
+Expected<IndexingMap> composeIndexingMapsChecked(const IndexingMap &first,
+                                                 const IndexingMap &second);
+
 /// Parses XLA's text form (see the top of this file). Errors read
 /// "COLUMN: what is wrong, what was expected". Expressions follow MLIR's
 /// affine grammar: + - * floordiv ceildiv mod, parentheses, integers; a
