@@ -182,11 +182,11 @@ bool SpecParser::parseItem(TensorSpec &spec, bool &haveLayout, bool &haveMode) {
   std::optional<NpuLayout> layout =
       item == "strides" ? NpuLayout::Strided : parseLayoutName(item);
   if (!layout)
-    return fail(at,
-                (item.empty() ? "expected a layout or mode, found " + found()
-                              : "unknown layout '" + item + "'") +
-                    ", expected aligned, eu, compact, continuous, "
-                    "matrix(W), strides(n,c,h,w), 4n, 2n or 2ic");
+    return fail(at, (item.empty()
+                         ? "expected a layout or mode, found " + found()
+                         : "unknown layout or storage mode '" + item + "'") +
+                        ", expected aligned, eu, compact, continuous, "
+                        "matrix(W), strides(n,c,h,w), 4n, 2n or 2ic");
   if (haveLayout)
     return fail(at, "a second layout '" + item + "'");
   haveLayout = true;

@@ -3,6 +3,7 @@
 
 #include "tessel/Support/FileIO.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -56,17 +57,103 @@ int dispatch(const char *group, const char *summary, llvm::ArrayRef<Verb> verbs,
                     ", expected one of " + known);
 }
 
+static bool looksNegative(const char *arg) {
+  return arg[0] == '-' && std::isdigit(static_cast<unsigned char>(arg[1]));
+}
+
+/// LLVM reads a positional "-1,0" as an unknown option. When a positional
+/// argument is a negative number, the positionals move behind "--" (in
+/// their order), so `tessel layout index S -1,0` means what it says. An
+/// option's value ("--offset -5") stays with its option.
+static std::vector<char *> protectNegativeNumbers(int argc, char **argv) {
+  std::vector<char *> options{argv[0]}, positionals;
+  llvm::StringMap<llvm::cl::Option *> &known = llvm::cl::getRegisteredOptions();
+  bool negative = false;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--") {
+      positionals.insert(positionals.end(), argv + i + 1, argv + argc);
+      break;
+    }
+    if (!arg.starts_with("-") || arg == "-" || looksNegative(argv[i])) {
+      negative |= looksNegative(argv[i]);
+      positionals.push_back(argv[i]);
+      continue;
+    }
+    options.push_back(argv[i]);
+    llvm::StringRef name = arg.ltrim('-');
+    if (name.contains('='))
+      continue;
+    auto it = known.find(name);
+    if (it != known.end() && i + 1 < argc &&
+        it->second->getValueExpectedFlag() == llvm::cl::ValueRequired)
+      options.push_back(argv[++i]);
+  }
+  if (!negative) {
+    std::vector<char *> same(argv, argv + argc);
+    return same;
+  }
+  static char separator[] = "--";
+  options.push_back(separator);
+  options.insert(options.end(), positionals.begin(), positionals.end());
+  return options;
+}
+
 bool parseOptions(int argc, char **argv, const char *overview) {
   llvm::cl::HideUnrelatedOptions(category());
-  return llvm::cl::ParseCommandLineOptions(argc, argv, overview, &llvm::errs(),
+  std::vector<char *> args = protectNegativeNumbers(argc, argv);
+  return llvm::cl::ParseCommandLineOptions(static_cast<int>(args.size()),
+                                           args.data(), overview, &llvm::errs(),
                                            nullptr,
                                            /*LongOptionsUseDoubleDash=*/true);
 }
 
+/// At most `limit` bytes of `text`, the middle elided.
+static std::string shorten(const std::string &text, size_t limit) {
+  if (text.size() <= limit)
+    return text;
+  size_t head = limit * 3 / 4, tail = limit - head;
+  return text.substr(0, head) + " ...(" +
+         std::to_string(text.size() - head - tail) + " bytes elided)... " +
+         text.substr(text.size() - tail);
+}
+
 int fail(const std::string &message) {
   llvm::outs().flush();
-  llvm::errs() << "tessel: error: " << message << "\n";
+  // A message quotes the input; a huge input must not make a huge message.
+  llvm::errs() << "tessel: error: " << shorten(message, 2000) << "\n";
   return 1;
+}
+
+std::string inInput(const std::string &label, const std::string &text,
+                    const std::string &message) {
+  size_t digits = 0;
+  while (digits < message.size() &&
+         std::isdigit(static_cast<unsigned char>(message[digits])))
+    ++digits;
+  std::string rest = message;
+  size_t column = 0;
+  if (digits > 0 && message.compare(digits, 2, ": ") == 0) {
+    column = std::stoull(message.substr(0, digits));
+    rest = message.substr(digits + 2);
+  }
+  std::string excerpt = text;
+  constexpr size_t kWindow = 60;
+  if (text.size() > 2 * kWindow) {
+    size_t center = column ? std::min(column - 1, text.size()) : 0;
+    size_t start = center > kWindow ? center - kWindow : 0;
+    size_t end = std::min(text.size(), start + 2 * kWindow);
+    excerpt = (start ? "..." : "") + text.substr(start, end - start) +
+              (end < text.size() ? "..." : "") + "' (" +
+              std::to_string(text.size()) + " bytes";
+    excerpt += ")";
+    return "in " + label + "'" + excerpt +
+           (column ? " at column " + std::to_string(column) : "") + ": " +
+           shorten(rest, 500);
+  }
+  return "in " + label + "'" + excerpt + "'" +
+         (column ? " at column " + std::to_string(column) : "") + ": " +
+         shorten(rest, 500);
 }
 
 int usageError(const std::string &message) {

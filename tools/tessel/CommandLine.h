@@ -41,6 +41,12 @@ bool parseOptions(int argc, char **argv, const char *overview);
 
 /// Prints "tessel: error: MESSAGE" and returns 1 (bad input).
 int fail(const std::string &message);
+/// "in LABEL'TEXT' at column N: WHAT" for a parser's "N: WHAT" about
+/// `text` (LABEL is e.g. "--shape " or empty). A long text is quoted as an
+/// excerpt around the column, and a long message is shortened, so that a
+/// megabyte of input does not become a megabyte of error.
+std::string inInput(const std::string &label, const std::string &text,
+                    const std::string &message);
 /// Prints "tessel: usage error: MESSAGE" and returns 2.
 int usageError(const std::string &message);
 

@@ -40,18 +40,45 @@ std::optional<IndexingMap> loadMap(const std::string &text,
                                    mlir::MLIRContext *context) {
   Expected<IndexingMap> map = parseIndexingMap(text, context);
   if (!map) {
-    cli::fail("in '" + text + "' at column " + map.error().message);
+    cli::fail(cli::inInput("", text, map.error().message));
     return std::nullopt;
   }
   return std::move(*map);
 }
 
+/// The most expression nodes `--check` evaluates (points times the nodes
+/// of both maps): a few seconds of work.
+constexpr int64_t kMaxCheckedNodes = int64_t(1) << 27;
+
+/// The nodes of a map's results and constraints.
+int64_t countNodes(const IndexingMap &map) {
+  int64_t nodes = 0;
+  auto count = [&](mlir::AffineExpr expr) {
+    expr.walk([&](mlir::AffineExpr) { ++nodes; });
+  };
+  for (mlir::AffineExpr result : map.getAffineMap().getResults())
+    count(result);
+  for (const IndexingConstraint &constraint : map.getConstraints())
+    count(constraint.expr);
+  return nodes;
+}
+
 /// Prints "checked N points: equal" or fails.
 int checkByEnumeration(const IndexingMap &before, const IndexingMap &after) {
+  // Bounded by work, not only by points: a deep map on many points takes
+  // minutes.
+  int64_t nodes = std::max<int64_t>(1, countNodes(before) + countNodes(after));
+  int64_t maxPoints = std::min(kMaxCheckedPoints, kMaxCheckedNodes / nodes);
   Expected<BruteForceComparison> same =
-      compareByEnumeration(before, after, kMaxCheckedPoints);
+      compareByEnumeration(before, after, maxPoints);
   if (!same)
-    return cli::fail("cannot check: " + same.error().message);
+    return cli::fail(
+        "cannot check: " + same.error().message +
+        (maxPoints < kMaxCheckedPoints
+             ? " (the maps have " + std::to_string(nodes) +
+                   " expression nodes; --check evaluates at most " +
+                   std::to_string(kMaxCheckedNodes) + " nodes in all)"
+             : std::string()));
   if (!same->equal)
     return cli::fail("the maps differ " + same->mismatch);
   llvm::outs().flush();

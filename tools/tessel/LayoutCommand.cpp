@@ -25,7 +25,7 @@ namespace {
 std::optional<TiledLayout> loadLayout(const std::string &text) {
   Expected<Shape> shape = parseShape(text);
   if (!shape) {
-    cli::fail("in '" + text + "' at column " + shape.error().message);
+    cli::fail(cli::inInput("", text, shape.error().message));
     return std::nullopt;
   }
   Expected<TiledLayout> layout = TiledLayout::get(*shape);
@@ -67,6 +67,9 @@ int runIndex(int argc, char **argv) {
   if (!layout)
     return 1;
   if (haveOffset) {
+    if (layout->physicalElements() == 0)
+      return cli::fail(layout->shape().toString() +
+                       " has an empty buffer: there is no offset to look up");
     if (offsetOpt < 0 || offsetOpt >= layout->physicalElements())
       return cli::fail("offset " + std::to_string(offsetOpt) +
                        " is outside the buffer of " +
@@ -86,11 +89,17 @@ int runIndex(int argc, char **argv) {
                      std::to_string(index.size()) + " entries, expected " +
                      std::to_string(layout->rank()) + " for " +
                      layout->shape().toString());
-  for (int64_t i = 0; i < layout->rank(); ++i)
-    if (index[i] < 0 || index[i] >= layout->logicalDims()[i])
+  for (int64_t i = 0; i < layout->rank(); ++i) {
+    int64_t size = layout->logicalDims()[i];
+    if (size == 0)
+      return cli::fail("dim " + std::to_string(i) + " of " +
+                       layout->shape().toString() +
+                       " has size 0: the array has no element to index");
+    if (index[i] < 0 || index[i] >= size)
       return cli::fail("index " + std::to_string(index[i]) + " of dim " +
                        std::to_string(i) + " is out of range, expected 0.." +
-                       std::to_string(layout->logicalDims()[i] - 1));
+                       std::to_string(size - 1));
+  }
   llvm::outs() << layout->offset(index) << "\n";
   return 0;
 }
@@ -342,8 +351,7 @@ int runTpu(int argc, char **argv) {
     return 2;
   Expected<Shape> shape = parseShape(shapeText);
   if (!shape)
-    return cli::fail("in '" + shapeText + "' at column " +
-                     shape.error().message);
+    return cli::fail(cli::inInput("", shapeText, shape.error().message));
   Expected<TpuLayoutChoice> choice =
       chooseTpuLayout(*shape, TpuOptions{packedPred});
   if (!choice)

@@ -54,9 +54,18 @@ int splitAddresses(const NpuConfig &config,
   llvm::json::Array out;
   std::string text;
   for (const std::string &arg : addresses) {
+    // Decimal, or hexadecimal after 0x; a leading 0 is not octal.
     int64_t a;
-    if (llvm::StringRef(arg).getAsInteger(0, a))
-      return cli::fail("address '" + arg + "' is not an integer");
+    llvm::StringRef digits = arg;
+    unsigned radix = 10;
+    if (digits.starts_with_insensitive("0x")) {
+      digits = digits.drop_front(2);
+      radix = 16;
+    }
+    if (digits.empty() || digits.getAsInteger(radix, a))
+      return cli::fail("address '" + arg +
+                       "' is not an integer, expected a decimal number or "
+                       "0x and hexadecimal digits");
     Expected<NpuPlace> p = config.split(a);
     if (!p)
       return cli::fail(p.error().message);
@@ -103,6 +112,11 @@ int runAddress(int argc, char **argv) {
   bool reverse = npu.getNumOccurrences() || offset.getNumOccurrences();
   if (reverse == !addresses.empty())
     return cli::usageError("give addresses, or --npu Q --offset R");
+  if (reverse && (!npu.getNumOccurrences() || !offset.getNumOccurrences()))
+    return cli::usageError(
+        std::string(npu.getNumOccurrences() ? "--npu" : "--offset") +
+        " needs " + (npu.getNumOccurrences() ? "--offset" : "--npu") +
+        ": give both, --npu Q --offset R");
   if (reverse)
     return addressOf(*config, {npu, offset}, json);
   return splitAddresses(*config, addresses, json);

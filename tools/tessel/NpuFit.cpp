@@ -215,7 +215,7 @@ bool loadSpecs(const std::vector<std::string> &args, const std::string &file,
   for (const std::string &text : args) {
     Expected<TensorSpec> spec = parseTensorSpec(text);
     if (!spec) {
-      status = cli::fail("in '" + text + "' at column " + spec.error().message);
+      status = cli::fail(cli::inInput("", text, spec.error().message));
       return false;
     }
     specs.push_back(std::move(*spec));

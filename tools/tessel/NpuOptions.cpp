@@ -1,6 +1,8 @@
 //===- NpuOptions.cpp - Options shared by the `tessel npu` verbs ----------===//
 #include "NpuOptions.h"
 
+#include <cstdlib>
+
 #include "tessel/Npu/NpuAdvisor.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -93,20 +95,51 @@ std::optional<TensorSpec> TensorOptions::resolve(const std::string &specText,
       return std::nullopt;
     }
     std::string lay = strides.empty() ? layout.getValue() : "strided";
-    text = dtype + "[" + shape + "]:" + lay;
+    if (lay == "strided" && strides.empty()) {
+      status = cli::usageError("--layout strided needs --strides N,C,H,W");
+      return std::nullopt;
+    }
+    // Which flag wrote which columns of the spec, so that an error names
+    // the flag the user typed, not a spec the user never saw.
+    std::vector<std::pair<size_t, std::string>> starts;
+    auto append = [&](const std::string &flag, const std::string &value,
+                      const std::string &before) {
+      // A separator belongs to the flag after it ('[' starts the shape).
+      starts.emplace_back(text.size(), flag + " '" + value + "'");
+      text += before + value;
+    };
+    append("--dtype", dtype, "");
+    append("--shape", shape, "[");
+    append("--layout", lay, "]:");
     if (lay == "matrix" && w > 0)
-      text += "(" + std::to_string(w) + ")";
+      append("--w", std::to_string(w), "(");
     if (!strides.empty()) {
       std::vector<int64_t> values;
       if (!parseDims(strides, "--strides", 4, values, status))
         return std::nullopt;
-      text += "(" + strides + ")";
+      append("--strides", strides, "(");
     }
-    text += ":" + mode + "@" + address;
+    append("--mode", mode,
+           strides.empty() && !(lay == "matrix" && w > 0) ? ":" : "):");
+    append("--address", address, "@");
+    Expected<TensorSpec> spec = parseTensorSpec(text);
+    if (spec)
+      return *spec;
+    const std::string &message = spec.error().message;
+    size_t colon = message.find(": ");
+    size_t column = std::strtoull(message.c_str(), nullptr, 10);
+    std::string flag = starts.front().second;
+    for (const auto &[start, name] : starts)
+      if (column >= start + 1)
+        flag = name;
+    status = cli::fail(
+        "in " + flag + ": " +
+        (colon == std::string::npos ? message : message.substr(colon + 2)));
+    return std::nullopt;
   }
   Expected<TensorSpec> spec = parseTensorSpec(text);
   if (!spec) {
-    status = cli::fail("in '" + text + "' at column " + spec.error().message);
+    status = cli::fail(cli::inInput("", text, spec.error().message));
     return std::nullopt;
   }
   return *spec;

@@ -141,8 +141,8 @@ std::optional<Layout> parseLayoutOption(const char *name,
     return shape.layout ? *shape.layout : Layout::rowMajor(shape.rank());
   Expected<Layout> layout = parseLayoutFor(text, shape);
   if (!layout) {
-    cli::fail("in --" + std::string(name) + " '" + text + "' at column " +
-              layout.error().message);
+    cli::fail(cli::inInput("--" + std::string(name) + " ", text,
+                           layout.error().message));
     return std::nullopt;
   }
   return *layout;
@@ -223,8 +223,8 @@ int runRelayoutCommand(int argc, char **argv) {
 
   Expected<Shape> shape = parseShape(shapeText);
   if (!shape)
-    return cli::fail("in --shape '" + shapeText + "' at column " +
-                     shape.error().message);
+    return cli::fail(
+        cli::inInput("--shape ", shapeText, shape.error().message));
   if (!shape->isArray())
     return cli::fail("--shape '" + shapeText + "' is not an array shape");
   std::optional<Layout> from = parseLayoutOption("from", fromText, *shape);

@@ -65,7 +65,8 @@ TEST(TensorSpec, ErrorsNameTheColumn) {
   EXPECT_EQ(errorOf("fp32[2,0,4,5]"),
             "8: dimension 1 is 0, expected at least 1");
   EXPECT_EQ(errorOf("fp32[2,3,4,5]:alinged"),
-            "15: unknown layout 'alinged', expected aligned, eu, compact, "
+            "15: unknown layout or storage mode 'alinged', expected aligned, "
+            "eu, compact, "
             "continuous, matrix(W), strides(n,c,h,w), 4n, 2n or 2ic");
   EXPECT_EQ(errorOf("fp32[2,3,4,5]:aligned:compact"),
             "23: a second layout 'compact'");
