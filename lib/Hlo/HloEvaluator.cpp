@@ -53,6 +53,14 @@ std::optional<HloOpcode> simpleBinary(const HloComputation &computation) {
   return root->opcode();
 }
 
+/// "LINE:COLUMN: " of a parsed instruction, else nothing.
+std::string at(const HloInstruction &inst) {
+  SourceLocation loc = inst.location();
+  if (loc.line <= 0)
+    return "";
+  return std::to_string(loc.line) + ":" + std::to_string(loc.column) + ": ";
+}
+
 bool isCall(const HloInstruction &inst) {
   return (inst.opcode() == HloOpcode::Call ||
           inst.opcode() == HloOpcode::Fusion) &&
@@ -185,9 +193,9 @@ Expected<Literal> Evaluator::run(const HloComputation &computation,
     } else {
       Expected<Literal> result = evaluate(inst, operands, arguments, depth);
       if (!result)
-        return Error(isCall(inst)
-                         ? result.error().message
-                         : "%" + inst.name() + ": " + result.error().message);
+        return Error(isCall(inst) ? result.error().message
+                                  : at(inst) + "%" + inst.name() + ": " +
+                                        result.error().message);
       values[i] = std::make_shared<const Literal>(std::move(*result));
       // The entry keeps the operands alive, so their addresses stay unique.
       if (shared)

@@ -2,6 +2,7 @@
 #include "HloLexer.h"
 
 #include "tessel/Layout/ShapeParser.h"
+#include "tessel/Support/Utf8.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +30,9 @@ HloLexer::HloLexer(std::string_view text, bool columnsOnly)
   for (size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n')
       lineStarts.push_back(i + 1);
+  // A UTF-8 byte order mark (editors on Windows write one) is not text.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF")
+    pos = 3;
 }
 
 Error HloLexer::takeError() {
@@ -97,7 +101,7 @@ std::string HloLexer::found() {
   while (end < text.size() && end < pos + 24 && isWordChar(text[end]))
     ++end;
   if (end == pos)
-    ++end;
+    return quoteCharacter(text, pos);
   return quoted(text.substr(pos, end - pos));
 }
 

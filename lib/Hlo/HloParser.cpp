@@ -111,6 +111,9 @@ private:
   bool resolveCalls(HloModule &module);
 
   std::vector<PendingCall> pendingCalls;
+  /// Computations named by attributes kept verbatim (while's condition and
+  /// body, conditional's branches, ...), with where each name is.
+  std::vector<std::pair<std::string, size_t>> referencedNames;
 };
 
 Expected<std::unique_ptr<HloModule>> HloTextParser::parseModule() {
@@ -149,12 +152,13 @@ bool HloTextParser::parseHeader(HloModule &module) {
     if (!expect('=', "'=' after the attribute name"))
       return false;
     if (key == "entry_computation_layout") {
+      SourceLocation location = locationOf(keyPos);
       ProgramShape shape;
       if (!expect('{', "'{' before the entry computation layout") ||
           !parseProgramShape(shape) ||
           !expect('}', "'}' after the entry computation layout"))
         return false;
-      module.setEntryComputationLayout(std::move(shape));
+      module.setEntryComputationLayout(std::move(shape), location);
       continue;
     }
     std::string value;
@@ -417,9 +421,36 @@ bool HloTextParser::parseAttribute(HloInstruction &inst, std::string_view key,
   (void)keyPos;
   HloAttributes &a = inst.mutableAttributes();
   if (!isTypedAttribute(inst.opcode(), key)) {
+    size_t valuePos = (skipSpace(), pos);
     std::string value;
     if (!rawValue(value))
       return false;
+    // The computations an op tessel does not model calls must exist all
+    // the same: an undefined name is a parse error, as in XLA.
+    static const std::set<std::string_view> kCalling = {"condition",
+                                                        "body",
+                                                        "to_apply",
+                                                        "calls",
+                                                        "true_computation",
+                                                        "false_computation",
+                                                        "branch_computations",
+                                                        "called_computations"};
+    if (kCalling.count(key)) {
+      size_t i = 0;
+      while (i < value.size()) {
+        while (i < value.size() &&
+               (value[i] == '{' || value[i] == '}' || value[i] == ',' ||
+                value[i] == ' ' || value[i] == '%'))
+          ++i;
+        size_t start = i;
+        while (i < value.size() && value[i] != ',' && value[i] != '}' &&
+               value[i] != ' ')
+          ++i;
+        if (i > start)
+          referencedNames.push_back(
+              {value.substr(start, i - start), valuePos + start});
+      }
+    }
     inst.mutableRawAttributes().push_back({std::string(key), value});
     return true;
   }
@@ -556,6 +587,9 @@ bool HloTextParser::parseCalledNames(HloInstruction &inst) {
 }
 
 bool HloTextParser::resolveCalls(HloModule &module) {
+  for (const auto &[name, namePos] : referencedNames)
+    if (!module.computation(name))
+      return fail(namePos, "use of undefined computation %" + name);
   for (const PendingCall &call : pendingCalls) {
     HloComputation *callee = module.computation(call.name);
     if (!callee)

@@ -815,14 +815,27 @@ std::optional<Error> verifyHloModule(const HloModule &module) {
   if (const std::optional<ProgramShape> &layout =
           module.entryComputationLayout()) {
     std::vector<HloInstruction *> params = module.entry()->parameters();
-    bool ok = layout->parameters.size() == params.size() &&
-              compatibleShapes(layout->result, module.entry()->root()->shape());
-    for (size_t i = 0; ok && i < params.size(); ++i)
-      ok = compatibleShapes(layout->parameters[i], params[i]->shape());
-    if (!ok)
-      return Error("entry_computation_layout " + layout->toString() +
-                   " does not match the entry computation %" +
-                   module.entry()->name());
+    std::string why;
+    if (layout->parameters.size() != params.size())
+      why = "it has " + std::to_string(layout->parameters.size()) +
+            " parameters, the entry " + std::to_string(params.size());
+    for (size_t i = 0; why.empty() && i < params.size(); ++i)
+      if (!params[i] ||
+          !compatibleShapes(layout->parameters[i], params[i]->shape()))
+        why = "parameter " + std::to_string(i) + " is " +
+              layout->parameters[i].toString() + ", the entry's " +
+              (params[i] ? params[i]->shape().toString() : "is missing");
+    if (why.empty() &&
+        !compatibleShapes(layout->result, module.entry()->root()->shape()))
+      why = "the result is " + layout->result.toString() + ", the entry's " +
+            module.entry()->root()->shape().toString();
+    if (!why.empty()) {
+      SourceLocation loc = module.entryComputationLayoutLocation();
+      return Error((loc.line ? at(loc) : std::string()) +
+                   "entry_computation_layout does not match the entry "
+                   "computation %" +
+                   module.entry()->name() + ": " + why);
+    }
   }
   return std::nullopt;
 }

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Indexing/IndexingMap.h"
+#include "tessel/Support/Utf8.h"
 
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/AffineMap.h"
@@ -118,6 +119,8 @@ private:
   std::string found() const {
     if (token.kind == Token::End)
       return "the end of the input";
+    if (token.kind == Token::Invalid)
+      return quoteCharacter(text, token.offset);
     return "'" + token.text.str() + "'";
   }
   bool expect(Token::Kind kind, const char *what) {
@@ -215,6 +218,9 @@ void Parser::advance() {
       break;
     default:
       token.kind = Token::Invalid;
+      // A whole UTF-8 character, so that messages quote it whole.
+      if (static_cast<unsigned char>(c) >= 0x80)
+        position = start + std::max<size_t>(1, utf8Length(text, start));
       break;
     }
   }

@@ -1,5 +1,6 @@
 //===- ShapeParser.cpp - Parse XLA shape-with-layout strings --------------===//
 #include "tessel/Layout/ShapeParser.h"
+#include "tessel/Support/Utf8.h"
 
 #include "tessel/Layout/TiledLayout.h"
 
@@ -95,6 +96,8 @@ public:
     skipSpace();
     if (pos >= text.size())
       return "the end of the input";
+    if (static_cast<unsigned char>(text[pos]) >= 0x80)
+      return quoteCharacter(text, pos);
     size_t end = pos + 1;
     while (end < text.size() && end < pos + 12 &&
            std::isalnum(static_cast<unsigned char>(text[end])) &&

@@ -1,5 +1,6 @@
 //===- TensorSpec.cpp - One-line descriptions of local tensors ------------===//
 #include "tessel/Npu/TensorSpec.h"
+#include "tessel/Support/Utf8.h"
 
 #include <cctype>
 
@@ -52,7 +53,7 @@ private:
   std::string found() const {
     if (pos >= text.size())
       return "the end";
-    return "'" + std::string(1, text[pos]) + "'";
+    return quoteCharacter(text, pos);
   }
   std::string word() {
     skipSpace();

@@ -83,8 +83,8 @@ struct HeaderParser {
   }
 };
 
-Error headerError(const std::string &what) {
-  return Error("npy header: " + what);
+Error headerError(const std::string &what, size_t byte) {
+  return Error("npy header, byte " + std::to_string(byte) + ": " + what);
 }
 
 } // namespace
@@ -117,15 +117,15 @@ Expected<NpyArray> parseNpy(std::string_view bytes) {
   NpyArray array;
   bool haveDescr = false, haveOrder = false, haveShape = false;
   if (!p.consume('{'))
-    return headerError("expected '{'");
+    return headerError("expected '{'", headerStart + p.pos);
   while (!p.consume('}')) {
     std::string key;
     if (!p.string(key) || !p.consume(':'))
-      return headerError("expected a quoted key and ':' at byte " +
-                         std::to_string(headerStart + p.pos));
+      return headerError("expected a quoted key and ':'", headerStart + p.pos);
     if (key == "descr") {
       if (!p.string(array.descr))
-        return headerError("expected a string for 'descr'");
+        return headerError("expected a string for 'descr'",
+                           headerStart + p.pos);
       haveDescr = true;
     } else if (key == "fortran_order") {
       if (p.word("True"))
@@ -133,43 +133,49 @@ Expected<NpyArray> parseNpy(std::string_view bytes) {
       else if (p.word("False"))
         array.fortranOrder = false;
       else
-        return headerError("expected True or False for 'fortran_order'");
+        return headerError("expected True or False for 'fortran_order'",
+                           headerStart + p.pos);
       haveOrder = true;
     } else if (key == "shape") {
       if (!p.consume('('))
-        return headerError("expected '(' for 'shape'");
+        return headerError("expected '(' for 'shape'", headerStart + p.pos);
       while (!p.consume(')')) {
         int64_t dim;
         if (!p.integer(dim))
-          return headerError("expected a non-negative integer in 'shape'");
+          return headerError("expected a non-negative integer in 'shape'",
+                             headerStart + p.pos);
         array.shape.push_back(dim);
         if (!p.consume(',') &&
             !(p.skip(), p.pos < p.text.size() && p.text[p.pos] == ')'))
-          return headerError("expected ',' or ')' in 'shape'");
+          return headerError("expected ',' or ')' in 'shape'",
+                             headerStart + p.pos);
       }
       haveShape = true;
     } else {
-      return headerError("unknown key '" + key + "'");
+      return headerError("unknown key '" + key + "'", headerStart + p.pos);
     }
     p.consume(',');
   }
   if (!haveDescr || !haveOrder || !haveShape)
     return headerError("expected the keys 'descr', 'fortran_order' and "
-                       "'shape'");
+                       "'shape'",
+                       headerStart + p.pos);
   int64_t itemSize = array.itemSize();
   if (itemSize == 0)
     return headerError("cannot tell the element size of descr '" + array.descr +
-                       "'");
+                           "'",
+                       headerStart + p.pos);
   int64_t count = 1;
   for (int64_t d : array.shape) {
     std::optional<int64_t> product = checkedMul(count, d);
     if (!product)
-      return headerError("the shape's element count overflows");
+      return headerError("the shape's element count overflows",
+                         headerStart + p.pos);
     count = *product;
   }
   std::optional<int64_t> expected = checkedMul(count, itemSize);
   if (!expected)
-    return headerError("the data size overflows");
+    return headerError("the data size overflows", headerStart + p.pos);
   size_t dataStart = headerStart + headerLength;
   if (bytes.size() - dataStart != static_cast<uint64_t>(*expected))
     return Error("npy data holds " + std::to_string(bytes.size() - dataStart) +

@@ -252,7 +252,7 @@ int runRun(int argc, char **argv) {
   runOptions.threads = static_cast<int>(threads);
   Expected<Literal> result = exe.run(arguments, runOptions);
   if (!result)
-    return cli::fail(path + ": " + result.error().message);
+    return cli::fail(cli::atFile(path, result.error().message));
   std::vector<const Literal *> values;
   if (result->isTuple())
     for (const Literal &element : result->tupleElements())

@@ -108,7 +108,7 @@ int runEval(int argc, char **argv) {
   }
   Expected<Literal> result = evaluateHloModule(*module, arguments);
   if (!result)
-    return cli::fail(path + ": " + result.error().message);
+    return cli::fail(cli::atFile(path, result.error().message));
   std::vector<const Literal *> values;
   std::vector<Shape> shapes;
   if (result->isTuple()) {

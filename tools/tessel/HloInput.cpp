@@ -8,9 +8,16 @@
 #include "tessel/Support/MathExtras.h"
 #include "tessel/Support/Npy.h"
 
+#include <cctype>
 #include <cstring>
 
 namespace tessel::cli {
+
+std::string atFile(const std::string &path, const std::string &message) {
+  bool positioned =
+      !message.empty() && std::isdigit(static_cast<unsigned char>(message[0]));
+  return path + (positioned ? ":" : ": ") + message;
+}
 
 std::unique_ptr<HloModule> loadHloModule(const std::string &path, bool verify) {
   Expected<std::string> text = readFileBytes(path);
@@ -20,12 +27,12 @@ std::unique_ptr<HloModule> loadHloModule(const std::string &path, bool verify) {
   }
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(*text);
   if (!module) {
-    fail(path + ":" + module.error().message);
+    fail(atFile(path, module.error().message));
     return nullptr;
   }
   if (verify)
     if (std::optional<Error> problem = verifyHloModule(**module)) {
-      fail(path + ":" + problem->message);
+      fail(atFile(path, problem->message));
       return nullptr;
     }
   return std::move(*module);

@@ -17,6 +17,10 @@
 
 namespace tessel::cli {
 
+/// "PATH:LINE:COL: what" for a message that starts with a position, else
+/// "PATH: what".
+std::string atFile(const std::string &path, const std::string &message);
+
 /// The module in `path`, or nullptr after printing the error (cli::fail).
 std::unique_ptr<HloModule> loadHloModule(const std::string &path,
                                          bool verify = true);

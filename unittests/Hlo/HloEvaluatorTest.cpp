@@ -218,12 +218,13 @@ TEST(HloEvaluator, BitcastReadsThePhysicalBuffer) {
 }
 
 TEST(HloEvaluator, RefusesWhatItCannotDo) {
-  EXPECT_EQ(run("  p = f32[4] parameter(0)\n"
-                "  ROOT c = f32[4] custom-call(p), custom_call_target=\"x\"\n",
-                {"{1, 2, 3, 4}"}),
-            "error: %c: opcode custom-call is not supported by the evaluator");
+  EXPECT_EQ(
+      run("  p = f32[4] parameter(0)\n"
+          "  ROOT c = f32[4] custom-call(p), custom_call_target=\"x\"\n",
+          {"{1, 2, 3, 4}"}),
+      "error: 9:3: %c: opcode custom-call is not supported by the evaluator");
   EXPECT_EQ(run("  ROOT c = f32[3] constant({...})\n"),
-            "error: %c: the constant has elided contents {...}");
+            "error: 8:3: %c: the constant has elided contents {...}");
 }
 
 TEST(HloEvaluator, RefusesValuesLargerThanItMayAllocate) {
@@ -238,7 +239,7 @@ TEST(HloEvaluator, RefusesValuesLargerThanItMayAllocate) {
   Expected<Literal> result = evaluateHloModule(**module, {}, options);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().message,
-            "%b: cannot hold a value of shape f32[1000000]: 4000000 bytes "
+            "4:3: %b: cannot hold a value of shape f32[1000000]: 4000000 bytes "
             "(3.8 MiB), more than the evaluator may allocate (1048576 bytes "
             "(1.0 MiB))");
   options.maxBytes = 4000000;

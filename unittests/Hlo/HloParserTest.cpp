@@ -156,13 +156,25 @@ ENTRY %main (p: f32[4,6], q: s32[4,6]) -> f32[2,3] {
 TEST(HloParser, UnsupportedOpsAreKeptVerbatim) {
   const char *text = R"(
 HloModule m
+
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
 ENTRY e {
   p = f32[8] parameter(0)
   c = f32[8] custom-call(p), custom_call_target="foo", api_version=API_VERSION_TYPED_FFI, backend_config={x=1}
   ROOT s = (f32[8], s32[8]) sort(c, c), dimensions={0}, is_stable=true, to_apply=%cmp
 }
 )";
-  // %cmp is undefined: the raw to_apply of an unsupported op is text.
+  // The raw to_apply of an unsupported op is text, but it must name a
+  // computation, as in XLA.
+  EXPECT_EQ(parseError("HloModule m\nENTRY e {\n  p = f32[8] parameter(0)\n"
+                       "  ROOT s = f32[8] sort(p), dimensions={0}, "
+                       "to_apply=%nowhere\n}\n"),
+            "4:54: use of undefined computation %nowhere");
   std::unique_ptr<HloModule> module = parse(text);
   ASSERT_TRUE(module);
   HloInstruction *call = module->entry()->instruction("c");

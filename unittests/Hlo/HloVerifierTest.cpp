@@ -116,8 +116,8 @@ TEST(HloVerifier, ChecksCallsAndTheEntryLayout) {
   problem = verifyHloModule(**layout);
   ASSERT_TRUE(problem);
   EXPECT_EQ(problem->message,
-            "entry_computation_layout (f32[3]{0})->f32[3]{0} does not match "
-            "the entry computation %e");
+            "1:14: entry_computation_layout does not match the entry "
+            "computation %e: parameter 0 is f32[3]{0}, the entry's f32[2]");
   EXPECT_EQ(verify("  p = f32[4] parameter(0)\n"
                    "  ROOT f = f32[] fusion(p, p), kind=kLoop, calls=add\n"),
             "9:3: %f: operand 0 f32[4] does not match parameter 0 of %add "

@@ -131,8 +131,14 @@ public:
   const std::optional<ProgramShape> &entryComputationLayout() const {
     return entryLayout;
   }
-  void setEntryComputationLayout(std::optional<ProgramShape> layout) {
+  void setEntryComputationLayout(std::optional<ProgramShape> layout,
+                                 SourceLocation location = {}) {
     entryLayout = std::move(layout);
+    entryLayoutLocation = location;
+  }
+  /// Where entry_computation_layout was read (line 0 when not parsed).
+  SourceLocation entryComputationLayoutLocation() const {
+    return entryLayoutLocation;
   }
   /// The parameter and result shapes of the entry with their physical
   /// layouts: entry_computation_layout when present, else the shapes of the
@@ -159,6 +165,7 @@ private:
   std::unordered_map<std::string, HloComputation *> byName;
   HloComputation *theEntry = nullptr;
   std::optional<ProgramShape> entryLayout;
+  SourceLocation entryLayoutLocation;
   std::vector<RawAttribute> raw;
   std::vector<HloStackFrameSection> frames;
 };
