@@ -61,6 +61,13 @@ std::string at(const HloInstruction &inst) {
   return std::to_string(loc.line) + ":" + std::to_string(loc.column) + ": ";
 }
 
+/// How to get the values XLA left out of a printed constant.
+constexpr const char *kElidedHint =
+    ": XLA printed the module without the values of its large constants; "
+    "dump it with them, e.g. XLA_FLAGS='--xla_dump_to=DIR "
+    "--xla_dump_hlo_as_text --xla_dump_large_constants', or print it with "
+    "HloPrintOptions::print_large_constants";
+
 bool isCall(const HloInstruction &inst) {
   return (inst.opcode() == HloOpcode::Call ||
           inst.opcode() == HloOpcode::Fusion) &&
@@ -221,12 +228,18 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
   (void)arguments;
   HloOpcode op = inst.opcode();
   const Shape &shape = inst.shape();
+  if (inst.passesValueThrough()) {
+    Literal value = *operands[0];
+    value.setLayout(shape.isTuple() ? std::nullopt : shape.layout);
+    return value;
+  }
   if (!isSupportedOpcode(op))
     return Error("opcode " + std::string(hloOpcodeName(op)) +
                  " is not supported by the evaluator");
   for (const Value &operand : operands)
     if (operand->isElided())
-      return Error("a constant has elided contents {...}");
+      return Error("a constant has elided contents {...}" +
+                   std::string(kElidedHint));
   if (std::optional<std::string> tooBig = tooLarge(shape))
     return Error(*tooBig);
   auto x = [&](size_t i) -> const Literal & { return *operands[i]; };
@@ -237,7 +250,8 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
   switch (op) {
   case HloOpcode::Constant:
     if (inst.literal().isElided())
-      return Error("the constant has elided contents {...}");
+      return Error("the constant has elided contents {...}" +
+                   std::string(kElidedHint));
     return inst.literal();
   case HloOpcode::Iota:
     return iota(inst);

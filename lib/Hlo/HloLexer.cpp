@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace tessel {
@@ -366,6 +367,16 @@ bool HloLexer::parseLiteralValue(const Shape &shape, Literal &literal) {
   literal = std::move(*created);
   if (shape.rank() == 0)
     return parseScalar(shape.elementType, literal, 0);
+  // XLA accepts a scalar for an array constant (`bf16[17,22] constant(1)`):
+  // every element gets its value.
+  if ((skipSpace(), pos < text.size() && text[pos] != '{')) {
+    if (!parseScalar(shape.elementType, literal, 0))
+      return false;
+    int64_t width = literal.elementBytes();
+    for (int64_t i = 1; i < literal.elementCount(); ++i)
+      std::memcpy(literal.data() + i * width, literal.data(), width);
+    return true;
+  }
   return parseLiteralArray(shape, literal);
 }
 

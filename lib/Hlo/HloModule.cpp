@@ -67,6 +67,15 @@ const std::string *HloInstruction::rawAttribute(std::string_view key) const {
   return nullptr;
 }
 
+bool HloInstruction::passesValueThrough() const {
+  if (theOpcode == HloOpcode::OptimizationBarrier)
+    return operands().size() == 1;
+  if (theOpcode != HloOpcode::CustomCall || operands().size() != 1)
+    return false;
+  const std::string *target = rawAttribute("custom_call_target");
+  return target && *target == "\"Sharding\"";
+}
+
 bool HloInstruction::isRoot() const {
   return theParent && theParent->root() == this;
 }

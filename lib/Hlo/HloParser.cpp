@@ -120,8 +120,14 @@ Expected<std::unique_ptr<HloModule>> HloTextParser::parseModule() {
   auto module = std::make_unique<HloModule>("module");
   bool sawEntry = false;
   bool ok = parseHeader(*module) && parseStackFrames(*module);
-  while (ok && !atEnd())
+  while (ok && !atEnd()) {
+    if (peekWord() == "HloModule") {
+      ok = fail(pos, "a second HloModule: tessel reads one module per file, "
+                     "expected a computation (split the file in two)");
+      break;
+    }
     ok = parseComputation(*module, sawEntry);
+  }
   if (ok && module->computations().empty())
     ok = fail(pos, "expected a computation but found " + found());
   if (ok)
@@ -144,6 +150,9 @@ bool HloTextParser::parseHeader(HloModule &module) {
     return fail(namePos, "expected the module name after HloModule but found " +
                              found());
   module.setName(name);
+  // XLA's parser accepts a colon after the name (`HloModule m:`).
+  if (peek() == ':')
+    consume(':');
   while (consume(',')) {
     size_t keyPos = (skipSpace(), pos);
     std::string key(word());

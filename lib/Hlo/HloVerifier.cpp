@@ -717,6 +717,15 @@ std::optional<Error> verifyComputation(const HloComputation &computation) {
                  ": parameter numbers must be 0.." + std::to_string(count - 1) +
                  " with none missing");
   for (const auto &inst : computation.instructions()) {
+    if (inst->passesValueThrough()) {
+      const Shape &operand = inst->operand(0)->shape();
+      if (!compatibleShapes(operand, inst->shape()))
+        return Error(at(inst->location()) + "%" + inst->name() +
+                     ": declared shape " + str(inst->shape()) +
+                     " does not match its operand's " + str(operand) +
+                     ", expected the same (the op passes its operand through)");
+      continue;
+    }
     if (!isSupportedOpcode(inst->opcode()))
       continue;
     Expected<Shape> inferred = inferShape(*inst);

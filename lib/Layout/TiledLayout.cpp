@@ -68,7 +68,10 @@ std::optional<LayoutProblem> verifyLayout(const Shape &shape) {
                    Part::L);
   if (layout.elementSizeInBits != 0) {
     int64_t natural = bitWidth(shape.elementType);
-    int64_t storage = 8 * byteWidth(shape.elementType);
+    // XLA stores pred in up to 32 bits (E(32), as TPUs keep predicates).
+    int64_t storage = shape.elementType == PrimitiveType::Pred
+                          ? 32
+                          : 8 * byteWidth(shape.elementType);
     if (layout.elementSizeInBits < natural ||
         layout.elementSizeInBits > storage)
       return problem(

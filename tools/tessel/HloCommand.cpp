@@ -4,12 +4,13 @@
 //   tessel hlo verify M.hlo                  shape inference on every op
 //   tessel hlo eval M.hlo --input x.npy ... [--output y.npy ...]
 //
-// eval reads and writes arrays in the physical layouts of the entry's
+// eval reads and writes logical arrays: a .npy file is the array in
+// row-major order whatever the layout (jax often declares a column-major
+// result). --physical reads and writes the physical buffers of the entry's
 // parameters and results (entry_computation_layout, else the shapes of the
-// parameters and the root): a row-major layout is the plain array, another
-// dim order is the array with its dims in physical (major to minor) order,
-// a tiled layout is the flat buffer with its padding. --logical ignores the
-// layouts.
+// parameters and the root): another dim order is the array with its dims in
+// physical (major to minor) order, a tiled layout is the flat buffer with
+// its padding.
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
@@ -77,9 +78,15 @@ int runEval(int argc, char **argv) {
       "output",
       cl::desc("where to write the result (.npy); one per tuple element"),
       cl::value_desc("FILE"), cl::cat(cli::category()));
-  cl::opt<bool> logical(
+  cl::opt<bool> physical(
+      "physical",
+      cl::desc("read and write the physical buffers of the entry's layouts "
+               "(dims in physical order; tiled: the flat buffer)"),
+      cl::cat(cli::category()));
+  cl::opt<bool> logicalFlag(
       "logical",
-      cl::desc("read and write logical row-major arrays, ignoring layouts"),
+      cl::desc("read and write logical arrays (the default; kept for "
+               "scripts that pass it)"),
       cl::cat(cli::category()));
   if (!cli::parseOptions(
           argc, argv,
@@ -87,9 +94,14 @@ int runEval(int argc, char **argv) {
           "evaluator)\n\n"
           "  tessel hlo eval m.hlo --input x.npy --output y.npy\n"
           "  tessel hlo eval m.hlo --input x.npy          prints the result\n\n"
-          "Arrays are in the physical layouts of entry_computation_layout: "
-          "a tiled\nresult is its flat buffer, padding included.\n"))
+          "Arrays are logical (a .npy file holds the array in row-major "
+          "order,\nwhatever the layout); --physical reads and writes the "
+          "buffers of\nentry_computation_layout instead: a tiled result is "
+          "its flat buffer,\npadding included.\n"))
     return 2;
+  if (physical && logicalFlag)
+    return cli::usageError("give --physical or --logical, not both");
+  bool logical = !physical;
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module)
     return 1;

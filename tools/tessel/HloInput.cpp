@@ -122,8 +122,8 @@ Expected<Literal> readArgument(const std::string &path, const Shape &param,
   if (array->shape != want)
     return Error(path + ": shape " + joinDims(array->shape) + ", expected " +
                  joinDims(want) + " for " + param.toString() +
-                 (physical ? " (its physical buffer; --logical reads the "
-                             "logical array)"
+                 (physical ? " (its physical buffer, as --physical reads "
+                             "it; without --physical, the logical array)"
                            : ""));
   std::string data = cOrderData(*array);
   if (physical) {

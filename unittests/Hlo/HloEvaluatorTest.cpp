@@ -224,7 +224,28 @@ TEST(HloEvaluator, RefusesWhatItCannotDo) {
           {"{1, 2, 3, 4}"}),
       "error: 9:3: %c: opcode custom-call is not supported by the evaluator");
   EXPECT_EQ(run("  ROOT c = f32[3] constant({...})\n"),
-            "error: 8:3: %c: the constant has elided contents {...}");
+            "error: 8:3: %c: the constant has elided contents {...}: XLA "
+            "printed the module without the values of its large constants; "
+            "dump it with them, e.g. XLA_FLAGS='--xla_dump_to=DIR "
+            "--xla_dump_hlo_as_text --xla_dump_large_constants', or print it "
+            "with HloPrintOptions::print_large_constants");
+  // opt-barrier and the custom-call Sharding pass their operand through.
+  EXPECT_EQ(run("  p = f32[2] parameter(0)\n"
+                "  t = (f32[2], f32[2]) tuple(p, p)\n"
+                "  b = (f32[2], f32[2]) opt-barrier(t)\n"
+                "  g = f32[2] get-tuple-element(b), index=1\n"
+                "  s = f32[2] custom-call(g), custom_call_target=\"Sharding\", "
+                "sharding={replicated}\n"
+                "  ROOT n = f32[2] negate(s)\n",
+                {"{1, 2}"}),
+            "{-1, -2}");
+  EXPECT_EQ(run("  p = f32[2] parameter(0)\n"
+                "  ROOT s = f32[3] custom-call(p), "
+                "custom_call_target=\"Sharding\"\n",
+                {"{1, 2}"}),
+            "verify: 9:3: %s: declared shape f32[3] does not match its "
+            "operand's f32[2], expected the same (the op passes its operand "
+            "through)");
 }
 
 TEST(HloEvaluator, RefusesValuesLargerThanItMayAllocate) {

@@ -186,9 +186,16 @@ ENTRY e {
 }
 
 TEST(HloParser, ErrorsNameLineColumnAndExpectation) {
-  EXPECT_EQ(parseError("HloModule m:\nENTRY e {\n p = f32[] parameter(0)\n}"),
+  EXPECT_EQ(parseError("HloModule m;\nENTRY e {\n p = f32[] parameter(0)\n}"),
             "1:12: expected ',' and an attribute or a new line after the "
-            "module header but found ':'");
+            "module header but found ';'");
+  // XLA accepts `HloModule m:`.
+  EXPECT_TRUE(parseHloModule("HloModule m:\nENTRY e {\n p = f32[] "
+                             "parameter(0)\n}"));
+  EXPECT_EQ(parseError("HloModule a\nENTRY e {\n p = f32[] parameter(0)\n}\n"
+                       "HloModule b\nENTRY e {\n p = f32[] parameter(0)\n}"),
+            "5:1: a second HloModule: tessel reads one module per file, "
+            "expected a computation (split the file in two)");
   EXPECT_EQ(parseError("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n"
                        "  ROOT n = f32[] negate(q)\n}"),
             "4:25: use of undefined instruction %q");

@@ -194,6 +194,11 @@ public:
   std::vector<RawAttribute> &mutableRawAttributes() { return raw; }
   /// The value of a raw attribute, nullptr when absent.
   const std::string *rawAttribute(std::string_view key) const;
+  /// True for the ops that return their operand unchanged: opt-barrier (a
+  /// scheduling barrier, from jax.checkpoint) and the custom-call
+  /// "Sharding" (an annotation, from with_sharding_constraint). The
+  /// verifier checks that the shapes agree; the evaluator passes the value.
+  bool passesValueThrough() const;
 
   HloComputation *parent() const { return theParent; }
   /// Position in the parent's instruction list.
