@@ -312,6 +312,19 @@ bool HloLexer::startsShape() {
          parsePrimitiveType(text.substr(pos, end - pos)).has_value();
 }
 
+/// XLA's HLO parser gives an array shape written without a layout the
+/// default one (`f32[6]` is `f32[6]{0}`), so that the module prints as
+/// XLA prints it. Scalars print without a layout either way.
+static void setDefaultLayouts(Shape &shape) {
+  if (shape.isTuple()) {
+    for (Shape &element : shape.tupleShapes)
+      setDefaultLayouts(element);
+    return;
+  }
+  if (shape.isArray() && shape.rank() > 0 && !shape.layout)
+    shape.layout = Layout::rowMajor(shape.rank());
+}
+
 bool HloLexer::parseShapeHere(Shape &shape, size_t limit) {
   skipSpace();
   size_t at = pos;
@@ -323,6 +336,7 @@ bool HloLexer::parseShapeHere(Shape &shape, size_t limit) {
     return fail(at, parsed.error().message);
   pos = at;
   shape = std::move(*parsed);
+  setDefaultLayouts(shape);
   return true;
 }
 

@@ -7,6 +7,10 @@
 #include <cctype>
 
 namespace tessel {
+/// The most dims a shape may have (XLA's largest in practice are far
+/// smaller).
+constexpr int kMaxRank = 1024;
+
 namespace {
 
 /// Where each part of a layout was written, to point errors at it.
@@ -205,6 +209,10 @@ bool Parser::parseShape(Shape &shape, int depth) {
         if (!parseInt(dim, "a dimension size (a non-negative integer)"))
           return false;
       }
+      // Code that walks the dims of a literal recurses once per dim.
+      if (shape.dims.size() == static_cast<size_t>(kMaxRank))
+        return fail(pos, "more than " + std::to_string(kMaxRank) +
+                             " dims, the most tessel handles");
       shape.dims.push_back(dim);
       shape.dynamicDims.push_back(dynamic);
     } while (consume(','));

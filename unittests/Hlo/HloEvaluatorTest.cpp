@@ -260,7 +260,8 @@ TEST(HloEvaluator, RefusesValuesLargerThanItMayAllocate) {
   Expected<Literal> result = evaluateHloModule(**module, {}, options);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().message,
-            "4:3: %b: cannot hold a value of shape f32[1000000]: 4000000 bytes "
+            "4:3: %b: cannot hold a value of shape f32[1000000]{0}: 4000000 "
+            "bytes "
             "(3.8 MiB), more than the evaluator may allocate (1048576 bytes "
             "(1.0 MiB))");
   options.maxBytes = 4000000;

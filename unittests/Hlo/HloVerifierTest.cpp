@@ -94,7 +94,8 @@ TEST(HloVerifier, ReportsMismatchesAtTheInstruction) {
             "9:3: %d: contracting dims of sizes 6 and 4 differ");
   EXPECT_EQ(verify("  p = f32[4,6] parameter(0)\n"
                    "  ROOT b = f32[2,2] bitcast(p)\n"),
-            "9:3: %b: bitcast of f32[4,6] (96 bytes) to f32[2,2] (16 bytes), "
+            "9:3: %b: bitcast of f32[4,6]{1,0} (96 bytes) to f32[2,2]{1,0} (16 "
+            "bytes), "
             "expected the same buffer size");
 }
 
@@ -117,7 +118,7 @@ TEST(HloVerifier, ChecksCallsAndTheEntryLayout) {
   ASSERT_TRUE(problem);
   EXPECT_EQ(problem->message,
             "1:14: entry_computation_layout does not match the entry "
-            "computation %e: parameter 0 is f32[3]{0}, the entry's f32[2]");
+            "computation %e: parameter 0 is f32[3]{0}, the entry's f32[2]{0}");
   EXPECT_EQ(verify("  p = f32[4] parameter(0)\n"
                    "  ROOT f = f32[] fusion(p, p), kind=kLoop, calls=add\n"),
             "9:3: %f: operand 0 f32[4] does not match parameter 0 of %add "
