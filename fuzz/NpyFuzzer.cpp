@@ -23,10 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       array->itemSize() * array->elementCount())
     abort();
   Expected<NpyArray> again = parseNpy(writeNpy(*array));
-  if (!again || again->descr != array->descr ||
-      again->shape != array->shape ||
-      again->fortranOrder != array->fortranOrder ||
-      again->data != array->data)
+  if (!again || again->descr != array->descr || again->shape != array->shape ||
+      again->fortranOrder != array->fortranOrder || again->data != array->data)
     abort();
   return 0;
 }

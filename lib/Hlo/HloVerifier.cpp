@@ -774,6 +774,10 @@ bool compatibleShapes(const Shape &a, const Shape &b) {
          a.dynamicDims == b.dynamicDims;
 }
 
+/// The most levels of calls (call, fusion, reduce, map, ...) a module may
+/// nest; the evaluator and the indexing analysis have the same limit.
+constexpr int kMaxCallNesting = 256;
+
 std::optional<Error> verifyHloModule(const HloModule &module) {
   if (!module.entry())
     return Error("the module has no ENTRY computation");
@@ -781,6 +785,8 @@ std::optional<Error> verifyHloModule(const HloModule &module) {
   // depth-first search with an explicit stack: a chain of many calls must
   // not exhaust the machine's stack.
   std::unordered_map<const HloComputation *, int> state; // 1 visiting, 2 done
+  // How deep calls nest below each computation.
+  std::unordered_map<const HloComputation *, int> nesting;
   struct Frame {
     const HloComputation *computation;
     size_t instruction;
@@ -795,6 +801,13 @@ std::optional<Error> verifyHloModule(const HloModule &module) {
       Frame &top = stack.back();
       const auto &instructions = top.computation->instructions();
       if (top.instruction == instructions.size()) {
+        // Every callee is done: this computation's nesting is known.
+        int deepest = 0;
+        for (const auto &inst : instructions)
+          for (const HloComputation *callee : inst->calledComputations())
+            if (callee)
+              deepest = std::max(deepest, nesting[callee] + 1);
+        nesting[top.computation] = deepest;
         state[top.computation] = 2;
         stack.pop_back();
         continue;
@@ -818,6 +831,22 @@ std::optional<Error> verifyHloModule(const HloModule &module) {
       }
     }
   }
+  // The evaluator, the indexing analysis and the emitters recurse once per
+  // level of calls: refuse what would exhaust their stack, at the call
+  // where the deepest chain starts.
+  const HloComputation *deepest = nullptr;
+  for (const auto &computation : module.computations())
+    if (!deepest || nesting[computation.get()] > nesting[deepest])
+      deepest = computation.get();
+  if (deepest && nesting[deepest] > kMaxCallNesting)
+    for (const auto &inst : deepest->instructions())
+      for (const HloComputation *callee : inst->calledComputations())
+        if (callee && nesting[callee] + 1 == nesting[deepest])
+          return Error(at(inst->location()) + "%" + inst->name() +
+                       ": calls nest " + std::to_string(nesting[deepest]) +
+                       " deep from here, more than the " +
+                       std::to_string(kMaxCallNesting) +
+                       " levels tessel evaluates, analyses and compiles");
   for (const auto &computation : module.computations())
     if (std::optional<Error> e = verifyComputation(*computation))
       return e;

@@ -107,10 +107,11 @@ EOF
 chain call 8000 > chain.hlo
 chain fusion 8000 > fusions.hlo
 chain diamond 60 > diamond.hlo
-run 1 'nest more than 256 deep' tessel indexing chain.hlo
-run 1 'nest more than 256 deep' tessel indexing fusions.hlo
-run 0 '' tessel hlo verify chain.hlo
-run 1 '^tessel: error: [^ ]*chain.hlo: calls nest more than 256 deep at %c[0-9]+$' tessel hlo eval chain.hlo --input f2.npy
+run 1 'calls nest 8000 deep from here, more than the 256 levels' tessel indexing chain.hlo
+run 1 'calls nest 8000 deep from here, more than the 256 levels' tessel indexing fusions.hlo
+run 1 'chain.hlo:32004:3: %r: calls nest 8000 deep' tessel hlo verify chain.hlo
+run 1 'calls nest 8000 deep' tessel hlo eval chain.hlo --input f2.npy
+run 1 'calls nest 8000 deep' tessel compile chain.hlo
 run 0 'f32\[\] -5.7646075e\+17' tessel hlo eval diamond.hlo
 run 0 'operand id = 0' tessel indexing diamond.hlo
 

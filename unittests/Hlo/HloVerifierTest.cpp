@@ -125,4 +125,30 @@ TEST(HloVerifier, ChecksCallsAndTheEntryLayout) {
             "(f32[])");
 }
 
+TEST(HloVerifier, CallsNestAtMost256Deep) {
+  auto chain = [](int levels) {
+    std::string text = "HloModule m\nc0 {\n  p = f32[] parameter(0)\n"
+                       "  ROOT r = f32[] negate(p)\n}\n";
+    for (int i = 1; i < levels; ++i)
+      text += "c" + std::to_string(i) +
+              " {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), "
+              "to_apply=c" +
+              std::to_string(i - 1) + "\n}\n";
+    return text +
+           "ENTRY e {\n  x = f32[] parameter(0)\n  ROOT r = f32[] "
+           "call(x), to_apply=c" +
+           std::to_string(levels - 1) + "\n}\n";
+  };
+  Expected<std::unique_ptr<HloModule>> ok = parseHloModule(chain(256));
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_FALSE(verifyHloModule(**ok));
+  Expected<std::unique_ptr<HloModule>> deep = parseHloModule(chain(5000));
+  ASSERT_TRUE(deep) << deep.error().message;
+  std::optional<Error> problem = verifyHloModule(**deep);
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(problem->message,
+            "20004:3: %r: calls nest 5000 deep from here, more than the 256 "
+            "levels tessel evaluates, analyses and compiles");
+}
+
 } // namespace

@@ -754,3 +754,54 @@ TEST_F(HloIndexingTest, HugeShapesAreRefused) {
 }
 
 } // namespace
+
+namespace {
+
+/// c_i calls c_{i-1} (or fuses it), `levels` deep below the entry; with
+/// `twice`, each computation calls the previous one twice.
+std::string callChain(int levels, bool twice) {
+  std::string text = "HloModule m\nc0 {\n  p = f32[2] parameter(0)\n"
+                     "  ROOT r = f32[2] negate(p)\n}\n";
+  for (int i = 1; i < levels; ++i) {
+    std::string callee = "c" + std::to_string(i - 1);
+    text += "c" + std::to_string(i) + " {\n  p = f32[2] parameter(0)\n";
+    if (twice)
+      text += "  a = f32[2] call(p), to_apply=" + callee +
+              "\n  b = f32[2] fusion(p), kind=kLoop, calls=" + callee +
+              "\n  ROOT r = f32[2] add(a, b)\n}\n";
+    else
+      text += "  ROOT r = f32[2] call(p), to_apply=" + callee + "\n}\n";
+  }
+  return text +
+         "ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT r = f32[2] "
+         "call(x), to_apply=c" +
+         std::to_string(levels - 1) + "\n}\n";
+}
+
+TEST(HloIndexingCalls, NestAtMost256DeepWithoutTheVerifier) {
+  // The verifier refuses such modules; the analysis stops by itself too.
+  mlir::MLIRContext context;
+  Expected<std::unique_ptr<HloModule>> module =
+      parseHloModule(callChain(5000, false));
+  ASSERT_TRUE(module) << module.error().message;
+  Expected<HloInstructionIndexing> maps =
+      computeOutputToInputIndexing(*(*module)->entry()->root(), 0, &context);
+  ASSERT_FALSE(maps);
+  EXPECT_EQ(maps.error().message,
+            "call %r: calls and fusions nest more than 256 deep");
+}
+
+TEST(HloIndexingCalls, EachCalledComputationIsAnalysedOncePerQuery) {
+  // 2^100 paths through the calls; one analysis per computation.
+  mlir::MLIRContext context;
+  Expected<std::unique_ptr<HloModule>> module =
+      parseHloModule(callChain(100, true));
+  ASSERT_TRUE(module) << module.error().message;
+  Expected<HloInstructionIndexing> maps =
+      computeOutputToInputIndexing(*(*module)->entry()->root(), 0, &context);
+  ASSERT_TRUE(maps) << maps.error().message;
+  EXPECT_EQ(maps->toString("operand"),
+            "operand id = 0\n(d0) -> (d0), domain: d0 in [0, 1]\n");
+}
+
+} // namespace
