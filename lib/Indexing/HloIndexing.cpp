@@ -217,9 +217,15 @@ Expected<bool> propagateBack(
     return own.takeError();
   for (size_t k = 0; k < own->maps.size(); ++k)
     for (const IndexingMap &map : maps)
-      for (const IndexingMap &operandMap : own->maps[k])
-        if (!add(inst.operand(k), 0, composeIndexingMaps(map, operandMap)))
+      for (const IndexingMap &operandMap : own->maps[k]) {
+        Expected<IndexingMap> composed =
+            composeIndexingMapsChecked(map, operandMap);
+        if (!composed)
+          return Error(describe(fusion) + ": at %" + inst.name() + ", " +
+                       composed.error().message);
+        if (!add(inst.operand(k), 0, std::move(*composed)))
           return tooManyMaps(fusion, *inst.operand(k));
+      }
   return true;
 }
 
@@ -297,9 +303,15 @@ fusionInputToOutput(const HloInstruction &fusion, int64_t inputId,
         return own.takeError();
       for (size_t j = 0; j < own->maps.size(); ++j)
         for (const IndexingMap &map : from->second)
-          for (const IndexingMap &next : own->maps[j])
-            if (!addToSet(sets[{&inst, j}], composeIndexingMaps(map, next)))
+          for (const IndexingMap &next : own->maps[j]) {
+            Expected<IndexingMap> composed =
+                composeIndexingMapsChecked(map, next);
+            if (!composed)
+              return Error(describe(fusion) + ": at %" + inst.name() + ", " +
+                           composed.error().message);
+            if (!addToSet(sets[{&inst, j}], std::move(*composed)))
               return tooManyMaps(fusion, inst);
+          }
     }
   }
   const Shape &shape = fusion.shape();
