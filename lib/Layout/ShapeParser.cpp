@@ -195,6 +195,10 @@ bool Parser::parseShape(Shape &shape, int depth) {
     return false;
   if (!consume(']')) {
     do {
+      // Code that walks the dims of a literal recurses once per dim.
+      if (shape.dims.size() == static_cast<size_t>(kMaxRank))
+        return fail((peek(), pos), "more than " + std::to_string(kMaxRank) +
+                                       " dims, the most tessel handles");
       int64_t dim = 0;
       bool dynamic = false;
       if (consume('?')) {
@@ -209,10 +213,6 @@ bool Parser::parseShape(Shape &shape, int depth) {
         if (!parseInt(dim, "a dimension size (a non-negative integer)"))
           return false;
       }
-      // Code that walks the dims of a literal recurses once per dim.
-      if (shape.dims.size() == static_cast<size_t>(kMaxRank))
-        return fail(pos, "more than " + std::to_string(kMaxRank) +
-                             " dims, the most tessel handles");
       shape.dims.push_back(dim);
       shape.dynamicDims.push_back(dynamic);
     } while (consume(','));
@@ -229,6 +229,8 @@ bool Parser::parseShape(Shape &shape, int depth) {
 
   LayoutPositions positions;
   if (peek() == '{') {
+    if (shape.isToken())
+      return fail(pos, "a token shape has no layout, expected token[]");
     Layout layout;
     if (!parseLayout(layout, positions, depth))
       return false;

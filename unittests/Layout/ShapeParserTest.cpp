@@ -64,6 +64,14 @@ TEST(ShapeParser, ErrorsNameTheColumnAndWhatWasExpected) {
             "0..1");
   EXPECT_EQ(errorOf("f32[3,5]{0}"),
             "9: layout {0} has 1 dims but the shape has rank 2");
+  // Found by the shape fuzzer: the layout was accepted and then dropped.
+  EXPECT_EQ(errorOf("token[]{4}"),
+            "8: a token shape has no layout, expected token[]");
+  std::string manyDims = "f32[1";
+  for (int d = 1; d < 1025; ++d)
+    manyDims += ",1";
+  EXPECT_EQ(errorOf(manyDims + "]"),
+            "2053: more than 1024 dims, the most tessel handles");
   EXPECT_EQ(errorOf("f32[3,5]{1,0:T(0,2)}"),
             "16: tile dim 0 is invalid, expected a positive size or '*'");
   EXPECT_EQ(errorOf("f32[3,5]{1,0:T(2,-1)}"),
