@@ -114,6 +114,7 @@ run 1 'calls nest 8000 deep' tessel hlo eval chain.hlo --input f2.npy
 run 1 'calls nest 8000 deep' tessel compile chain.hlo
 run 0 'f32\[\] -5.7646075e\+17' tessel hlo eval diamond.hlo
 run 0 'operand id = 0' tessel indexing diamond.hlo
+run 1 'with every call inlined the module has more than' tessel run diamond.hlo
 
 # D4: sizes checked before allocating.
 run 1 'more than this machine can allocate' tessel relayout --shape 'f32[50000000000,1]' --to '{1,0:T(8,128)}' in.bin y.bin

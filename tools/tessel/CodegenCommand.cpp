@@ -90,7 +90,7 @@ int runCompile(int argc, char **argv) {
           "d\n"))
     return 2;
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
-  if (!module)
+  if (!module || !cli::checkInlinedSize(*module, path))
     return 1;
   CompileOptions options;
   options.target = gpu ? Target::Gpu : Target::Cpu;
@@ -190,7 +190,7 @@ int runRun(int argc, char **argv) {
   if (repeat < 0)
     return cli::usageError("--repeat must be 0 or more");
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
-  if (!module)
+  if (!module || !cli::checkInlinedSize(*module, path))
     return 1;
   ProgramShape program = module->entryProgramShape();
   // Refuse what cannot fit before allocating anything: the arguments, the

@@ -25,6 +25,14 @@ std::string atFile(const std::string &path, const std::string &message);
 std::unique_ptr<HloModule> loadHloModule(const std::string &path,
                                          bool verify = true);
 
+/// Whether the compiler, which inlines every call and fusion, would see at
+/// most `limit` instructions in `module`; else prints why (cli::fail) and
+/// returns false. A computation that calls another twice doubles it: a
+/// chain of 60 such computations would inline to 2^60 instructions.
+/// @pre the module verifies (calls nest at most 256 deep).
+bool checkInlinedSize(const HloModule &module, const std::string &path,
+                      int64_t limit = int64_t(1) << 22);
+
 /// An argument for `parameter` from an .npy file: the logical array, or
 /// with `logical` false and a non-row-major layout, the physical buffer
 /// (dims in physical order; the flat buffer for tiles).
