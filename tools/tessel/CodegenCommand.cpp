@@ -100,7 +100,7 @@ int runCompile(int argc, char **argv) {
   Expected<std::string> text =
       emitHloModule(*module, explain ? EmitKind::Explain : emit, options);
   if (!text)
-    return cli::fail(path + ": " + text.error().message);
+    return cli::fail(cli::atFile(path, text.error().message));
   llvm::outs() << *text;
   return 0;
 }
@@ -246,7 +246,7 @@ int runRun(int argc, char **argv) {
   Expected<std::shared_ptr<Executable>> compiled =
       Executable::compile(*module, compileOptions);
   if (!compiled)
-    return cli::fail(path + ": " + compiled.error().message);
+    return cli::fail(cli::atFile(path, compiled.error().message));
   Executable &exe = **compiled;
   RunOptions runOptions;
   runOptions.threads = static_cast<int>(threads);
