@@ -4,6 +4,7 @@
 #include "tessel/Support/MathExtras.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tessel {
 namespace {
@@ -360,6 +361,13 @@ static Expected<bool> addEntry(const NpuConfig &config, const TensorSpec &spec,
 Expected<FitReport> fitTensors(const NpuConfig &config,
                                const std::vector<TensorSpec> &specs) {
   FitReport report;
+  // A report names its tensors: a name given twice would make two rows
+  // (and two picture labels) that cannot be told apart.
+  std::set<std::string> names;
+  for (const TensorSpec &spec : specs)
+    if (!spec.name.empty() && !names.insert(spec.name).second)
+      return Error("the tensor name '" + spec.name +
+                   "' is given twice, expected each name once");
   // Tensors with addresses first, so first-fit works around them.
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i = 0; i < specs.size(); ++i)

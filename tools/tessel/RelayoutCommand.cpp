@@ -29,7 +29,8 @@ constexpr const char *kOverview =
     "  tessel relayout --shape 'bf16[4096,4096]' --from '{1,0}' \\\n"
     "      --to '{1,0:T(8,128)(2,1)}' in.npy out.bin\n\n"
     "--shape gives the element type and dims; --from and --to are bare\n"
-    "layouts (row-major {n-1,...,0} when omitted). Padding slots of the\n"
+    "layouts (when omitted: the layout of --shape if it has one, else\n"
+    "row-major {n-1,...,0}). Padding slots of the\n"
     "output are zero. --threads N sets the worker threads (0, the default,\n"
     "means every core); -v prints the kernel chosen and the GB/s.\n\n"
     "Files are raw bytes (the physical buffer, padding included) or .npy.\n"
@@ -184,11 +185,13 @@ int runRelayoutCommand(int argc, char **argv) {
       "shape", cl::desc("element type and dims, e.g. 'f32[3,5]'"),
       cl::value_desc("SHAPE"), cl::cat(cli::category()));
   cl::opt<std::string> fromText(
-      "from", cl::desc("layout of the input (default row-major)"),
+      "from",
+      cl::desc("layout of the input (default: the layout of --shape, else "
+               "row-major)"),
       cl::value_desc("LAYOUT"), cl::cat(cli::category()));
   cl::opt<std::string> toText("to",
-                              cl::desc("layout of the output (default "
-                                       "row-major)"),
+                              cl::desc("layout of the output (default: the "
+                                       "layout of --shape, else row-major)"),
                               cl::value_desc("LAYOUT"),
                               cl::cat(cli::category()));
   cl::opt<bool> verbose(

@@ -164,6 +164,11 @@ TEST(Fit, ReportsProblemsAndCheaperChoices) {
   std::vector<std::string> c = {
       "matrix W = 20: 256 bytes per npu instead of 512"};
   EXPECT_EQ(report->entries[2].suggestions, c);
+  EXPECT_EQ(fitTensors(seed, {spec("a=fp32[2,3,4,5]"), spec("b=fp32[1,1,1,1]"),
+                              spec("a=fp32[1,1,1,1]")})
+                .error()
+                .message,
+            "the tensor name 'a' is given twice, expected each name once");
   EXPECT_EQ(fitTensors(seed, {spec("w=fp32[2,3,4,5]:4n")}).error().message,
             "w: 4N mode stores int8 or uint8, not fp32");
 }

@@ -88,7 +88,8 @@ struct FitReport {
 /// Places the tensors in order: those with an address where they say, the
 /// others first-fit (lowest offset, then the start NPU needing the fewest
 /// channels per NPU). A matrix without W gets the advisor's W. Fails only
-/// for a tensor that cannot be described at all (e.g. 4N fp32).
+/// for a tensor that cannot be described at all (e.g. 4N fp32) and for a
+/// name given to two tensors.
 Expected<FitReport> fitTensors(const NpuConfig &config,
                                const std::vector<TensorSpec> &specs);
 
