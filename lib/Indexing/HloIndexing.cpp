@@ -211,6 +211,14 @@ Expected<bool> propagateBack(
         return tooManyMaps(fusion, *target);
     return true;
   }
+  // opt-barrier and the Sharding custom-call: output j is output j of the
+  // operand.
+  if (inst.passesValueThrough()) {
+    for (const IndexingMap &map : maps)
+      if (!add(inst.operand(0), outputId, map))
+        return tooManyMaps(fusion, *inst.operand(0));
+    return true;
+  }
   Expected<HloInstructionIndexing> own =
       computeOutputToInputIndexing(inst, outputId, context);
   if (!own)

@@ -291,6 +291,13 @@ Expected<HloInstructionIndexing> inputToOutput(const HloInstruction &inst,
   const Shape &shape = inst.shape();
   size_t outputs = shape.isTuple() ? shape.tupleShapes.size() : 1;
   r.maps.resize(outputs);
+  // opt-barrier and the Sharding custom-call pass each element through.
+  if (inst.passesValueThrough()) {
+    for (size_t j = 0; j < outputs; ++j)
+      if (const Shape *element = getOutputShape(inst, j))
+        r.addMap(j, IndexingMap::identity(context, element->dims));
+    return r;
+  }
   if (op == HloOpcode::Tuple) {
     Expected<Dims> in = operandDims(inst, k);
     if (!in)

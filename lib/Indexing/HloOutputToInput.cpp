@@ -394,6 +394,13 @@ Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
   HloOpcode op = inst.opcode();
   if (isElementwise(op))
     return elementwise(inst, out, context);
+  // opt-barrier and the Sharding custom-call: output j is (element j of)
+  // the operand, as for get-tuple-element.
+  if (inst.passesValueThrough()) {
+    HloInstructionIndexing r;
+    r.addMap(0, IndexingMap::identity(context, out));
+    return r;
+  }
   switch (op) {
   case HloOpcode::Parameter:
   case HloOpcode::Constant:

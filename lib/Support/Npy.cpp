@@ -192,7 +192,8 @@ Expected<NpyArray> readNpyFile(const std::string &path, int64_t maxBytes,
     return bytes.takeError();
   Expected<NpyArray> array = parseNpy(*bytes);
   if (!array)
-    return Error(path + ": " + array.error().message);
+    return Error((path == "-" ? std::string("standard input") : path) + ": " +
+                 array.error().message);
   return array;
 }
 

@@ -118,8 +118,10 @@ static std::string cOrderData(const NpyArray &array) {
   return out;
 }
 
-Expected<Literal> readArgument(const std::string &path, const Shape &param,
+Expected<Literal> readArgument(const std::string &file, const Shape &param,
                                bool logical) {
+  // Messages name the file, or standard input for `-`.
+  std::string path = file == "-" ? "standard input" : file;
   if (!param.isArray())
     return Error(path + ": parameter shape " + param.toString() +
                  " is not an array");
@@ -146,7 +148,7 @@ Expected<Literal> readArgument(const std::string &path, const Shape &param,
     why = param.toString() + " takes " + std::to_string(*dataBytes) +
           " bytes of data and a .npy header";
   }
-  Expected<NpyArray> array = readNpyFile(path, limit, why);
+  Expected<NpyArray> array = readNpyFile(file, limit, why);
   if (!array)
     return Error(array.error().message);
   if (!npyDescrMatches(array->descr, param.elementType))
