@@ -61,7 +61,10 @@ int HloLexer::lineOf(size_t offset) const {
 
 SourceLocation HloLexer::locationOf(size_t offset) const {
   int line = lineOf(offset);
-  return {line, static_cast<int>(offset - lineStarts[line - 1]) + 1};
+  // Columns count characters, as editors show them.
+  size_t start = lineStarts[line - 1];
+  return {line, static_cast<int>(characterColumn(
+                    text.substr(start, offset - start), offset - start))};
 }
 
 void HloLexer::skipSpace() {

@@ -2,6 +2,7 @@
 #include "CommandLine.h"
 
 #include "tessel/Support/FileIO.h"
+#include "tessel/Support/Utf8.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -133,9 +134,13 @@ std::string inInput(const std::string &label, const std::string &text,
     ++digits;
   std::string rest = message;
   size_t column = 0;
+  size_t characterColumnNumber = 0;
   if (digits > 0 && message.compare(digits, 2, ": ") == 0) {
     column = std::stoull(message.substr(0, digits));
     rest = message.substr(digits + 2);
+    // The parsers count bytes; people count characters.
+    characterColumnNumber =
+        characterColumn(text, std::min(column - 1, text.size()));
   }
   std::string excerpt = text;
   constexpr size_t kWindow = 60;
@@ -148,12 +153,13 @@ std::string inInput(const std::string &label, const std::string &text,
               std::to_string(text.size()) + " bytes";
     excerpt += ")";
     return "in " + label + "'" + excerpt +
-           (column ? " at column " + std::to_string(column) : "") + ": " +
-           shorten(rest, 500);
+           (column ? " at column " + std::to_string(characterColumnNumber)
+                   : "") +
+           ": " + shorten(rest, 500);
   }
   return "in " + label + "'" + excerpt + "'" +
-         (column ? " at column " + std::to_string(column) : "") + ": " +
-         shorten(rest, 500);
+         (column ? " at column " + std::to_string(characterColumnNumber) : "") +
+         ": " + shorten(rest, 500);
 }
 
 int usageError(const std::string &message) {

@@ -5,6 +5,7 @@
 // make the message itself invalid UTF-8).
 //
 //   utf8Length("é]", 0)          -> 2
+//   characterColumn("é]", 2)     -> 2   (the column of ']')
 //   quoteCharacter("\xef]", 0)   -> "byte 0xef (not UTF-8)"
 //
 //===----------------------------------------------------------------------===//
@@ -33,6 +34,17 @@ inline size_t utf8Length(std::string_view text, size_t pos) {
     if ((static_cast<unsigned char>(text[pos + i]) >> 6) != 0x2)
       return 0;
   return length;
+}
+
+/// The 1-based column of byte `offset` counted in characters: UTF-8
+/// continuation bytes do not start a column ("é]" has ']' at column 2).
+/// @pre offset <= text.size()
+inline size_t characterColumn(std::string_view text, size_t offset) {
+  size_t column = 1;
+  for (size_t i = 0; i < offset; ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xc0) != 0x80)
+      ++column;
+  return column;
 }
 
 /// The character at text[pos] quoted ("'é'"), or "byte 0xNN (not UTF-8)".
