@@ -15,6 +15,7 @@
 #include "tessel/Analysis/AlignmentVerifier.h"
 #include "tessel/Dialect/TesselDialect.h"
 #include "tessel/Dialect/TpuDialect.h"
+#include "tessel/Support/FileIO.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -149,10 +150,12 @@ int runAlignCommand(int argc, char **argv) {
   if (path.empty())
     return cli::usageError("expected an MLIR file, e.g. tessel align k.mlir");
 
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
-  if (!buffer)
-    return cli::fail("cannot read '" + path +
-                     "': " + buffer.getError().message());
+  // Bounded like every other read: /dev/zero must not be read for ever.
+  Expected<std::string> text = readFileBytes(path);
+  if (!text)
+    return cli::fail(text.error().message);
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      llvm::MemoryBuffer::getMemBufferCopy(*text, path);
   DialectRegistry registry;
   registry.insert<affine::AffineDialect, arith::ArithDialect, func::FuncDialect,
                   gpu::GPUDialect, memref::MemRefDialect, scf::SCFDialect,
@@ -160,7 +163,7 @@ int runAlignCommand(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
