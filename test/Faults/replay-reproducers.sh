@@ -148,6 +148,7 @@ run 1 'holds more than 60 bytes' tessel relayout --shape 'f32[3,5]' /dev/urandom
 check "D9: out.bin keeps its old contents" unchanged out.bin
 run 1 'holds more than' tessel hlo eval id.hlo --input /dev/zero
 run 1 'holds more than' tessel npu fit --npus 4 --mem 1024 --tensors /dev/zero
+run 1 'holds more than' tessel align /dev/zero
 mkfifo fifo
 yes > fifo 2> /dev/null &
 writer=$!
