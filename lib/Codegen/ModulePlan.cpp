@@ -72,6 +72,23 @@ Expected<ModulePlan> planModule(const HloModule &module) {
   bool hasFusion = false;
   for (const auto &instruction : entry->instructions())
     hasFusion |= instruction->opcode() == HloOpcode::Fusion;
+  // An ENTRY without fusions is compiled whole, as one kernel, unless a
+  // reduction's value feeds more computation (softmax: x - max(x)): one
+  // kernel computes every element where it is written, so each output
+  // element would reduce a row again (and a reduction of such values a row
+  // of rows). Then each instruction becomes a kernel of its own, and every
+  // reduction is computed once.
+  bool kernelPerInstruction = hasFusion;
+  for (const auto &instruction : entry->instructions()) {
+    HloOpcode op = instruction->opcode();
+    if (op != HloOpcode::Reduce && op != HloOpcode::ReduceWindow &&
+        op != HloOpcode::Dot)
+      continue;
+    for (const HloInstruction *user : instruction->users())
+      if (user->opcode() != HloOpcode::Tuple &&
+          user->opcode() != HloOpcode::GetTupleElement)
+        kernelPerInstruction = true;
+  }
 
   // The kernels of `computation` (one per dims of its outputs); the
   // instruction's buffers are its outputs' buffers, in order.
@@ -115,7 +132,7 @@ Expected<ModulePlan> planModule(const HloModule &module) {
     return true;
   };
 
-  if (!hasFusion) {
+  if (!kernelPerInstruction) {
     std::vector<int> inputs = plan.inputs;
     Expected<bool> added = addKernel(*entry->root(), entry, inputs);
     if (!added)
@@ -189,7 +206,8 @@ Expected<ModulePlan> planModule(const HloModule &module) {
   const HloInstruction *root = entry->root();
   plan.tupleResult = root->shape().isTuple();
   plan.outputs = buffersOf[root];
-  if (!hasFusion && plan.tupleResult == false && plan.outputs.size() != 1)
+  if (!kernelPerInstruction && plan.tupleResult == false &&
+      plan.outputs.size() != 1)
     return Error("internal error: the ROOT has no buffer");
   return plan;
 }

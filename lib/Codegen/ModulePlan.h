@@ -9,7 +9,10 @@
 //
 // A fusion is a kernel of its called computation; any other instruction
 // that computes something becomes a kernel of a one-instruction computation
-// made for it. An ENTRY without fusions is compiled whole. A computation
+// made for it. An ENTRY without fusions is compiled whole, unless a
+// reduce, reduce-window or dot feeds other instructions: then every
+// instruction is a kernel (one kernel would compute the reduction again
+// for every element that reads it). A computation
 // whose outputs have different dims becomes one kernel per dims.
 // get-tuple-element, tuple and bitcast (same byte size) only name
 // buffers.
