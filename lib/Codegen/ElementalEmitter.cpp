@@ -227,6 +227,8 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
     }
     return fail(instruction, "parameter without a value (internal error)");
   }
+  if (instruction.passesValueThrough()) // opt-barrier, Sharding
+    return emit(*instruction.operand(0), indices);
   if (opcode == HloOpcode::Reduce)
     return emitReduce(instruction, indices);
   if (opcode == HloOpcode::ReduceWindow)

@@ -81,6 +81,10 @@ Expected<ModulePlan> planModule(const HloModule &module) {
   bool kernelPerInstruction = hasFusion;
   for (const auto &instruction : entry->instructions()) {
     HloOpcode op = instruction->opcode();
+    // Tuples inside the computation (around an opt-barrier, jax's
+    // checkpoints) only name buffers between kernels.
+    if (op == HloOpcode::Tuple && instruction.get() != entry->root())
+      kernelPerInstruction = true;
     if (op != HloOpcode::Reduce && op != HloOpcode::ReduceWindow &&
         op != HloOpcode::Dot)
       continue;
@@ -152,6 +156,15 @@ Expected<ModulePlan> planModule(const HloModule &module) {
       switch (instruction.opcode()) {
       case HloOpcode::Parameter:
         continue;
+      case HloOpcode::OptimizationBarrier:
+      case HloOpcode::CustomCall:
+        // opt-barrier and the Sharding custom-call only name their
+        // operand's buffers.
+        if (instruction.passesValueThrough()) {
+          buffersOf[&instruction] = buffersOf[instruction.operand(0)];
+          continue;
+        }
+        break;
       case HloOpcode::GetTupleElement: {
         const std::vector<int> &buffers = buffersOf[instruction.operand(0)];
         if (instruction.tupleIndex() >= static_cast<int64_t>(buffers.size()))

@@ -10,9 +10,11 @@
 // A fusion is a kernel of its called computation; any other instruction
 // that computes something becomes a kernel of a one-instruction computation
 // made for it. An ENTRY without fusions is compiled whole, unless a
-// reduce, reduce-window or dot feeds other instructions: then every
-// instruction is a kernel (one kernel would compute the reduction again
-// for every element that reads it). A computation
+// reduce, reduce-window or dot feeds other instructions (one kernel would
+// compute the reduction again for every element that reads it) or it has
+// a tuple other than its ROOT: then every instruction is a kernel.
+// opt-barrier and the Sharding custom-call name their operand's buffers.
+// A computation
 // whose outputs have different dims becomes one kernel per dims.
 // get-tuple-element, tuple and bitcast (same byte size) only name
 // buffers.
