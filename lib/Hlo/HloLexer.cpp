@@ -387,6 +387,15 @@ bool HloLexer::parseLiteralValue(const Shape &shape, Literal &literal) {
   // XLA accepts a scalar for an array constant (`bf16[17,22] constant(1)`):
   // every element gets its value.
   if ((skipSpace(), pos < text.size() && text[pos] != '{')) {
+    if (literal.elementCount() == 0) {
+      // Nothing to fill (`f32[0] constant(-1)`): the value is still parsed
+      // and checked, into a scalar of the type.
+      Expected<Literal> scalar =
+          Literal::create(Shape(shape.elementType, {}), 1);
+      if (!scalar)
+        return fail(start, scalar.error().message);
+      return parseScalar(shape.elementType, *scalar, 0);
+    }
     if (!parseScalar(shape.elementType, literal, 0))
       return false;
     int64_t width = literal.elementBytes();
