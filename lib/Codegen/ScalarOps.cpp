@@ -123,7 +123,8 @@ Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
   }
 }
 
-Value ScalarOpEmitter::floatBinary(HloOpcode op, Value x, Value y) {
+Value ScalarOpEmitter::floatBinary(HloOpcode op, Value x, Value y,
+                                   bool widened) {
   mlir::Type t = x.getType();
   switch (op) {
   case HloOpcode::Add:
@@ -143,9 +144,14 @@ Value ScalarOpEmitter::floatBinary(HloOpcode op, Value x, Value y) {
   case HloOpcode::Maximum:
   case HloOpcode::Minimum: {
     // The evaluator's rule: a NaN operand wins (the first one), +0 is above
-    // -0. Spelled out rather than as arith.maximumf/minimumf: LLVM narrows
-    // those to f16 after a bf16/f16 widening, and its x86 lowering of
-    // llvm.maximum/minimum on f16 vectors drops NaNs.
+    // -0: arith.maximumf/minimumf (llvm.maximum/minimum) for f32 and f64.
+    // For a bf16/f16 value widened to f32 it is spelled out: LLVM narrows
+    // llvm.maximum back to f16, and its x86 lowering of llvm.maximum/minimum
+    // on f16 vectors drops NaNs.
+    if (!widened)
+      return op == HloOpcode::Maximum
+                 ? Value(b.create<arith::MaximumFOp>(loc, x, y))
+                 : Value(b.create<arith::MinimumFOp>(loc, x, y));
     bool max = op == HloOpcode::Maximum;
     using P = arith::CmpFPredicate;
     Value larger = b.create<arith::CmpFOp>(loc, max ? P::OGT : P::OLT, x, y);
@@ -368,7 +374,8 @@ mlir::FailureOr<Value> ScalarOpEmitter::integerBinary(HloOpcode op, Value x,
 mlir::FailureOr<Value> ScalarOpEmitter::binary(HloOpcode op, Value x, Value y,
                                                PrimitiveType type) {
   if (isFloat(type)) {
-    Value r = floatBinary(op, widen(x, type), widen(y, type));
+    Value r =
+        floatBinary(op, widen(x, type), widen(y, type), isNarrowFloat(type));
     if (!r)
       return fail(std::string(hloOpcodeName(op)) + " is not defined on " +
                   std::string(primitiveTypeName(type)));

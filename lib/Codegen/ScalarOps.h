@@ -51,7 +51,9 @@ private:
   mlir::Value narrow(mlir::Value x, PrimitiveType type,
                      bool excessPrecisionAllowed = true);
   mlir::Value floatUnary(HloOpcode op, mlir::Value x);
-  mlir::Value floatBinary(HloOpcode op, mlir::Value x, mlir::Value y);
+  /// `widened`: x and y are bf16/f16 values widened to f32.
+  mlir::Value floatBinary(HloOpcode op, mlir::Value x, mlir::Value y,
+                          bool widened = false);
   mlir::FailureOr<mlir::Value> integerUnary(HloOpcode op, mlir::Value x,
                                             PrimitiveType type);
   mlir::FailureOr<mlir::Value> integerBinary(HloOpcode op, mlir::Value x,

@@ -245,9 +245,9 @@ TEST(ColumnReductionEmitterTest, RandomReductionsMatchTheEvaluator) {
 }
 
 TEST(RowReductionTest, OrderFreeReducersAsPartialsMatchTheEvaluator) {
-  // Reducers whose result does not depend on the order (integer
-  // arithmetic, float max/min, pred and/or) over the minor dim run as 16
-  // partial results; the bits must still be the evaluator's, NaNs and
+  // Reducers whose result does not depend on the order over the minor dim:
+  // bf16/f16 max/min run as 16 partial results, the others as one loop
+  // LLVM vectorizes; the bits must be the evaluator's either way, NaNs and
   // signed zeros included, with a tail past the last chunk of 16.
   struct Case {
     const char *type, *op, *init;
