@@ -368,6 +368,27 @@ private:
                                  mlir::ValueRange indices);
   SmallVector<mlir::Type> paramTypes();
 
+  /// The entry function of a hero emitter (transpose, column reduction):
+  /// its signature and launch attributes, the thread and block ids, and the
+  /// shared tile of the hero's element type.
+  struct HeroEntry {
+    mlir::func::FuncOp function;
+    mlir::ValueRange params; ///< the parameter tensors (block arguments)
+    mlir::Value out, th, bl, tile;
+  };
+  mlir::FailureOr<HeroEntry> beginHeroEntry(llvm::StringRef name,
+                                            const HloInstruction &hero,
+                                            const FusionOutput &output,
+                                            const LaunchConfig &config,
+                                            llvm::ArrayRef<int64_t> tileShape);
+  /// The last phase: the output written through `writeMap` ((th_x, bl_x)
+  /// -> (output index..., tile index...)), its subgraph emitted here with
+  /// the hero's value read from `tile`; then the return.
+  mlir::FailureOr<mlir::func::FuncOp>
+  finishHeroEntry(const HeroEntry &e, const HloInstruction &hero,
+                  const FusionOutput &output, const IndexingMap &writeMap,
+                  mlir::Value tile);
+
   mlir::ModuleOp module;
   const HloComputation &computation;
   const PartitionedComputation &partition;
@@ -542,17 +563,13 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target,
   return entry;
 }
 
-mlir::FailureOr<mlir::func::FuncOp>
-FusionEmitter::emitTransposeEntry(llvm::StringRef name,
-                                  const FusionAnalysis &analysis,
-                                  const FusionOutput &output) {
+mlir::FailureOr<FusionEmitter::HeroEntry>
+FusionEmitter::beginHeroEntry(llvm::StringRef name, const HloInstruction &hero,
+                              const FusionOutput &output,
+                              const LaunchConfig &config,
+                              llvm::ArrayRef<int64_t> tileShape) {
   mlir::MLIRContext *context = b.getContext();
   mlir::Location loc = b.getUnknownLoc();
-  const HloInstruction &hero = *analysis.hero;
-  TransposeLaunch launch = getTransposeLaunch(analysis.transpose);
-  IndexingMap readMap = getTransposeReadMap(hero, analysis.transpose, context);
-  IndexingMap writeMap =
-      getTransposeWriteMap(hero, analysis.transpose, context);
   std::string typeError;
   mlir::Type element =
       getStorageType(hero.shape().elementType, context, &typeError);
@@ -560,91 +577,73 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
     error = cannotCompile(hero) + typeError;
     return mlir::failure();
   }
-  auto tileType = mlir::RankedTensorType::get(launch.tileShape, element);
-
   SmallVector<mlir::Type> inputs = paramTypes();
   size_t numParams = inputs.size();
   mlir::Type resultType = getTensorType(output.shape(), context);
   inputs.push_back(resultType);
   b.setInsertionPointToEnd(module.getBody());
-  auto entry = b.create<mlir::func::FuncOp>(
+  HeroEntry e;
+  e.function = b.create<mlir::func::FuncOp>(
       loc, name, b.getFunctionType(inputs, {resultType}));
-  entry->setAttr("tessel.num_threads",
-                 b.getI64IntegerAttr(launch.config.numThreads));
-  entry->setAttr("tessel.num_blocks",
-                 b.getI64IntegerAttr(launch.config.numBlocks));
-  mlir::Block *body = entry.addEntryBlock();
+  e.function->setAttr("tessel.num_threads",
+                      b.getI64IntegerAttr(config.numThreads));
+  e.function->setAttr("tessel.num_blocks",
+                      b.getI64IntegerAttr(config.numBlocks));
+  mlir::Block *body = e.function.addEntryBlock();
   b.setInsertionPointToStart(body);
-  mlir::ValueRange params = body->getArguments().take_front(numParams);
-  Value out = body->getArguments().back();
-  Value th = b.create<mlir::gpu::ThreadIdOp>(
-      loc, mlir::gpu::Dimension::x, b.getIndexAttr(launch.config.numThreads));
-  Value bl = b.create<mlir::gpu::BlockIdOp>(
-      loc, mlir::gpu::Dimension::x, b.getIndexAttr(launch.config.numBlocks));
-  Value tile = b.create<AllocateSharedOp>(loc, tileType);
-  size_t operandRank = hero.operand(0)->shape().rank();
-  size_t outputRank = hero.shape().rank();
+  e.params = body->getArguments().take_front(numParams);
+  e.out = body->getArguments().back();
+  e.th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
+                                         b.getIndexAttr(config.numThreads));
+  e.bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
+                                        b.getIndexAttr(config.numBlocks));
+  e.tile = b.create<AllocateSharedOp>(
+      loc, mlir::RankedTensorType::get(tileShape, element));
+  return e;
+}
 
-  // Phase 1: the hero's operand, read along the input's minor dim, into
-  // the tile.
-  const HloInstruction &operand = *hero.operand(0);
-  auto read = b.create<LoopOp>(
-      loc, readMap, mlir::ValueRange{th, bl}, mlir::ValueRange{tile},
-      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange,
-          mlir::ValueRange indices, mlir::ValueRange iters) {
-        mlir::OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
-        Value value =
-            readOutside(operand, params, indices.take_front(operandRank))[0];
-        Value inserted = b.create<mlir::tensor::InsertOp>(
-            l, value, iters[0], indices.drop_front(operandRank));
-        b.create<YieldOp>(l, inserted);
-      });
-  auto synced = b.create<SyncThreadsOp>(loc, read.getResults());
-
-  // Phase 2: the tile read transposed, the epilogue, the output written
-  // along its minor dim.
+mlir::FailureOr<mlir::func::FuncOp>
+FusionEmitter::finishHeroEntry(const HeroEntry &e, const HloInstruction &hero,
+                               const FusionOutput &output,
+                               const IndexingMap &writeMap, Value tile) {
+  mlir::Location loc = b.getUnknownLoc();
+  // The output's subgraph (the epilogue) is emitted here, with the hero's
+  // value taken from the tile; anything else it reads comes from outside.
   const Subgraph *rootSubgraph = partition.subgraphOf(*output.instruction);
   llvm::DenseSet<const HloInstruction *> members;
   if (rootSubgraph && output.instruction != &hero)
     members.insert(rootSubgraph->instructions.begin(),
                    rootSubgraph->instructions.end());
+  size_t outputRank = hero.shape().rank();
   bool failed = false;
   auto write = b.create<LoopOp>(
-      loc, writeMap, mlir::ValueRange{th, bl}, mlir::ValueRange{out},
-      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange,
+      loc, writeMap, mlir::ValueRange{e.th, e.bl}, mlir::ValueRange{e.out},
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
           mlir::ValueRange indices, mlir::ValueRange iters) {
-        mlir::OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
         mlir::ValueRange outIndices = indices.take_front(outputRank);
         mlir::ValueRange tileIndices = indices.drop_front(outputRank);
         auto fromTile = [&]() -> Value {
-          return b.create<mlir::tensor::ExtractOp>(l, synced.getResult(0),
-                                                   tileIndices);
+          return b.create<mlir::tensor::ExtractOp>(l, tile, tileIndices);
         };
+        ElementalEmitter emitter(
+            b,
+            [&](const HloInstruction &instruction,
+                mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
+              if (&instruction == &hero)
+                return SmallVector<Value>{fromTile()};
+              if (instruction.parent() != &computation ||
+                  members.count(&instruction))
+                return std::nullopt;
+              return readOutside(instruction, e.params, at);
+            });
+        auto values = emitter.emit(*output.instruction, outIndices);
         Value value;
-        if (output.instruction == &hero) {
+        if (mlir::failed(values)) {
+          error = emitter.error();
+          failed = true;
           value = fromTile();
         } else {
-          ElementalEmitter emitter(
-              b,
-              [&](const HloInstruction &instruction,
-                  mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
-                if (&instruction == &hero)
-                  return SmallVector<Value>{fromTile()};
-                if (instruction.parent() != &computation ||
-                    members.count(&instruction))
-                  return std::nullopt;
-                return readOutside(instruction, params, at);
-              });
-          auto values = emitter.emit(*output.instruction, outIndices);
-          if (mlir::failed(values)) {
-            error = emitter.error();
-            failed = true;
-            value = fromTile();
-          } else {
-            value = values->front();
-          }
+          value = values->front();
         }
         Value inserted =
             b.create<mlir::tensor::InsertOp>(l, value, iters[0], outIndices);
@@ -653,7 +652,43 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
   if (failed)
     return mlir::failure();
   b.create<mlir::func::ReturnOp>(loc, write.getResults());
-  return entry;
+  return e.function;
+}
+
+mlir::FailureOr<mlir::func::FuncOp>
+FusionEmitter::emitTransposeEntry(llvm::StringRef name,
+                                  const FusionAnalysis &analysis,
+                                  const FusionOutput &output) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  const HloInstruction &hero = *analysis.hero;
+  TransposeLaunch launch = getTransposeLaunch(analysis.transpose);
+  auto e = beginHeroEntry(name, hero, output, launch.config, launch.tileShape);
+  if (mlir::failed(e))
+    return mlir::failure();
+
+  // Phase 1: the hero's operand, read along the input's minor dim, into
+  // the tile.
+  const HloInstruction &operand = *hero.operand(0);
+  size_t operandRank = operand.shape().rank();
+  auto read = b.create<LoopOp>(
+      loc, getTransposeReadMap(hero, analysis.transpose, context),
+      mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{e->tile},
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange indices, mlir::ValueRange iters) {
+        Value value =
+            readOutside(operand, e->params, indices.take_front(operandRank))[0];
+        Value inserted = b.create<mlir::tensor::InsertOp>(
+            l, value, iters[0], indices.drop_front(operandRank));
+        b.create<YieldOp>(l, inserted);
+      });
+  auto synced = b.create<SyncThreadsOp>(loc, read.getResults());
+
+  // Phase 2: the tile read transposed, the epilogue, the output written
+  // along its minor dim.
+  return finishHeroEntry(
+      *e, hero, output, getTransposeWriteMap(hero, analysis.transpose, context),
+      synced.getResult(0));
 }
 
 mlir::FailureOr<mlir::func::FuncOp>
@@ -665,40 +700,14 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
   const HloInstruction &reduce = *analysis.hero;
   const ColumnReduction &r = analysis.reduction;
   LaunchConfig config = getColumnReductionLaunch(r);
-  IndexingMap readMap = getColumnReductionReadMap(reduce, r, context);
-  IndexingMap writeMap = getColumnReductionWriteMap(reduce, r, context);
+  auto e = beginHeroEntry(name, reduce, output, config, {config.numThreads});
+  if (mlir::failed(e))
+    return mlir::failure();
   IndexingMap initMap(
       mlir::AffineMap::get(2, 0, {mlir::getAffineDimExpr(0, context)}, context),
       {IndexingVariable(0, config.numThreads - 1, "th_x"),
        IndexingVariable(0, config.numBlocks - 1, "bl_x")},
       {}, {});
-  std::string typeError;
-  mlir::Type element =
-      getStorageType(reduce.shape().elementType, context, &typeError);
-  if (!element) {
-    error = cannotCompile(reduce) + typeError;
-    return mlir::failure();
-  }
-  auto tileType = mlir::RankedTensorType::get({config.numThreads}, element);
-
-  SmallVector<mlir::Type> inputs = paramTypes();
-  size_t numParams = inputs.size();
-  mlir::Type resultType = getTensorType(output.shape(), context);
-  inputs.push_back(resultType);
-  b.setInsertionPointToEnd(module.getBody());
-  auto entry = b.create<mlir::func::FuncOp>(
-      loc, name, b.getFunctionType(inputs, {resultType}));
-  entry->setAttr("tessel.num_threads", b.getI64IntegerAttr(config.numThreads));
-  entry->setAttr("tessel.num_blocks", b.getI64IntegerAttr(config.numBlocks));
-  mlir::Block *body = entry.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  mlir::ValueRange params = body->getArguments().take_front(numParams);
-  Value out = body->getArguments().back();
-  Value th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
-                                             b.getIndexAttr(config.numThreads));
-  Value bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
-                                            b.getIndexAttr(config.numBlocks));
-  Value tile = b.create<AllocateSharedOp>(loc, tileType);
 
   // Values read from outside the entry: parameters, other subgraphs'
   // roots; anything else (a constant init value) is emitted in place.
@@ -710,7 +719,7 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
     const Subgraph *subgraph = partition.subgraphOf(instruction);
     if (instruction.opcode() == HloOpcode::Parameter ||
         (subgraph && subgraph->roots.front() == &instruction))
-      return readOutside(instruction, params, at);
+      return readOutside(instruction, e->params, at);
     return std::nullopt;
   };
   bool failed = false;
@@ -729,7 +738,7 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
 
   // Phase 1: every accumulator starts at the init value.
   auto init = b.create<LoopOp>(
-      loc, initMap, mlir::ValueRange{th, bl}, mlir::ValueRange{tile},
+      loc, initMap, mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{e->tile},
       [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
           mlir::ValueRange indices, mlir::ValueRange iters) {
         Value value = emitValue(*reduce.operand(1), {});
@@ -743,6 +752,7 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
 
   // Phase 2: the rows in order, each for all threads of the block (the
   // loop is uniform: every thread runs the same rows).
+  IndexingMap readMap = getColumnReductionReadMap(reduce, r, context);
   Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
   Value one = b.create<mlir::arith::ConstantIndexOp>(loc, 1);
   Value rows = b.create<mlir::arith::ConstantIndexOp>(loc, r.rows);
@@ -752,7 +762,7 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
       [&](mlir::OpBuilder &, mlir::Location l, Value row,
           mlir::ValueRange rowIters) {
         auto step = b.create<LoopOp>(
-            l, readMap, mlir::ValueRange{th, bl, row}, rowIters,
+            l, readMap, mlir::ValueRange{e->th, e->bl, row}, rowIters,
             [&](mlir::OpBuilder &, mlir::Location l2, mlir::ValueRange,
                 mlir::ValueRange indices, mlir::ValueRange iters) {
               Value slot = indices[operandRank];
@@ -781,51 +791,13 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
       });
   rowLoop->setAttr("tessel.uniform", b.getUnitAttr());
   auto done = b.create<SyncThreadsOp>(loc, rowLoop.getResults());
-
-  // Phase 3: the epilogue, with the reduce's value from the tile.
-  const Subgraph *rootSubgraph = partition.subgraphOf(*output.instruction);
-  llvm::DenseSet<const HloInstruction *> members;
-  if (rootSubgraph && output.instruction != &reduce)
-    members.insert(rootSubgraph->instructions.begin(),
-                   rootSubgraph->instructions.end());
-  size_t outputRank = reduce.shape().rank();
-  auto write = b.create<LoopOp>(
-      loc, writeMap, mlir::ValueRange{th, bl}, mlir::ValueRange{out},
-      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
-          mlir::ValueRange indices, mlir::ValueRange iters) {
-        mlir::ValueRange outIndices = indices.take_front(outputRank);
-        Value slot = indices[outputRank];
-        ElementalEmitter emitter(
-            b,
-            [&](const HloInstruction &instruction,
-                mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
-              if (&instruction == &reduce)
-                return SmallVector<Value>{b.create<mlir::tensor::ExtractOp>(
-                    l, done.getResult(0), mlir::ValueRange{slot})};
-              if (instruction.parent() != &computation ||
-                  members.count(&instruction))
-                return std::nullopt;
-              return readOutside(instruction, params, at);
-            });
-        auto values = emitter.emit(*output.instruction, outIndices);
-        Value value;
-        if (mlir::failed(values)) {
-          if (!failed)
-            error = emitter.error();
-          failed = true;
-          value = b.create<mlir::tensor::ExtractOp>(l, done.getResult(0),
-                                                    mlir::ValueRange{slot});
-        } else {
-          value = values->front();
-        }
-        Value inserted =
-            b.create<mlir::tensor::InsertOp>(l, value, iters[0], outIndices);
-        b.create<YieldOp>(l, inserted);
-      });
   if (failed)
     return mlir::failure();
-  b.create<mlir::func::ReturnOp>(loc, write.getResults());
-  return entry;
+
+  // Phase 3: the epilogue, with the reduce's value from the tile.
+  return finishHeroEntry(*e, reduce, output,
+                         getColumnReductionWriteMap(reduce, r, context),
+                         done.getResult(0));
 }
 
 } // namespace
