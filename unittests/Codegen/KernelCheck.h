@@ -91,6 +91,34 @@ inline KernelCheckResult checkKernels(const HloModule &module,
   return check;
 }
 
+/// Reproducible random arguments, special values included, for every
+/// parameter of the module's ENTRY (seed + parameter number each).
+inline std::vector<Literal> randomArguments(const HloModule &module,
+                                            uint64_t seed) {
+  std::vector<Literal> arguments;
+  for (HloInstruction *param : module.entry()->parameters())
+    arguments.push_back(randomLiteral(param->shape(),
+                                      seed + param->parameterNumber(),
+                                      /*specials=*/true));
+  return arguments;
+}
+
+/// checkKernels with the CPU's launch and with the GPU's (threads as a loop
+/// on the CPU), two worker threads: "" when both match the evaluator.
+inline std::string checkBothLaunches(const HloModule &module,
+                                     const std::vector<Literal> &arguments) {
+  std::string failures;
+  for (Target target : {Target::Cpu, Target::Gpu}) {
+    CompileOptions options;
+    options.target = target;
+    KernelCheckResult check = checkKernels(module, arguments, options, 2);
+    if (!check.failure.empty())
+      failures += (target == Target::Cpu ? "CPU launch: " : "GPU launch: ") +
+                  check.failure;
+  }
+  return failures;
+}
+
 } // namespace tessel
 
 #endif // TESSEL_UNITTESTS_CODEGEN_KERNELCHECK_H

@@ -191,18 +191,7 @@ void checkModule(const std::string &text, uint64_t seed) {
   auto module = parse(text);
   ASSERT_TRUE(module);
   EXPECT_EQ(analyzeFusion(*module->entry()).kind, EmitterKind::ColumnReduction);
-  std::vector<Literal> arguments;
-  for (HloInstruction *param : module->entry()->parameters())
-    arguments.push_back(randomLiteral(param->shape(),
-                                      seed + param->parameterNumber(),
-                                      /*specials=*/true));
-  for (Target target : {Target::Cpu, Target::Gpu}) {
-    CompileOptions options;
-    options.target = target;
-    KernelCheckResult check = checkKernels(*module, arguments, options, 2);
-    EXPECT_EQ(check.failure, "")
-        << (target == Target::Cpu ? "CPU launch" : "GPU launch");
-  }
+  EXPECT_EQ(checkBothLaunches(*module, randomArguments(*module, seed)), "");
 }
 
 TEST(ColumnReductionEmitterTest, RandomReductionsMatchTheEvaluator) {
@@ -272,16 +261,9 @@ TEST(RowReductionTest, OrderFreeReducersAsPartialsMatchTheEvaluator) {
     auto module = parse(text);
     ASSERT_TRUE(module);
     EXPECT_EQ(analyzeFusion(*module->entry()).kind, EmitterKind::Loop);
-    std::vector<Literal> arguments = {
-        randomLiteral(module->entry()->parameters()[0]->shape(), 900 + trial++,
-                      /*specials=*/true)};
-    for (Target target : {Target::Cpu, Target::Gpu}) {
-      CompileOptions options;
-      options.target = target;
-      KernelCheckResult check = checkKernels(*module, arguments, options, 2);
-      EXPECT_EQ(check.failure, "")
-          << (target == Target::Cpu ? "CPU launch" : "GPU launch");
-    }
+    EXPECT_EQ(
+        checkBothLaunches(*module, randomArguments(*module, 900 + trial++)),
+        "");
   }
 }
 

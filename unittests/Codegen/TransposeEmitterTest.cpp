@@ -281,18 +281,7 @@ void checkModule(const std::string &text, bool expectTranspose, uint64_t seed) {
   ASSERT_TRUE(module);
   EXPECT_EQ(analyzeFusion(entry(*module)).kind == EmitterKind::Transpose,
             expectTranspose);
-  std::vector<Literal> arguments;
-  for (HloInstruction *param : entry(*module).parameters())
-    arguments.push_back(randomLiteral(param->shape(),
-                                      seed + param->parameterNumber(),
-                                      /*specials=*/true));
-  for (Target target : {Target::Cpu, Target::Gpu}) {
-    CompileOptions options;
-    options.target = target;
-    KernelCheckResult check = checkKernels(*module, arguments, options, 2);
-    EXPECT_EQ(check.failure, "")
-        << (target == Target::Cpu ? "CPU launch" : "GPU launch");
-  }
+  EXPECT_EQ(checkBothLaunches(*module, randomArguments(*module, seed)), "");
 }
 
 TEST(TransposeEmitterTest, SeedMatchesTheEvaluator) {
