@@ -406,7 +406,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                     .toString() +
                 "\n";
       } else {
-        LaunchConfig config = getLoopLaunchConfig(shape, options.target);
+        LaunchConfig config = getLoopLaunchConfig(
+            shape, options.target, getLoopWorkPerElement(*kernel.computation));
         IndexingMap map =
             getLoopThreadToOutputMap(shape, config, context.get());
         text += "  launch: " + std::to_string(config.numBlocks) +
