@@ -94,6 +94,10 @@ def jax_column_sum_f32(jnp, x):
     return jnp.sum(x, axis=0)
 
 
+def jax_row_sum_f32(jnp, x):
+    return jnp.sum(x, axis=1)
+
+
 def jax_row_max_f32(jnp, x):
     return jnp.max(x, axis=1)
 
@@ -114,6 +118,7 @@ JAX_FUNCTIONS = {
     "transpose_f32": jax_transpose_f32,
     "column_sum_f32": jax_column_sum_f32,
     "row_max_f32": jax_row_max_f32,
+    "row_sum_f32": jax_row_sum_f32,
     "softmax_f32": jax_softmax_f32,
     "layernorm_f32": jax_layernorm_f32,
     "gelu": jax_gelu,

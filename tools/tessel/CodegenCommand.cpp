@@ -263,7 +263,22 @@ int runRun(int argc, char **argv) {
 
   bool checkFailed = false;
   if (check) {
-    Expected<Literal> reference = evaluateHloModule(*module, arguments);
+    // The evaluator reduces in the kernels' order, so that sums compare bit
+    // for bit (reducesInPartials).
+    EvaluatorOptions evaluatorOptions;
+    evaluatorOptions.compilerReductionOrder = true;
+    bool partialSums = false;
+    for (const auto &computation : module->computations())
+      for (const auto &instruction : computation->instructions())
+        partialSums |=
+            reducesInPartials(*instruction) &&
+            (instruction->shape().elementType == PrimitiveType::F32 ||
+             instruction->shape().elementType == PrimitiveType::F64);
+    if (partialSums)
+      llvm::outs() << "check: the evaluator sums in the kernels' order (16 "
+                      "partial sums along the minor dim, docs/codegen.md)\n";
+    Expected<Literal> reference =
+        evaluateHloModule(*module, arguments, evaluatorOptions);
     if (!reference)
       return cli::fail(path +
                        ": the evaluator failed: " + reference.error().message);

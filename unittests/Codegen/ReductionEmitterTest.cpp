@@ -233,18 +233,21 @@ TEST(ColumnReductionEmitterTest, RandomReductionsMatchTheEvaluator) {
   }
 }
 
-TEST(RowReductionTest, OrderFreeReducersAsPartialsMatchTheEvaluator) {
-  // Reducers whose result does not depend on the order over the minor dim:
-  // bf16/f16 max/min run as 16 partial results, the others as one loop
-  // LLVM vectorizes; the bits must be the evaluator's either way, NaNs and
-  // signed zeros included, with a tail past the last chunk of 16.
+TEST(RowReductionTest, RowReductionsMatchTheEvaluatorInTheirOrder) {
+  // f32/f64 sums run in the compiler's order (reducesInPartials: 16
+  // partial sums), which the evaluator reproduces, and bf16/f16 max/min as
+  // partial results too (the same bits in any order); the others as one
+  // loop LLVM vectorizes. The bits must be the evaluator's either way, NaNs
+  // and signed zeros included, with a tail past the last chunk of 16.
   struct Case {
     const char *type, *op, *init;
-  } cases[] = {{"f32", "maximum", "-inf"},  {"f32", "minimum", "inf"},
-               {"bf16", "maximum", "-inf"}, {"f16", "minimum", "inf"},
-               {"s32", "add", "3"},         {"s8", "multiply", "1"},
-               {"u16", "xor", "0"},         {"s64", "maximum", "-5"},
-               {"pred", "or", "false"},     {"pred", "and", "true"}};
+  } cases[] = {{"f32", "add", "0.5"},     {"f64", "add", "-2"},
+               {"f32", "multiply", "1"},  {"f32", "maximum", "-inf"},
+               {"f32", "minimum", "inf"}, {"bf16", "maximum", "-inf"},
+               {"f16", "minimum", "inf"}, {"s32", "add", "3"},
+               {"s8", "multiply", "1"},   {"u16", "xor", "0"},
+               {"s64", "maximum", "-5"},  {"pred", "or", "false"},
+               {"pred", "and", "true"}};
   std::mt19937 rng(17);
   int trial = 0;
   for (const Case &c : cases) {
