@@ -146,7 +146,10 @@ def entry_signature(path):
     start = text.find("ENTRY")
     if start < 0:
         raise ValueError(f"{path}: no ENTRY computation")
-    body = text[start:text.find("}", text.find("{", start)) + 1]
+    # The computation ends at a "}" of its own line (attributes such as
+    # dimensions={1} have braces too).
+    end = text.find("\n}", start)
+    body = text[start:end + 2 if end >= 0 else len(text)]
     params = {}
     for m in ENTRY_PARAM.finditer(body):
         dims = [int(d) for d in m.group(2).split(",") if d.strip()]

@@ -1,7 +1,9 @@
 //===- ModulePlan.cpp - An HLO module as a sequence of kernels ------------===//
 #include "ModulePlan.h"
 
+#include "Pipeline.h"
 #include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Indexing/HloIndexing.h"
 
 #include "tessel/Layout/TiledLayout.h"
 
@@ -189,6 +191,66 @@ extractSubgraph(HloModule &scratch, const HloComputation &source,
   return scratch.addComputation(std::move(computation));
 }
 
+/// Whether every map from an output of `part` to each parameter that
+/// stands for a materialized value (`isMaterialized`) is the projection on
+/// the first `rank` dims: (d0, ..., dn) -> (d0, ..., d{rank-1}).
+static bool readsAtLeadingDims(const HloComputation &part,
+                               const std::vector<bool> &isMaterialized,
+                               size_t rank, mlir::MLIRContext *context) {
+  // computeOutputToInputIndexing composes the maps of a fusion: wrap the
+  // part in one.
+  HloComputation wrapper("wrapper");
+  std::vector<HloInstruction *> params = part.parameters();
+  auto fusion = std::make_unique<HloInstruction>(HloOpcode::Fusion, "part",
+                                                 part.root()->shape());
+  fusion->appendCalledComputation(const_cast<HloComputation *>(&part));
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!params[i])
+      return false;
+    auto param = std::make_unique<HloInstruction>(
+        HloOpcode::Parameter, "p" + std::to_string(i), params[i]->shape());
+    param->mutableAttributes().parameterNumber = static_cast<int64_t>(i);
+    fusion->appendOperand(wrapper.addInstruction(std::move(param)));
+  }
+  HloInstruction *call = wrapper.addInstruction(std::move(fusion));
+  int64_t outputs =
+      part.root()->shape().isTuple()
+          ? static_cast<int64_t>(part.root()->shape().tupleShapes.size())
+          : 1;
+  for (int64_t output = 0; output < outputs; ++output) {
+    Expected<HloInstructionIndexing> indexing =
+        computeOutputToInputIndexing(*call, output, context);
+    if (!indexing)
+      return false;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!isMaterialized[i])
+        continue;
+      if (i >= indexing->maps.size())
+        return false;
+      for (const IndexingMap &map : indexing->maps[i]) {
+        mlir::AffineMap affine = map.getAffineMap();
+        if (map.getNumSymbols() != 0 || affine.getNumResults() != rank)
+          return false;
+        for (size_t d = 0; d < rank; ++d)
+          if (affine.getResult(d) != mlir::getAffineDimExpr(d, context))
+            return false;
+      }
+    }
+  }
+  return true;
+}
+
+static bool isRowMajor(const Shape &shape) {
+  Layout layout = shape.layoutOrDefault();
+  if (!layout.tiles.empty())
+    return false;
+  for (size_t i = 0; i < layout.minorToMajor.size(); ++i)
+    if (layout.minorToMajor[i] !=
+        static_cast<int64_t>(layout.minorToMajor.size() - 1 - i))
+      return false;
+  return true;
+}
+
 Expected<ModulePlan> planModule(const HloModule &module) {
   const HloComputation *entry = module.entry();
   if (!entry)
@@ -273,6 +335,48 @@ Expected<ModulePlan> planModule(const HloModule &module) {
     return buffers;
   };
 
+  // The kernels from `first` on of a split computation as a RowGroup, when
+  // they qualify (see RowGroup).
+  std::unique_ptr<mlir::MLIRContext> indexingContext;
+  auto addRowGroup =
+      [&](size_t first, const std::vector<const HloInstruction *> &values,
+          const std::vector<
+              std::pair<const HloComputation *, std::vector<bool>>> &parts) {
+        if (plan.kernels.size() - first < 2)
+          return;
+        const Shape &rows = values.front()->shape();
+        if (!rows.isArray() || rows.dims.empty() || !isRowMajor(rows))
+          return;
+        size_t rank = rows.dims.size();
+        for (const HloInstruction *value : values)
+          if (!value->shape().isArray() || value->shape().dims != rows.dims)
+            return;
+        for (size_t k = first; k < plan.kernels.size(); ++k) {
+          const PlannedKernel &kernel = plan.kernels[k];
+          for (int b : kernel.outputs) {
+            const Shape &shape = plan.buffers[b];
+            if (shape.dims.size() < rank || !isRowMajor(shape) ||
+                !std::equal(rows.dims.begin(), rows.dims.end(),
+                            shape.dims.begin()))
+              return;
+          }
+          if (analyzeFusion(*kernel.computation, kernel.outputIndices).kind !=
+              EmitterKind::Loop)
+            return;
+        }
+        if (!indexingContext)
+          indexingContext = createCodegenContext();
+        for (const auto &[part, isMaterialized] : parts)
+          if (!readsAtLeadingDims(*part, isMaterialized, rank,
+                                  indexingContext.get()))
+            return;
+        RowGroup group;
+        group.first = first;
+        group.last = plan.kernels.size() - 1;
+        group.rowDims = rows.dims;
+        plan.rowGroups.push_back(std::move(group));
+      };
+
   // The kernels of `computation`, split at its materialized values: a
   // kernel for each of them (with what it reads, back to the inputs and the
   // values before it), then one for the rest.
@@ -289,6 +393,9 @@ Expected<ModulePlan> planModule(const HloModule &module) {
       if (param)
         bufferOf[param] = inputs[param->parameterNumber()];
     std::set<const HloInstruction *> cut(values.begin(), values.end());
+    size_t firstKernel = plan.kernels.size();
+    // Each part, and which of its parameters are materialized values.
+    std::vector<std::pair<const HloComputation *, std::vector<bool>>> parts;
     auto addPart = [&](const std::vector<const HloInstruction *> &roots,
                        const std::string &what) -> Expected<std::vector<int>> {
       std::vector<const HloInstruction *> sources;
@@ -296,6 +403,10 @@ Expected<ModulePlan> planModule(const HloModule &module) {
                          std::to_string(plan.scratch->computations().size());
       HloComputation *part = extractSubgraph(*plan.scratch, *computation, roots,
                                              cut, name, sources);
+      std::vector<bool> isMaterialized;
+      for (const HloInstruction *value : sources)
+        isMaterialized.push_back(cut.count(value) > 0);
+      parts.emplace_back(part, std::move(isMaterialized));
       std::vector<int> partInputs;
       for (const HloInstruction *value : sources)
         partInputs.push_back(bufferOf.at(value));
@@ -315,7 +426,10 @@ Expected<ModulePlan> planModule(const HloModule &module) {
     if (root->opcode() != HloOpcode::Tuple) {
       if (bufferOf.count(root))
         return std::vector<int>{bufferOf.at(root)};
-      return addPart({root}, "the ROOT");
+      Expected<std::vector<int>> buffers = addPart({root}, "the ROOT");
+      if (buffers)
+        addRowGroup(firstKernel, values, parts);
+      return buffers;
     }
     std::vector<const HloInstruction *> computed;
     for (const HloInstruction *element : root->operands())
@@ -333,6 +447,7 @@ Expected<ModulePlan> planModule(const HloModule &module) {
     for (const HloInstruction *element : root->operands())
       buffers.push_back(bufferOf.count(element) ? bufferOf.at(element)
                                                 : computedBuffers[next++]);
+    addRowGroup(firstKernel, values, parts);
     return buffers;
   };
 

@@ -56,6 +56,19 @@ struct PlannedKernel {
   std::vector<int> outputs; ///< buffer per written output
 };
 
+/// Kernels of one split computation (softmax: the max, the sum, the
+/// output) that may run a chunk of rows at a time, one after the other,
+/// while the chunk is in cache: every output of each starts with the same
+/// leading dims (`rowDims`, row-major, untiled), each is a loop kernel, and
+/// each reads the materialized values at the leading dims of its own
+/// output index only (a row's max, not another row's). The executable runs
+/// them over chunks of rows instead of each over all of them; the results
+/// are the same, since no kernel reads a materialized value of another row.
+struct RowGroup {
+  size_t first = 0, last = 0; ///< kernels [first, last]
+  std::vector<int64_t> rowDims;
+};
+
 struct ModulePlan {
   /// Array shapes (with layouts) of every buffer.
   std::vector<Shape> buffers;
@@ -65,6 +78,7 @@ struct ModulePlan {
   std::vector<int> outputs;
   bool tupleResult = false;
   std::vector<PlannedKernel> kernels;
+  std::vector<RowGroup> rowGroups;
   /// Computations made for instructions outside fusions.
   std::unique_ptr<HloModule> scratch;
 };
