@@ -487,6 +487,22 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                                            context.get())
                     .toString() +
                 "\n";
+      } else if (analysis.kind == EmitterKind::Concatenate) {
+        const HloInstruction &hero = *analysis.hero;
+        LaunchConfig config = getConcatenateLaunch(hero, options.target);
+        text += "  launch: " + std::to_string(config.numBlocks) +
+                " blocks of " + std::to_string(config.numThreads) +
+                " threads (the largest operand's loop launch, one element "
+                "per thread); a loop per operand:\n";
+        int64_t offset = 0, dim = hero.dimensions().front();
+        for (int64_t k = 0; k < hero.operandCount(); ++k) {
+          text += "  operand " + std::to_string(k) + " -> output dim " +
+                  std::to_string(dim) + " + " + std::to_string(offset) + ": " +
+                  getConcatenateOperandMap(hero, k, config, context.get())
+                      .toString() +
+                  "\n";
+          offset += hero.operand(k)->shape().dims[dim];
+        }
       } else {
         LaunchConfig config = getLoopLaunchConfig(
             shape, options.target, getLoopWorkPerElement(*kernel.computation));

@@ -392,6 +392,9 @@ public:
   mlir::FailureOr<mlir::func::FuncOp>
   emitColumnReductionEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                            const FusionOutput &output);
+  mlir::FailureOr<mlir::func::FuncOp>
+  emitConcatenateEntry(llvm::StringRef name, const FusionAnalysis &analysis,
+                       const FusionOutput &output, Target target);
   std::string error;
 
 private:
@@ -728,6 +731,90 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
 }
 
 mlir::FailureOr<mlir::func::FuncOp>
+FusionEmitter::emitConcatenateEntry(llvm::StringRef name,
+                                    const FusionAnalysis &analysis,
+                                    const FusionOutput &output, Target target) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  const HloInstruction &hero = *analysis.hero;
+  LaunchConfig config = getConcatenateLaunch(hero, target);
+  SmallVector<mlir::Type> inputs = paramTypes();
+  size_t numParams = inputs.size();
+  mlir::Type resultType = getTensorType(output.shape(), context);
+  inputs.push_back(resultType);
+  b.setInsertionPointToEnd(module.getBody());
+  auto function = b.create<mlir::func::FuncOp>(
+      loc, name, b.getFunctionType(inputs, {resultType}));
+  function->setAttr("tessel.num_threads",
+                    b.getI64IntegerAttr(config.numThreads));
+  function->setAttr("tessel.num_blocks", b.getI64IntegerAttr(config.numBlocks));
+  mlir::Block *body = function.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  mlir::ValueRange params = body->getArguments().take_front(numParams);
+  Value out = body->getArguments().back();
+  Value th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
+                                             b.getIndexAttr(config.numThreads));
+  Value bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
+                                            b.getIndexAttr(config.numBlocks));
+  // The output's subgraph (the epilogue) is emitted in each operand's loop,
+  // with the hero's value the operand's element.
+  const Subgraph *rootSubgraph = partition.subgraphOf(*output.instruction);
+  llvm::DenseSet<const HloInstruction *> members;
+  if (rootSubgraph && output.instruction != &hero)
+    members.insert(rootSubgraph->instructions.begin(),
+                   rootSubgraph->instructions.end());
+  int64_t dim = hero.dimensions().front();
+  int64_t offset = 0;
+  bool failed = false;
+  for (int64_t k = 0; k < hero.operandCount(); ++k) {
+    const HloInstruction &operand = *hero.operand(k);
+    int64_t start = offset;
+    offset += operand.shape().dims[dim];
+    if (elementCount(operand.shape()) == 0)
+      continue;
+    auto loop = b.create<LoopOp>(
+        loc, getConcatenateOperandMap(hero, k, config, context),
+        mlir::ValueRange{th, bl}, mlir::ValueRange{out},
+        [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+            mlir::ValueRange indices, mlir::ValueRange iters) {
+          Value element = readOutside(operand, params, indices)[0];
+          SmallVector<Value> outIndices(indices.begin(), indices.end());
+          if (start != 0)
+            outIndices[dim] = b.create<mlir::arith::AddIOp>(
+                l, outIndices[dim],
+                b.create<mlir::arith::ConstantIndexOp>(l, start));
+          ElementalEmitter emitter(
+              b,
+              [&](const HloInstruction &instruction,
+                  mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
+                if (&instruction == &hero)
+                  return SmallVector<Value>{element};
+                if (instruction.parent() != &computation ||
+                    members.count(&instruction))
+                  return std::nullopt;
+                return readOutside(instruction, params, at);
+              });
+          auto values = emitter.emit(*output.instruction, outIndices);
+          Value value = element;
+          if (mlir::failed(values)) {
+            error = emitter.error();
+            failed = true;
+          } else {
+            value = values->front();
+          }
+          Value inserted =
+              b.create<mlir::tensor::InsertOp>(l, value, iters[0], outIndices);
+          b.create<YieldOp>(l, inserted);
+        });
+    if (failed)
+      return mlir::failure();
+    out = loop.getResult(0);
+  }
+  b.create<mlir::func::ReturnOp>(loc, out);
+  return function;
+}
+
+mlir::FailureOr<mlir::func::FuncOp>
 FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
                                         const FusionAnalysis &analysis,
                                         const FusionOutput &output) {
@@ -838,8 +925,56 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
 
 } // namespace
 
+LaunchConfig getConcatenateLaunch(const HloInstruction &concatenate,
+                                  Target target) {
+  const HloInstruction *largest = concatenate.operand(0);
+  for (const HloInstruction *operand : concatenate.operands())
+    if (elementCount(operand->shape()) > elementCount(largest->shape()))
+      largest = operand;
+  LaunchConfig config = getLoopLaunchConfig(
+      getConcatenateOperandWalk(concatenate, *largest), target);
+  // One element per thread: the operands' minor dims need not be multiples
+  // of a vector.
+  config.numBlocks *= config.vectorSize;
+  config.vectorSize = 1;
+  return config;
+}
+
+Shape getConcatenateOperandWalk(const HloInstruction &concatenate,
+                                const HloInstruction &operand) {
+  Shape walk(operand.shape().elementType, operand.shape().dims);
+  Layout layout;
+  layout.minorToMajor = concatenate.shape().layoutOrDefault().minorToMajor;
+  walk.layout = layout;
+  return walk;
+}
+
+IndexingMap getConcatenateOperandMap(const HloInstruction &concatenate,
+                                     int64_t operand,
+                                     const LaunchConfig &config,
+                                     mlir::MLIRContext *context) {
+  return getLoopThreadToOutputMap(
+      getConcatenateOperandWalk(concatenate, *concatenate.operand(operand)),
+      config, context);
+}
+
 PartitionOptions getPartitionOptions(const FusionAnalysis &analysis) {
   PartitionOptions options;
+  if (analysis.kind == EmitterKind::Concatenate) {
+    const HloInstruction *hero = analysis.hero;
+    options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
+      if (&instruction == hero)
+        return true;
+      for (const HloInstruction *operand : hero->operands())
+        if (operand == &instruction)
+          return true;
+      return false;
+    };
+    options.rootReason = "the concatenate emitter's hero %" + hero->name() +
+                         " or one of its operands (the entry reads each "
+                         "operand in a loop of its own)";
+    return options;
+  }
   if (const HloInstruction *hero = analysis.hero) {
     options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
       return &instruction == hero || &instruction == hero->operand(0);
@@ -885,9 +1020,12 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
     *error = emitter.error;
     return mlir::failure();
   }
-  auto entry = analysis.kind == EmitterKind::Transpose
-                   ? emitter.emitTransposeEntry(name, analysis, output)
-                   : emitter.emitColumnReductionEntry(name, analysis, output);
+  auto entry =
+      analysis.kind == EmitterKind::Transpose
+          ? emitter.emitTransposeEntry(name, analysis, output)
+      : analysis.kind == EmitterKind::Concatenate
+          ? emitter.emitConcatenateEntry(name, analysis, output, target)
+          : emitter.emitColumnReductionEntry(name, analysis, output);
   if (mlir::failed(entry))
     *error = emitter.error;
   return entry;

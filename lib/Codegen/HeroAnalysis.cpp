@@ -21,6 +21,8 @@ const char *emitterKindName(EmitterKind kind) {
     return "transpose";
   case EmitterKind::ColumnReduction:
     return "column reduction";
+  case EmitterKind::Concatenate:
+    return "concatenate";
   }
   return "?";
 }
@@ -197,6 +199,48 @@ static std::string epilogueRejection(const HloComputation &computation,
   return "";
 }
 
+/// The concatenate hero, when there is one (see HeroAnalysis.h); else
+/// `analysis` with the reasons added.
+static FusionAnalysis
+analyzeConcatenate(const HloComputation &computation,
+                   const std::vector<FusionOutput> &outputs,
+                   FusionAnalysis analysis) {
+  std::vector<const HloInstruction *> concatenates;
+  for (const auto &instruction : computation.instructions())
+    if (instruction->opcode() == HloOpcode::Concatenate)
+      concatenates.push_back(instruction.get());
+  if (concatenates.empty())
+    return analysis;
+  std::string why;
+  if (concatenates.size() > 1)
+    why = "the fusion has " + std::to_string(concatenates.size()) +
+          " concatenates; the emitter takes one";
+  else if (outputs.size() != 1)
+    why = "the kernel writes " + std::to_string(outputs.size()) +
+          " outputs; the concatenate emitter writes one";
+  else if (concatenates.front()->operandCount() > 64)
+    why = "it has more than 64 operands (a loop each)";
+  else
+    why = epilogueRejection(computation, concatenates.front(), outputs.front());
+  if (!why.empty()) {
+    for (const HloInstruction *c : concatenates)
+      analysis.rejected.push_back("%" + c->name() +
+                                  " is not a concatenate hero: " + why);
+    return analysis;
+  }
+  const HloInstruction *hero = concatenates.front();
+  analysis.kind = EmitterKind::Concatenate;
+  analysis.hero = hero;
+  analysis.reason = "%" + hero->name() + " concatenates " +
+                    std::to_string(hero->operandCount()) +
+                    " operands along dim " +
+                    std::to_string(hero->dimensions().front()) +
+                    ": each operand is walked in a loop of its own and "
+                    "written to its place in the output, with no choice "
+                    "of operand per element";
+  return analysis;
+}
+
 FusionAnalysis analyzeFusion(const HloComputation &computation,
                              const std::vector<int64_t> &selected) {
   FusionAnalysis analysis;
@@ -243,7 +287,7 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
                                     " is not a reduction hero: " + why);
     }
     if (reduces.empty())
-      return analysis;
+      return analyzeConcatenate(computation, outputs, analysis);
     std::string why;
     if (reduces.size() > 1)
       why = "the fusion has " + std::to_string(reduces.size()) +

@@ -137,6 +137,25 @@ IndexingMap getColumnReductionWriteMap(const HloInstruction &reduce,
                                        const ColumnReduction &reduction,
                                        mlir::MLIRContext *context);
 
+/// The concatenate emitter's launch: the loop emitter's for the largest
+/// operand (one element per thread); every operand is walked by the same
+/// threads and blocks, each in a loop of its own.
+LaunchConfig getConcatenateLaunch(const HloInstruction &concatenate,
+                                  Target target);
+/// The index space operand `operand` of `concatenate` is walked in: its dims
+/// in the output's layout order, so that writes run along the output's
+/// minor dim.
+Shape getConcatenateOperandWalk(const HloInstruction &concatenate,
+                                const HloInstruction &operand);
+/// (th_x, bl_x) -> operand `operand`'s index (its element goes to the same
+/// index in the output, plus the operands before it along the dim).
+/// @post with the launch of getConcatenateLaunch, every output element is
+///       written by exactly one operand's loop, once (FusionEmitterTest).
+IndexingMap getConcatenateOperandMap(const HloInstruction &concatenate,
+                                     int64_t operand,
+                                     const LaunchConfig &config,
+                                     mlir::MLIRContext *context);
+
 /// How a fusion is partitioned for its emitter: a hero and its operand are
 /// function roots (the entry reads and writes them through shared memory).
 PartitionOptions getPartitionOptions(const FusionAnalysis &analysis);

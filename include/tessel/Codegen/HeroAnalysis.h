@@ -39,6 +39,10 @@
 // the block's threads, so reads are contiguous and the result is bit-exact.
 // Row reductions (the loop emitter reads each row contiguously already)
 // stay with the loop emitter.
+// A concatenate is a hero when it is the only one in the fusion, with rules
+// 1 and 3: its emitter walks each operand in a loop of its own and writes
+// the operand's elements (through the epilogue) to their place in the
+// output, instead of choosing an operand per output element.
 // Otherwise the loop emitter writes the fusion.
 //
 //===----------------------------------------------------------------------===//
@@ -52,7 +56,7 @@
 
 namespace tessel {
 
-enum class EmitterKind { Loop, Transpose, ColumnReduction };
+enum class EmitterKind { Loop, Transpose, ColumnReduction, Concatenate };
 
 const char *emitterKindName(EmitterKind kind);
 
