@@ -16,6 +16,8 @@
 #ifndef TESSEL_LIB_RELAYOUT_KERNELS_H
 #define TESSEL_LIB_RELAYOUT_KERNELS_H
 
+#include "Isa.h"
+
 #include "tessel/Layout/TiledLayout.h"
 
 #include <algorithm>
@@ -138,6 +140,8 @@ struct TilePlan {
   int64_t a = 1, b = 1, k = 1;
   /// Destination bytes past the tiles (L(n) padding), zeroed at the end.
   int64_t tailStart = 0, dstBytes = 0;
+  /// The vector kernels of the plan's instruction set level.
+  const KernelSet *kernels = nullptr;
 };
 std::optional<TilePlan> planTile(const TiledLayout &from,
                                  const TiledLayout &to);
@@ -172,6 +176,8 @@ struct PermutePlan {
   int64_t columns = 1, srcColumnStride = 1;
   int64_t rows = 1, dstRowStride = 0;
   int64_t tailStart = 0, dstBytes = 0;
+  /// The vector kernels of the plan's instruction set level.
+  const KernelSet *kernels = nullptr;
 
   bool isRowCopy() const { return srcColumnStride == 1; }
   int64_t outerCount() const;

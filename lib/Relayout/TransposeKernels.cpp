@@ -12,6 +12,7 @@
 //                   (K = 16 bytes / element size) under the odometer.
 //
 //===----------------------------------------------------------------------===//
+#include "Isa.h"
 #include "Kernels.h"
 #include "Simd.h"
 
@@ -261,6 +262,23 @@ void fillStage(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
                             stage + (jj * B + ii) * Width, B * Width, false);
 }
 
+} // namespace
+
+void sse2FillStage1(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStage<1>(in, srcRow, stage);
+}
+void sse2FillStage2(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStage<2>(in, srcRow, stage);
+}
+void sse2FillStage4(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStage<4>(in, srcRow, stage);
+}
+void sse2FillStage8(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStage<8>(in, srcRow, stage);
+}
+
+namespace {
+
 template <int Width>
 void transposeStaged(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                      int64_t i0, int64_t i1, bool streaming) {
@@ -268,16 +286,22 @@ void transposeStaged(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   alignas(64) uint8_t stage[B * B * Width];
   const int64_t srcRow = p.srcColumnStride * Width;
   const int64_t dstRow = p.dstRowStride * Width;
+  constexpr int log2Width = Width == 1   ? 0
+                            : Width == 2 ? 1
+                            : Width == 4 ? 2
+                                         : 3;
+  auto *fill = p.kernels->fillStage[log2Width];
+  auto *copy = p.kernels->copy;
   for (int64_t i = i0; i < i1; i += B) {
     int64_t bi = std::min(B, i1 - i);
     for (int64_t j = 0; j < p.rows; j += B) {
       int64_t bj = std::min(B, p.rows - j);
       const uint8_t *in = src + i * srcRow + j * Width;
       if (bi == B && bj == B) {
-        fillStage<Width>(in, srcRow, stage);
+        fill(in, srcRow, stage);
         for (int64_t jj = 0; jj < B; ++jj)
-          copyBytes(dst + (j + jj) * dstRow + i * Width, stage + jj * B * Width,
-                    B * Width, streaming);
+          copy(dst + (j + jj) * dstRow + i * Width, stage + jj * B * Width,
+               B * Width, streaming);
         continue;
       }
       for (int64_t ii = 0; ii < bi; ii += K)
@@ -294,8 +318,8 @@ void transposeStaged(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                           in + r * srcRow + c * Width, Width);
         }
       for (int64_t jj = 0; jj < bj; ++jj)
-        copyBytes(dst + (j + jj) * dstRow + i * Width, stage + jj * B * Width,
-                  bi * Width, streaming);
+        copy(dst + (j + jj) * dstRow + i * Width, stage + jj * B * Width,
+             bi * Width, streaming);
     }
   }
 }
@@ -355,8 +379,8 @@ void runPermute(const PermutePlan &plan, const uint8_t *src, uint8_t *dst,
                   const uint8_t *in = src + odometer.srcBase * s;
                   uint8_t *out = dst + odometer.dstBase * s;
                   if (plan.isRowCopy())
-                    copyBytes(out + e0 * s, in + e0 * s, (e1 - e0) * s,
-                              streaming);
+                    plan.kernels->copy(out + e0 * s, in + e0 * s, (e1 - e0) * s,
+                                       streaming);
                   else
                     transposeSlice(plan, in, out, e0, e1, streaming);
                 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -41,20 +42,29 @@ Bytes reference(const Shape &from, const Shape &to, const Bytes &src) {
   return dst;
 }
 
-/// Runs a plan on src into a destination pre-filled with 0xFF garbage.
+/// Runs a plan on src into a destination pre-filled with 0xFF garbage that
+/// starts `misalign` bytes past a 64-byte boundary (the streaming kernels
+/// take another path when the destination is not aligned to a vector).
 Bytes run(const Shape &from, const Shape &to, const Bytes &src,
-          RelayoutOptions options = {}, std::string *description = nullptr) {
+          RelayoutOptions options = {}, std::string *description = nullptr,
+          int64_t misalign = 0) {
   Expected<RelayoutPlan> plan = RelayoutPlan::create(from, to, options);
   EXPECT_TRUE(plan) << plan.error().message;
   if (!plan)
     return {};
   if (description)
     *description = plan->describe();
-  Bytes dst(plan->destinationBytes(), 0xFF);
+  if (!options.isa.empty()) {
+    EXPECT_EQ(plan->isa(), options.isa);
+  }
+  Bytes storage(plan->destinationBytes() + 128, 0xFF);
+  uint8_t *dst = storage.data() +
+                 (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 +
+                 misalign;
   std::optional<Error> error =
-      plan->execute(src.data(), src.size(), dst.data(), dst.size());
+      plan->execute(src.data(), src.size(), dst, plan->destinationBytes());
   EXPECT_FALSE(error) << error->message;
-  return dst;
+  return Bytes(dst, dst + plan->destinationBytes());
 }
 
 /// A random layout for `shape`'s type and dims: row-major, TPU-like tiles
@@ -146,13 +156,19 @@ TEST(Relayout, RandomLayoutPairsAgreeWithTheReference) {
     options.threads = 1 + static_cast<int>(rng() % 3);
     options.parallelThresholdBytes = rng() % 2 ? 0 : -1;
     options.streamingThresholdBytes = rng() % 2 ? 0 : -1;
+    int64_t misalign = rng() % 4 ? 0 : 8;
     Bytes expected = reference(from, to, src);
-    ASSERT_EQ(run(from, to, src, options), expected);
-    // Back again: the reverse plan agrees too, and when no bits are lost
-    // (same element size) A -> B -> A gives the data back with A's padding
-    // zeroed.
-    Bytes back = run(to, from, expected, options);
-    ASSERT_EQ(back, reference(to, from, expected));
+    Bytes back = reference(to, from, expected);
+    // Every instruction set level this CPU has, the same bytes.
+    for (const std::string &isa : relayoutIsaLevels()) {
+      SCOPED_TRACE(isa);
+      options.isa = isa;
+      ASSERT_EQ(run(from, to, src, options, nullptr, misalign), expected);
+      // Back again: the reverse plan agrees too.
+      ASSERT_EQ(run(to, from, expected, options, nullptr, misalign), back);
+    }
+    // When no bits are lost (same element size) A -> B -> A gives the data
+    // back with A's padding zeroed.
     if (compile(from).elementBits() == compile(to).elementBits()) {
       ASSERT_EQ(back, reference(from, from, src));
       ++identities;
@@ -181,16 +197,22 @@ void checkFastPath(const std::string &fromText, const std::string &toText,
   for (size_t i = 0; i < garbage.size(); ++i)
     garbage[i] = (expected[i] & mask[i]) | (garbage[i] & ~mask[i]);
   std::string inverse = kernel == "tile rows" ? "untile rows" : kernel;
-  for (int64_t streaming : {-1, 0}) {
-    RelayoutOptions options;
-    options.streamingThresholdBytes = streaming;
-    options.parallelThresholdBytes = 0;
-    std::string forward, backward;
-    EXPECT_EQ(run(from, to, src, options, &forward), expected);
-    EXPECT_NE(forward.find(kernel), std::string::npos) << forward;
-    EXPECT_EQ(run(to, from, garbage, options, &backward), back);
-    EXPECT_NE(backward.find(inverse), std::string::npos) << backward;
-  }
+  for (const std::string &isa : relayoutIsaLevels())
+    for (int64_t streaming : {-1, 0})
+      for (int64_t misalign : {0, 16, 1}) {
+        SCOPED_TRACE(isa + (streaming ? " ordinary" : " streaming") +
+                     " stores, destination 64-byte boundary + " +
+                     std::to_string(misalign));
+        RelayoutOptions options;
+        options.isa = isa;
+        options.streamingThresholdBytes = streaming;
+        options.parallelThresholdBytes = 0;
+        std::string forward, backward;
+        EXPECT_EQ(run(from, to, src, options, &forward, misalign), expected);
+        EXPECT_NE(forward.find(kernel), std::string::npos) << forward;
+        EXPECT_EQ(run(to, from, garbage, options, &backward, misalign), back);
+        EXPECT_NE(backward.find(inverse), std::string::npos) << backward;
+      }
 }
 
 TEST(Relayout, TileFastPathsAgreeWithTheReference) {
@@ -278,14 +300,17 @@ TEST(Relayout, ThreadCountsGiveTheSameBytes) {
     Shape from(to.elementType, to.dims);
     Bytes src = randomBytes(rng, compile(from).physicalBytes());
     Bytes expected = reference(from, to, src);
-    for (int threads : {1, 2, 3, 8}) {
-      RelayoutOptions options;
-      options.threads = threads;
-      options.parallelThresholdBytes = 0;
-      SCOPED_TRACE(std::string(text) + " threads " + std::to_string(threads));
-      EXPECT_EQ(run(from, to, src, options), expected);
-      EXPECT_EQ(run(to, from, expected, options), src);
-    }
+    for (int threads : {1, 2, 3, 8})
+      for (const std::string &isa : relayoutIsaLevels()) {
+        RelayoutOptions options;
+        options.threads = threads;
+        options.parallelThresholdBytes = 0;
+        options.isa = isa;
+        SCOPED_TRACE(std::string(text) + " threads " + std::to_string(threads) +
+                     " " + isa);
+        EXPECT_EQ(run(from, to, src, options), expected);
+        EXPECT_EQ(run(to, from, expected, options), src);
+      }
   }
 }
 
@@ -338,22 +363,82 @@ TEST(Relayout, EmptyAndScalarArrays) {
 
 } // namespace
 
-TEST(Relayout, StreamingStoresFromSixteenMiBByDefault) {
+TEST(Relayout, StreamingStoresFromHalfTheLastLevelCacheByDefault) {
   // Plans only: nothing is allocated or run. The destination's size picks
   // the stores; an explicit threshold overrides the default.
-  auto describe = [](const char *shape, RelayoutOptions options = {}) {
+  auto describe = [](const std::string &shape, RelayoutOptions options = {}) {
     Expected<RelayoutPlan> plan = RelayoutPlan::create(
-        parse(std::string(shape) + "{1,0}"),
-        parse(std::string(shape) + "{1,0:T(8,128)}"), options);
+        parse(shape + "{1,0}"), parse(shape + "{1,0:T(8,128)}"), options);
     EXPECT_TRUE(plan) << plan.error().message;
     return plan ? plan->describe() : std::string();
   };
-  EXPECT_NE(describe("f32[2048,2048]").find("streaming stores"),
-            std::string::npos); // exactly 16 MiB
-  EXPECT_NE(describe("f32[2040,2048]").find("ordinary stores"),
+  // Half the L3 the CPU reports: between 512 KiB and 1 GiB, or the 16 MiB
+  // fallback; f32 rows of 512 elements, 2 KiB each.
+  int64_t threshold = relayoutDefaultStreamingThreshold();
+  EXPECT_GE(threshold, int64_t(512) << 10);
+  EXPECT_LE(threshold, int64_t(1) << 30);
+  std::string rows = std::to_string(threshold / 2048);
+  std::string fewer = std::to_string(threshold / 2048 - 8);
+  EXPECT_NE(describe("f32[" + rows + ",512]").find("streaming stores"),
+            std::string::npos); // exactly the threshold
+  EXPECT_NE(describe("f32[" + fewer + ",512]").find("ordinary stores"),
             std::string::npos); // just under
   RelayoutOptions options;
   options.streamingThresholdBytes = 0;
   EXPECT_NE(describe("f32[8,128]", options).find("streaming stores"),
             std::string::npos);
+}
+
+TEST(Relayout, InstructionSetLevels) {
+  std::vector<std::string> levels = relayoutIsaLevels();
+  ASSERT_FALSE(levels.empty());
+  EXPECT_EQ(levels.front(), "sse2");
+  auto plan = [](const std::string &isa) {
+    RelayoutOptions options;
+    options.isa = isa;
+    return RelayoutPlan::create(parse("bf16[16,256]{1,0}"),
+                                parse("bf16[16,256]{1,0:T(8,128)(2,1)}"),
+                                options);
+  };
+  // Each level runs when asked for, and describe() names it last.
+  for (const std::string &isa : levels) {
+    Expected<RelayoutPlan> p = plan(isa);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->isa(), isa);
+    EXPECT_EQ(p->describe(), "tile rows into (8,128)(2,1) tiles, 2 rows "
+                             "interleaved, 2-byte elements, ordinary stores, " +
+                                 isa);
+  }
+  // No cap: the best level of the CPU. A cap above it: the same.
+  EXPECT_EQ(plan("")->isa(), levels.back());
+  EXPECT_EQ(plan("avx512")->isa(), levels.back());
+  Expected<RelayoutPlan> bad = plan("avx9");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "instruction set option: unknown instruction "
+                                 "set 'avx9', expected sse2, avx2 or avx512");
+}
+
+TEST(Relayout, TesselIsaCapsTheLevel) {
+  const char *saved = std::getenv("TESSEL_ISA");
+  std::string previous = saved ? saved : "";
+  auto create = [](const std::string &isa) {
+    RelayoutOptions options;
+    options.isa = isa;
+    return RelayoutPlan::create(parse("f32[64,64]{1,0}"),
+                                parse("f32[64,64]{0,1}"), options);
+  };
+  ::setenv("TESSEL_ISA", "sse2", 1);
+  EXPECT_EQ(create("")->isa(), "sse2");
+  EXPECT_EQ(create("avx512")->isa(), "sse2");
+  ::setenv("TESSEL_ISA", "avx512", 1);
+  EXPECT_EQ(create("sse2")->isa(), "sse2"); // the lower of the two
+  ::setenv("TESSEL_ISA", "sse3", 1);
+  Expected<RelayoutPlan> bad = create("");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "TESSEL_ISA: unknown instruction set "
+                                 "'sse3', expected sse2, avx2 or avx512");
+  if (saved)
+    ::setenv("TESSEL_ISA", previous.c_str(), 1);
+  else
+    ::unsetenv("TESSEL_ISA");
 }

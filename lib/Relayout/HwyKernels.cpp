@@ -1,0 +1,332 @@
+//===- HwyKernels.cpp - Relayout kernels for AVX2 and AVX-512 (Highway) ---===//
+//
+// Written once against Google Highway's portable vector ops and compiled by
+// foreach_target.h for each x86 target Highway can attain (AVX2 and AVX3,
+// i.e. AVX-512 F/BW/DQ/VL); Isa.cpp picks the one the plan runs. Vectors
+// are 16, 32 or 64 bytes, so the same source gives:
+//
+//   copy / zero    non-temporal stores of whole vectors (a 64-byte store
+//                  fills a cache line at once on AVX-512)
+//   interleave     k rows into a tile row: Highway's StoreInterleaved2/4
+//   deinterleave   LoadInterleaved2/4 (bf16 pairs, s8 quads)
+//   fillStage      a square transpose of L x L elements (L = lanes of a
+//                  vector; 4-, 8- and 16-byte... see transposeSquare) or,
+//                  where L x L vectors would not fit the registers, strips
+//                  of K = 16 / width rows moved 16 bytes at a time.
+//
+// The SSSE3 and SSE4 targets are left out: for these kernels they are
+// SSE2 with other names, and tessel's own SSE2 kernels cover them.
+//
+//===----------------------------------------------------------------------===//
+#include "Isa.h"
+
+#include <cstring>
+
+// SSE4 and SSSE3 are not worth their compile time here (see above).
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_SSE4)
+#endif
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "HwyKernels.cpp"
+#include <hwy/foreach_target.h> // IWYU pragma: keep
+#include <hwy/highway.h>
+
+// The static target (Highway's scalar or emulated 128-bit code, for the
+// x86-64 baseline) is compiled too but never used: sse2 is tessel's own.
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+HWY_BEFORE_NAMESPACE();
+namespace tessel::relayout::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D8 = hn::ScalableTag<uint8_t>;
+/// Bytes in a vector of this target.
+constexpr int64_t kVector = static_cast<int64_t>(hn::MaxLanes(D8()));
+
+inline bool alignedTo(const uint8_t *p, int64_t bytes) {
+  return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
+}
+
+void copyVec(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming) {
+  if (!streaming || bytes < 4 * kVector) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const D8 d;
+  int64_t head = static_cast<int64_t>(
+      (kVector - (reinterpret_cast<uintptr_t>(dst) & (kVector - 1))) &
+      (kVector - 1));
+  std::memcpy(dst, src, head);
+  int64_t i = head;
+  for (; i + 4 * kVector <= bytes; i += 4 * kVector) {
+    auto a = hn::LoadU(d, src + i);
+    auto b = hn::LoadU(d, src + i + kVector);
+    auto c = hn::LoadU(d, src + i + 2 * kVector);
+    auto e = hn::LoadU(d, src + i + 3 * kVector);
+    hn::Stream(a, d, dst + i);
+    hn::Stream(b, d, dst + i + kVector);
+    hn::Stream(c, d, dst + i + 2 * kVector);
+    hn::Stream(e, d, dst + i + 3 * kVector);
+  }
+  for (; i + kVector <= bytes; i += kVector)
+    hn::Stream(hn::LoadU(d, src + i), d, dst + i);
+  std::memcpy(dst + i, src + i, bytes - i);
+}
+
+void zeroVec(uint8_t *dst, int64_t bytes, bool streaming) {
+  if (!streaming || bytes < 2 * kVector) {
+    std::memset(dst, 0, bytes);
+    return;
+  }
+  const D8 d;
+  int64_t head = static_cast<int64_t>(
+      (kVector - (reinterpret_cast<uintptr_t>(dst) & (kVector - 1))) &
+      (kVector - 1));
+  std::memset(dst, 0, head);
+  int64_t i = head;
+  auto zero = hn::Zero(d);
+  for (; i + kVector <= bytes; i += kVector)
+    hn::Stream(zero, d, dst + i);
+  std::memset(dst + i, 0, bytes - i);
+}
+
+/// Stores `count` vectors held in `buffer` (aligned) to out, non-temporally
+/// when `stream` (out then aligned to a vector).
+inline void put(uint8_t *p, hn::Vec<D8> v, bool stream) {
+  if (stream)
+    hn::Stream(v, D8(), p);
+  else
+    hn::StoreU(v, D8(), p);
+}
+
+inline void flush(const uint8_t *buffer, int count, uint8_t *out, bool stream) {
+  const D8 d;
+  for (int m = 0; m < count; ++m) {
+    auto v = hn::Load(d, buffer + m * kVector);
+    if (stream)
+      hn::Stream(v, d, out + m * kVector);
+    else
+      hn::StoreU(v, d, out + m * kVector);
+  }
+}
+
+int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
+                      int64_t s, int64_t k, bool streaming) {
+  const D8 d8;
+  alignas(64) uint8_t buffer[4 * 64];
+  bool stream = streaming && alignedTo(out, kVector);
+  int64_t j = 0;
+  if (s == 2 && k == 2) {
+    const hn::ScalableTag<uint16_t> d;
+    constexpr int64_t n = kVector / 2;
+    const uint8_t *r0 = rows[0], *r1 = rows[1];
+    for (; j + n <= count; j += n) {
+      auto a = hn::BitCast(d, hn::LoadU(d8, r0 + j * 2));
+      auto b = hn::BitCast(d, hn::LoadU(d8, r1 + j * 2));
+      hn::StoreInterleaved2(a, b, d, reinterpret_cast<uint16_t *>(buffer));
+      flush(buffer, 2, out + j * 4, stream);
+    }
+  } else if (s == 1 && k == 4) {
+    constexpr int64_t n = kVector;
+    const uint8_t *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
+    for (; j + n <= count; j += n) {
+      hn::StoreInterleaved4(hn::LoadU(d8, r0 + j), hn::LoadU(d8, r1 + j),
+                            hn::LoadU(d8, r2 + j), hn::LoadU(d8, r3 + j), d8,
+                            buffer);
+      flush(buffer, 4, out + j * 4, stream);
+    }
+  }
+  return j;
+}
+
+int64_t deinterleaveVec(const uint8_t *in, uint8_t *const *rows, int64_t count,
+                        int64_t s, int64_t k, bool streaming) {
+  const D8 d8;
+  int64_t j = 0;
+  if (s == 2 && k == 2) {
+    const hn::ScalableTag<uint16_t> d;
+    constexpr int64_t n = kVector / 2;
+    uint8_t *o0 = rows[0], *o1 = rows[1];
+    bool stream = streaming && alignedTo(o0, kVector) && alignedTo(o1, kVector);
+    for (; j + n <= count; j += n) {
+      hn::Vec<decltype(d)> a, b;
+      hn::LoadInterleaved2(d, reinterpret_cast<const uint16_t *>(in + j * 4), a,
+                           b);
+      put(o0 + j * 2, hn::BitCast(d8, a), stream);
+      put(o1 + j * 2, hn::BitCast(d8, b), stream);
+    }
+  } else if (s == 1 && k == 4) {
+    constexpr int64_t n = kVector;
+    uint8_t *o[4] = {rows[0], rows[1], rows[2], rows[3]};
+    bool stream = streaming;
+    for (int q = 0; q < 4; ++q)
+      stream = stream && alignedTo(o[q], kVector);
+    for (; j + n <= count; j += n) {
+      hn::Vec<D8> a, b, c, e;
+      hn::LoadInterleaved4(d8, in + j * 4, a, b, c, e);
+      put(o[0] + j, a, stream);
+      put(o[1] + j, b, stream);
+      put(o[2] + j, c, stream);
+      put(o[3] + j, e, stream);
+    }
+  }
+  return j;
+}
+
+//===----------------------------------------------------------------------===//
+// Transposes into the stage (rows 256 bytes apart)
+//===----------------------------------------------------------------------===//
+
+/// log2(K) rounds of block-local unpacks over K vectors: afterwards, in
+/// every 128-bit block, v[c] holds column c of the K rows (the rotation of
+/// Simd.h, with Highway's block-local InterleaveLower/Upper).
+template <class D, int K> HWY_INLINE void blockTranspose(D d, hn::Vec<D> *v) {
+  for (int round = 1; round < K; round *= 2) {
+    hn::Vec<D> next[K];
+    for (int j = 0; j < K / 2; ++j) {
+      next[2 * j] = hn::InterleaveLower(d, v[j], v[j + K / 2]);
+      next[2 * j + 1] = hn::InterleaveUpper(d, v[j], v[j + K / 2]);
+    }
+    for (int j = 0; j < K; ++j)
+      v[j] = next[j];
+  }
+}
+
+/// Stores the 16-byte blocks of v to p, p + stride, p + 2 * stride, ...
+template <class D>
+HWY_INLINE void storeBlocks(D d, hn::Vec<D> v, uint8_t *p, int64_t stride) {
+  if constexpr (hn::MaxLanes(D()) <= 16) {
+    hn::StoreU(v, d, p);
+  } else {
+    const hn::Half<D> dh;
+    constexpr int64_t half = static_cast<int64_t>(hn::MaxLanes(D())) / 32;
+    storeBlocks(dh, hn::LowerHalf(dh, v), p, stride);
+    storeBlocks(dh, hn::UpperHalf(dh, v), p + half * stride, stride);
+  }
+}
+
+/// A full B x B block (B = 256 / sizeof(T)) as strips of K = 16 /
+/// sizeof(T) source rows, each a row of vectors: after blockTranspose,
+/// block b of v[c] is 16 bytes of destination row (jcol + b * K + c).
+template <typename T>
+void fillStageStrips(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  constexpr int64_t W = sizeof(T), K = 16 / W, B = 256 / W;
+  constexpr int64_t L = kVector / W;
+  const D8 d8;
+  const hn::ScalableTag<T> d;
+  for (int64_t i = 0; i < B; i += K)
+    for (int64_t jcol = 0; jcol < B; jcol += L) {
+      hn::Vec<decltype(d)> v[K];
+      for (int r = 0; r < K; ++r)
+        v[r] = hn::BitCast(d, hn::LoadU(d8, in + (i + r) * srcRow + jcol * W));
+      blockTranspose<decltype(d), K>(d, v);
+      for (int c = 0; c < K; ++c)
+        storeBlocks(d8, hn::BitCast(d8, v[c]), stage + (jcol + c) * 256 + i * W,
+                    K * 256);
+    }
+}
+
+/// A full B x B block as squares of L x L elements (L = lanes of a vector):
+/// blockTranspose within each group of K rows, then the 128-bit blocks are
+/// transposed across the groups (one group: nothing; two: the halves; four:
+/// adjacent blocks, then halves), so that every store is a whole vector.
+template <typename T>
+void fillStageSquares(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  constexpr int64_t W = sizeof(T), K = 16 / W, B = 256 / W;
+  constexpr int64_t L = kVector / W, groups = L / K;
+  const D8 d8;
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  for (int64_t i = 0; i < B; i += L)
+    for (int64_t jcol = 0; jcol < B; jcol += L) {
+      V v[L];
+      for (int r = 0; r < L; ++r)
+        v[r] = hn::BitCast(d, hn::LoadU(d8, in + (i + r) * srcRow + jcol * W));
+      for (int g = 0; g < groups; ++g)
+        blockTranspose<decltype(d), K>(d, v + g * K);
+      auto put = [&](int64_t column, V value) {
+        hn::Store(hn::BitCast(d8, value), d8,
+                  stage + (jcol + column) * 256 + i * W);
+      };
+      for (int c = 0; c < K; ++c) {
+        if constexpr (groups == 1) {
+          put(c, v[c]);
+        } else if constexpr (groups == 2) {
+          put(c, hn::ConcatLowerLower(d, v[K + c], v[c]));
+          put(K + c, hn::ConcatUpperUpper(d, v[K + c], v[c]));
+        } else {
+          static_assert(groups == 4, "256 or 512-bit vectors");
+          V g0 = v[c], g1 = v[K + c], g2 = v[2 * K + c], g3 = v[3 * K + c];
+          V lo01 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(g1), g0);
+          V hi01 = hn::OddEvenBlocks(g1, hn::SwapAdjacentBlocks(g0));
+          V lo23 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(g3), g2);
+          V hi23 = hn::OddEvenBlocks(g3, hn::SwapAdjacentBlocks(g2));
+          put(c, hn::ConcatLowerLower(d, lo23, lo01));
+          put(K + c, hn::ConcatLowerLower(d, hi23, hi01));
+          put(2 * K + c, hn::ConcatUpperUpper(d, lo23, lo01));
+          put(3 * K + c, hn::ConcatUpperUpper(d, hi23, hi01));
+        }
+      }
+    }
+}
+
+/// Squares while L vectors fit the registers (16 of them), strips beyond.
+template <typename T>
+void fillStageVec(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  if constexpr (kVector / sizeof(T) <= 16)
+    fillStageSquares<T>(in, srcRow, stage);
+  else
+    fillStageStrips<T>(in, srcRow, stage);
+}
+
+void fillStage1(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStageVec<uint8_t>(in, srcRow, stage);
+}
+void fillStage2(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStageVec<uint16_t>(in, srcRow, stage);
+}
+void fillStage4(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStageVec<uint32_t>(in, srcRow, stage);
+}
+void fillStage8(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStageVec<uint64_t>(in, srcRow, stage);
+}
+
+KernelSet makeKernels(IsaLevel level) {
+  KernelSet k;
+  k.level = level;
+  k.copy = copyVec;
+  k.zero = zeroVec;
+  k.interleave = interleaveVec;
+  k.deinterleave = deinterleaveVec;
+  k.fillStage[0] = fillStage1;
+  k.fillStage[1] = fillStage2;
+  k.fillStage[2] = fillStage4;
+  k.fillStage[3] = fillStage8;
+  return k;
+}
+
+} // namespace tessel::relayout::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+#endif
+
+#if HWY_ONCE
+namespace tessel::relayout {
+
+const KernelSet *highwayKernels(IsaLevel level) {
+#if HWY_ARCH_X86 && (HWY_TARGETS & HWY_AVX2)
+  static const KernelSet avx2 = N_AVX2::makeKernels(IsaLevel::Avx2);
+  if (level == IsaLevel::Avx2)
+    return &avx2;
+#endif
+#if HWY_ARCH_X86 && (HWY_TARGETS & HWY_AVX3)
+  static const KernelSet avx512 = N_AVX3::makeKernels(IsaLevel::Avx512);
+  if (level == IsaLevel::Avx512)
+    return &avx512;
+#endif
+  (void)level;
+  return nullptr;
+}
+
+} // namespace tessel::relayout
+#endif // HWY_ONCE
