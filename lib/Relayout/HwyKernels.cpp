@@ -192,91 +192,134 @@ template <class D, int K> HWY_INLINE void blockTranspose(D d, hn::Vec<D> *v) {
   }
 }
 
-/// Stores the 16-byte blocks of v to p, p + stride, p + 2 * stride, ...
+/// An L x L transpose (L = lanes of D) of the rows in[0..L), srcRow bytes
+/// apart: blockTranspose within each group of K rows, then the 128-bit
+/// blocks are transposed across the groups (one group: nothing; two: the
+/// halves; four: adjacent blocks, then halves). Column i leaves in v[i], a
+/// whole vector.
 template <class D>
-HWY_INLINE void storeBlocks(D d, hn::Vec<D> v, uint8_t *p, int64_t stride) {
-  if constexpr (hn::MaxLanes(D()) <= 16) {
-    hn::StoreU(v, d, p);
-  } else {
-    const hn::Half<D> dh;
-    constexpr int64_t half = static_cast<int64_t>(hn::MaxLanes(D())) / 32;
-    storeBlocks(dh, hn::LowerHalf(dh, v), p, stride);
-    storeBlocks(dh, hn::UpperHalf(dh, v), p + half * stride, stride);
+HWY_INLINE void transposeSquare(D d, const uint8_t *in, int64_t srcRow,
+                                hn::Vec<D> *v) {
+  using T = hn::TFromD<D>;
+  constexpr int64_t W = sizeof(T), K = 16 / W;
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D())), groups = L / K;
+  using V = hn::Vec<D>;
+  const hn::Repartition<uint8_t, D> d8;
+  V a[L];
+  for (int r = 0; r < L; ++r)
+    a[r] = hn::BitCast(d, hn::LoadU(d8, in + r * srcRow));
+  for (int g = 0; g < groups; ++g)
+    blockTranspose<D, K>(d, a + g * K);
+  for (int c = 0; c < K; ++c) {
+    if constexpr (groups == 1) {
+      v[c] = a[c];
+    } else if constexpr (groups == 2) {
+      v[c] = hn::ConcatLowerLower(d, a[K + c], a[c]);
+      v[K + c] = hn::ConcatUpperUpper(d, a[K + c], a[c]);
+    } else {
+      static_assert(groups == 4, "256 or 512-bit vectors");
+      V g0 = a[c], g1 = a[K + c], g2 = a[2 * K + c], g3 = a[3 * K + c];
+      V lo01 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(g1), g0);
+      V hi01 = hn::OddEvenBlocks(g1, hn::SwapAdjacentBlocks(g0));
+      V lo23 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(g3), g2);
+      V hi23 = hn::OddEvenBlocks(g3, hn::SwapAdjacentBlocks(g2));
+      v[c] = hn::ConcatLowerLower(d, lo23, lo01);
+      v[K + c] = hn::ConcatLowerLower(d, hi23, hi01);
+      v[2 * K + c] = hn::ConcatUpperUpper(d, lo23, lo01);
+      v[3 * K + c] = hn::ConcatUpperUpper(d, hi23, hi01);
+    }
   }
 }
 
-/// A full B x B block (B = 256 / sizeof(T)) as strips of K = 16 /
-/// sizeof(T) source rows, each a row of vectors: after blockTranspose,
-/// block b of v[c] is 16 bytes of destination row (jcol + b * K + c).
-template <typename T>
-void fillStageStrips(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
-  constexpr int64_t W = sizeof(T), K = 16 / W, B = 256 / W;
-  constexpr int64_t L = kVector / W;
-  const D8 d8;
-  const hn::ScalableTag<T> d;
-  for (int64_t i = 0; i < B; i += K)
-    for (int64_t jcol = 0; jcol < B; jcol += L) {
-      hn::Vec<decltype(d)> v[K];
-      for (int r = 0; r < K; ++r)
-        v[r] = hn::BitCast(d, hn::LoadU(d8, in + (i + r) * srcRow + jcol * W));
-      blockTranspose<decltype(d), K>(d, v);
-      for (int c = 0; c < K; ++c)
-        storeBlocks(d8, hn::BitCast(d8, v[c]), stage + (jcol + c) * 256 + i * W,
-                    K * 256);
-    }
+/// Lanes of the square transposes: at most 16, so that a square's vectors
+/// stay in registers (bf16 on AVX-512 uses 256-bit vectors, s8 128-bit).
+template <typename T> constexpr size_t squareLanes() {
+  return kVector / sizeof(T) < 16 ? kVector / sizeof(T) : 16;
 }
 
-/// A full B x B block as squares of L x L elements (L = lanes of a vector):
-/// blockTranspose within each group of K rows, then the 128-bit blocks are
-/// transposed across the groups (one group: nothing; two: the halves; four:
-/// adjacent blocks, then halves), so that every store is a whole vector.
+template <class D>
+HWY_INLINE void storeLine(D d, hn::Vec<D> v, uint8_t *p, bool stream) {
+  if (stream)
+    hn::Stream(v, d, p);
+  else
+    hn::StoreU(v, d, p);
+}
+
+/// A band of 64 / W source rows: squares of L x L with L <= 16 (so that the
+/// L vectors stay in registers), 64 / (L * W) squares side by side filling
+/// one line of each destination row.
 template <typename T>
-void fillStageSquares(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
-  constexpr int64_t W = sizeof(T), K = 16 / W, B = 256 / W;
-  constexpr int64_t L = kVector / W, groups = L / K;
-  const D8 d8;
-  const hn::ScalableTag<T> d;
-  using V = hn::Vec<decltype(d)>;
-  for (int64_t i = 0; i < B; i += L)
-    for (int64_t jcol = 0; jcol < B; jcol += L) {
-      V v[L];
-      for (int r = 0; r < L; ++r)
-        v[r] = hn::BitCast(d, hn::LoadU(d8, in + (i + r) * srcRow + jcol * W));
-      for (int g = 0; g < groups; ++g)
-        blockTranspose<decltype(d), K>(d, v + g * K);
-      auto put = [&](int64_t column, V value) {
-        hn::Store(hn::BitCast(d8, value), d8,
-                  stage + (jcol + column) * 256 + i * W);
-      };
-      for (int c = 0; c < K; ++c) {
-        if constexpr (groups == 1) {
-          put(c, v[c]);
-        } else if constexpr (groups == 2) {
-          put(c, hn::ConcatLowerLower(d, v[K + c], v[c]));
-          put(K + c, hn::ConcatUpperUpper(d, v[K + c], v[c]));
-        } else {
-          static_assert(groups == 4, "256 or 512-bit vectors");
-          V g0 = v[c], g1 = v[K + c], g2 = v[2 * K + c], g3 = v[3 * K + c];
-          V lo01 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(g1), g0);
-          V hi01 = hn::OddEvenBlocks(g1, hn::SwapAdjacentBlocks(g0));
-          V lo23 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(g3), g2);
-          V hi23 = hn::OddEvenBlocks(g3, hn::SwapAdjacentBlocks(g2));
-          put(c, hn::ConcatLowerLower(d, lo23, lo01));
-          put(K + c, hn::ConcatLowerLower(d, hi23, hi01));
-          put(2 * K + c, hn::ConcatUpperUpper(d, lo23, lo01));
-          put(3 * K + c, hn::ConcatUpperUpper(d, hi23, hi01));
-        }
+int64_t transposeBandVec(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                         int64_t dstRow, int64_t columns, bool streaming) {
+  constexpr int64_t W = sizeof(T);
+  using D = hn::CappedTag<T, squareLanes<T>()>;
+  const D d;
+  const hn::Repartition<uint8_t, D> d8;
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D()));
+  constexpr int64_t squares = 64 / (L * W);
+  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
+  // All squares in registers first where they fit (each line is then
+  // written whole at once), else square by square.
+  constexpr int64_t registers = HWY_TARGET == HWY_AVX3 ? 32 : 16;
+  int64_t c = 0;
+  for (; c + L <= columns; c += L) {
+    if constexpr (squares * L <= registers) {
+      hn::Vec<D> v[squares][L];
+      for (int64_t q = 0; q < squares; ++q)
+        transposeSquare(d, in + q * L * srcRow + c * W, srcRow, v[q]);
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t q = 0; q < squares; ++q)
+          storeLine(d8, hn::BitCast(d8, v[q][i]),
+                    out + (c + i) * dstRow + q * L * W, stream);
+    } else {
+      for (int64_t q = 0; q < squares; ++q) {
+        hn::Vec<D> v[L];
+        transposeSquare(d, in + q * L * srcRow + c * W, srcRow, v);
+        for (int64_t i = 0; i < L; ++i)
+          storeLine(d8, hn::BitCast(d8, v[i]),
+                    out + (c + i) * dstRow + q * L * W, stream);
       }
     }
+  }
+  return c;
 }
 
-/// Squares while L vectors fit the registers (16 of them), strips beyond.
+int64_t transposeBand1(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool streaming) {
+  return transposeBandVec<uint8_t>(in, srcRow, out, dstRow, columns, streaming);
+}
+int64_t transposeBand2(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool streaming) {
+  return transposeBandVec<uint16_t>(in, srcRow, out, dstRow, columns,
+                                    streaming);
+}
+int64_t transposeBand4(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool streaming) {
+  return transposeBandVec<uint32_t>(in, srcRow, out, dstRow, columns,
+                                    streaming);
+}
+int64_t transposeBand8(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool streaming) {
+  return transposeBandVec<uint64_t>(in, srcRow, out, dstRow, columns,
+                                    streaming);
+}
+
+/// A full B x B block (B = 256 / sizeof(T)) into the stage, square by
+/// square.
 template <typename T>
 void fillStageVec(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
-  if constexpr (kVector / sizeof(T) <= 16)
-    fillStageSquares<T>(in, srcRow, stage);
-  else
-    fillStageStrips<T>(in, srcRow, stage);
+  constexpr int64_t W = sizeof(T), B = 256 / W;
+  using D = hn::CappedTag<T, squareLanes<T>()>;
+  const D d;
+  const hn::Repartition<uint8_t, D> d8;
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D()));
+  for (int64_t i = 0; i < B; i += L)
+    for (int64_t jcol = 0; jcol < B; jcol += L) {
+      hn::Vec<D> v[L];
+      transposeSquare(d, in + i * srcRow + jcol * W, srcRow, v);
+      for (int64_t c = 0; c < L; ++c)
+        hn::Store(hn::BitCast(d8, v[c]), d8, stage + (jcol + c) * 256 + i * W);
+    }
 }
 
 void fillStage1(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
@@ -295,6 +338,7 @@ void fillStage8(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
 KernelSet makeKernels(IsaLevel level) {
   KernelSet k;
   k.level = level;
+  k.vectorBytes = kVector;
   k.copy = copyVec;
   k.zero = zeroVec;
   k.interleave = interleaveVec;
@@ -303,6 +347,10 @@ KernelSet makeKernels(IsaLevel level) {
   k.fillStage[1] = fillStage2;
   k.fillStage[2] = fillStage4;
   k.fillStage[3] = fillStage8;
+  k.transposeBand[0] = transposeBand1;
+  k.transposeBand[1] = transposeBand2;
+  k.transposeBand[2] = transposeBand4;
+  k.transposeBand[3] = transposeBand8;
   return k;
 }
 

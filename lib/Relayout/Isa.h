@@ -35,6 +35,8 @@ const char *isaName(IsaLevel level);
 /// portable counterpart in TileKernels.cpp / TransposeKernels.cpp would.
 struct KernelSet {
   IsaLevel level = IsaLevel::Sse2;
+  /// Bytes in one vector register of the level (16, 32, 64).
+  int64_t vectorBytes = 16;
   /// Copies `bytes` bytes; with `streaming`, the aligned part of dst is
   /// written with non-temporal stores (the caller fences).
   void (*copy)(uint8_t *dst, const uint8_t *src, int64_t bytes,
@@ -55,6 +57,15 @@ struct KernelSet {
   /// elements (width 1, 2, 4 or 8; index log2(width)) whose rows are
   /// srcRow bytes apart into `stage`, whose rows are 256 bytes apart.
   void (*fillStage[4])(const uint8_t *in, int64_t srcRow, uint8_t *stage) = {};
+  /// Transposes a band of 64 / width source rows (srcRow bytes apart) and
+  /// `columns` columns into `columns` destination rows (dstRow bytes apart)
+  /// of 64 bytes each, one whole cache line per destination row, streamed
+  /// when `streaming` and every line is 64-byte aligned. Returns how many
+  /// leading columns it moved (a multiple of its square; the caller does
+  /// the rest). Null where the level has none (sse2 uses the stage).
+  int64_t (*transposeBand[4])(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                              int64_t dstRow, int64_t columns,
+                              bool streaming) = {};
 };
 
 /// The kernels of `level`. @pre the CPU supports the level.

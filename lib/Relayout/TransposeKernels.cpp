@@ -83,13 +83,17 @@ std::optional<PermutePlan> planPermute(const TiledLayout &from,
 namespace {
 
 /// Source rows per transpose panel: enough that each destination row gets
-/// 1 KiB at a time, few enough that the panel (4 MiB at most) stays in
-/// cache. Measured on a 2-core EPYC VM: 512 B to 4 KiB and 1 to 4 MiB are
-/// within noise of each other; 16 MiB panels are slower.
+/// 1 KiB at a time, few enough that the panel stays in cache (an eighth of
+/// the last-level cache, 4 MiB on the 32 MiB L3 it was measured on: 512 B
+/// to 4 KiB and 1 to 4 MiB were within noise of each other, 16 MiB panels
+/// slower), and a whole number of the bands of transposeBanded (64 bytes
+/// of destination row).
 static int64_t panelColumns(const PermutePlan &plan) {
   int64_t s = plan.elementBytes;
   int64_t columns = std::min<int64_t>(
-      1024 / s, (int64_t(4) << 20) / std::max<int64_t>(1, plan.rows * s));
+      1024 / s, hostCaches().l3 / 8 / std::max<int64_t>(1, plan.rows * s));
+  if (s <= 8)
+    return std::max<int64_t>(64 / s, columns / (64 / s) * (64 / s));
   return std::max<int64_t>(16, columns);
 }
 
@@ -324,21 +328,68 @@ void transposeStaged(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   }
 }
 
+/// Bands of 64 / Width source rows through the level's register kernel
+/// (KernelSet::transposeBand): every destination row receives a whole
+/// 64-byte line per band, straight from registers, no stage. The columns
+/// are taken in blocks so that a block of the panel (source rows i0..i1)
+/// stays in L2 while its bands are written.
+template <int Width>
+void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
+                     int64_t i0, int64_t i1, bool streaming) {
+  constexpr int64_t R = 64 / Width;
+  constexpr int log2Width = Width == 1   ? 0
+                            : Width == 2 ? 1
+                            : Width == 4 ? 2
+                                         : 3;
+  auto *band = p.kernels->transposeBand[log2Width];
+  const int64_t srcRow = p.srcColumnStride * Width;
+  const int64_t dstRow = p.dstRowStride * Width;
+  // Source columns per block: the panel's block fills a quarter of L2
+  // (1 KiB of each of 256 f32 rows on a 1 MiB L2), at least 256 bytes.
+  int64_t blockBytes = hostCaches().l2 / 4 / std::max<int64_t>(1, i1 - i0);
+  int64_t block = std::max<int64_t>(256, blockBytes) / Width;
+  int64_t full = i0 + (i1 - i0) / R * R;
+  for (int64_t j0 = 0; j0 < p.rows; j0 += block) {
+    int64_t columns = std::min(block, p.rows - j0);
+    for (int64_t i = i0; i < full; i += R) {
+      const uint8_t *in = src + i * srcRow + j0 * Width;
+      uint8_t *out = dst + j0 * dstRow + i * Width;
+      int64_t done = band(in, srcRow, out, dstRow, columns, streaming);
+      for (int64_t j = done; j < columns; ++j)
+        for (int64_t r = 0; r < R; ++r)
+          std::memcpy(out + j * dstRow + r * Width, in + r * srcRow + j * Width,
+                      Width);
+    }
+  }
+  if (full < i1)
+    transposePanel<Width>(p, src, dst, full, i1, streaming);
+}
+
+template <int Width>
+void transposeWith(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
+                   int64_t i0, int64_t i1, bool streaming) {
+  constexpr int log2Width = Width == 1   ? 0
+                            : Width == 2 ? 1
+                            : Width == 4 ? 2
+                                         : 3;
+  if (p.kernels->transposeBand[log2Width])
+    return transposeBanded<Width>(p, src, dst, i0, i1, streaming);
+  if (streaming)
+    return transposeStaged<Width>(p, src, dst, i0, i1, true);
+  return transposePanel<Width>(p, src, dst, i0, i1, false);
+}
+
 void transposeSlice(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                     int64_t i0, int64_t i1, bool streaming) {
   switch (p.elementBytes) {
   case 1:
-    return streaming ? transposeStaged<1>(p, src, dst, i0, i1, true)
-                     : transposePanel<1>(p, src, dst, i0, i1, false);
+    return transposeWith<1>(p, src, dst, i0, i1, streaming);
   case 2:
-    return streaming ? transposeStaged<2>(p, src, dst, i0, i1, true)
-                     : transposePanel<2>(p, src, dst, i0, i1, false);
+    return transposeWith<2>(p, src, dst, i0, i1, streaming);
   case 4:
-    return streaming ? transposeStaged<4>(p, src, dst, i0, i1, true)
-                     : transposePanel<4>(p, src, dst, i0, i1, false);
+    return transposeWith<4>(p, src, dst, i0, i1, streaming);
   case 8:
-    return streaming ? transposeStaged<8>(p, src, dst, i0, i1, true)
-                     : transposePanel<8>(p, src, dst, i0, i1, false);
+    return transposeWith<8>(p, src, dst, i0, i1, streaming);
   case 16:
     return transposePanel<16>(p, src, dst, i0, i1, streaming);
   default:
