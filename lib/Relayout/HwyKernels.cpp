@@ -56,7 +56,10 @@ void copyVec(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming) {
   int64_t head = static_cast<int64_t>(
       (kVector - (reinterpret_cast<uintptr_t>(dst) & (kVector - 1))) &
       (kVector - 1));
-  std::memcpy(dst, src, head);
+  // Calls of the C library for nothing cost as much as moving a tile row:
+  // heads and tails are usually empty.
+  if (head)
+    std::memcpy(dst, src, head);
   int64_t i = head;
   for (; i + 4 * kVector <= bytes; i += 4 * kVector) {
     auto a = hn::LoadU(d, src + i);
@@ -70,10 +73,13 @@ void copyVec(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming) {
   }
   for (; i + kVector <= bytes; i += kVector)
     hn::Stream(hn::LoadU(d, src + i), d, dst + i);
-  std::memcpy(dst + i, src + i, bytes - i);
+  if (i < bytes)
+    std::memcpy(dst + i, src + i, bytes - i);
 }
 
 void zeroVec(uint8_t *dst, int64_t bytes, bool streaming) {
+  if (bytes <= 0)
+    return;
   if (!streaming || bytes < 2 * kVector) {
     std::memset(dst, 0, bytes);
     return;
@@ -82,12 +88,14 @@ void zeroVec(uint8_t *dst, int64_t bytes, bool streaming) {
   int64_t head = static_cast<int64_t>(
       (kVector - (reinterpret_cast<uintptr_t>(dst) & (kVector - 1))) &
       (kVector - 1));
-  std::memset(dst, 0, head);
+  if (head)
+    std::memset(dst, 0, head);
   int64_t i = head;
   auto zero = hn::Zero(d);
   for (; i + kVector <= bytes; i += kVector)
     hn::Stream(zero, d, dst + i);
-  std::memset(dst + i, 0, bytes - i);
+  if (i < bytes)
+    std::memset(dst + i, 0, bytes - i);
 }
 
 /// Stores `count` vectors held in `buffer` (aligned) to out, non-temporally

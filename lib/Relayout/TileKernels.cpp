@@ -96,7 +96,8 @@ void interleave(const KernelSet &kernels, uint8_t *out,
   for (; j < cw; ++j)
     for (int64_t q = 0; q < k; ++q)
       std::memcpy(out + (j * k + q) * s, rows[q] + j * s, s);
-  kernels.zero(out + cw * k * s, (b - cw) * k * s, streaming);
+  if (cw < b)
+    kernels.zero(out + cw * k * s, (b - cw) * k * s, streaming);
 }
 
 /// The inverse of interleave for the rows whose pointer is not null.
@@ -217,7 +218,8 @@ void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
           if (g < rowsHere) {
             p.kernels->copy(group, in + (g * p.cols + c0) * s, cw * s,
                             streaming);
-            p.kernels->zero(group + cw * s, (b - cw) * s, streaming);
+            if (cw < b)
+              p.kernels->zero(group + cw * s, (b - cw) * s, streaming);
           } else {
             p.kernels->zero(group, b * s, streaming);
           }
