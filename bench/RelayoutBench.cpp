@@ -368,6 +368,32 @@ std::vector<Case> cases() {
                    in.plain = plainTranspose(a, a * d, rows, d, 4);
                    return in;
                  }});
+  // The slow paths of issue 15: sub-byte elements (the bit kernel) and
+  // tiled-to-tiled with another dim order (the generic kernel).
+  all.push_back({"s4 tile T(8,128)E(4)", [](int64_t mib) {
+                   auto [r, c] = square(mib * 2, 1);
+                   Instance in;
+                   in.shape = "s4[" + dims({r, c}) + "]";
+                   in.from = "{1,0:E(4)}";
+                   in.to = "{1,0:T(8,128)E(4)}";
+                   return in;
+                 }});
+  all.push_back({"s4 transpose 2-D E(4)", [](int64_t mib) {
+                   auto [r, c] = square(mib * 2, 1);
+                   Instance in;
+                   in.shape = "s4[" + dims({r, c}) + "]";
+                   in.from = "{1,0:E(4)}";
+                   in.to = "{0,1:E(4)}";
+                   return in;
+                 }});
+  all.push_back({"f32 T(8,128) to {0,1:T(8,128)}", [](int64_t mib) {
+                   auto [r, c] = square(mib, 4);
+                   Instance in;
+                   in.shape = "f32[" + dims({r, c}) + "]";
+                   in.from = "{1,0:T(8,128)}";
+                   in.to = "{0,1:T(8,128)}";
+                   return in;
+                 }});
   return all;
 }
 
@@ -628,8 +654,9 @@ int main(int argc, char **argv) {
               static_cast<long long>(threads), in.shape.c_str(),
               in.from.c_str(), in.to.c_str(), r.tessel, r.copy,
               optional(r.eigen).c_str(), optional(r.plain).c_str(),
-              r.kernel.c_str(), join(in.eigen->dims).c_str(),
-              join(in.eigen->perm).c_str(), join(in.padTo).c_str());
+              r.kernel.c_str(), in.eigen ? join(in.eigen->dims).c_str() : "",
+              in.eigen ? join(in.eigen->perm).c_str() : "",
+              join(in.padTo).c_str());
         } else {
           std::printf("%-28s %5lld %3lld %8.2f %8.2f %5.0f%% ", c.name,
                       static_cast<long long>(mib),

@@ -30,7 +30,10 @@ DTYPES = {"f32": np.float32, "bf16": np.uint16, "s8": np.int8}
 
 
 def numpy_gbs(row, runs=5):
-    """GB/s of numpy doing the case's movement: pad, reshape, transpose, copy."""
+    """GB/s of numpy doing the case's movement: pad, reshape, transpose, copy
+    (None where numpy has no such movement: sub-byte and tiled sources)."""
+    if not row["reshape"]:
+        return None
     dtype = DTYPES[row["shape"].split("[")[0]]
     dims = [int(d) for d in row["shape"].split("[")[1].split("]")[0].split(",")]
     src = np.arange(int(np.prod(dims)), dtype=np.int64).astype(dtype)
@@ -102,6 +105,8 @@ def main():
                           f"{med(lambda r: r['tessel_gbs'] / r['eigen_gbs']):.1f}x")
         else:
             eigen_cols = "- | -"
+        numpy_cols = (f"{npy:.2f} | {tessel / npy:.1f}x" if npy is not None
+                      else "- | -")
         if row.get("plain_gbs") is not None:
             plain = med(lambda r: r["plain_gbs"])
             plain_cols = (f"{plain:.2f} | "
@@ -110,7 +115,7 @@ def main():
             plain_cols = "- | -"
         print(f"| {row['case']} | {row['mib']} | {row['threads']} | "
               f"{tessel:.2f} | {copy:.2f} | {100 * ratio:.0f}% | {plain_cols} | "
-              f"{eigen_cols} | {npy:.2f} | {tessel / npy:.1f}x | "
+              f"{eigen_cols} | {numpy_cols} | "
               f"{row['kernel']} |")
         sys.stdout.flush()
 

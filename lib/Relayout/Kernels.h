@@ -114,6 +114,13 @@ struct GenericPlan {
   std::vector<std::pair<int64_t, int64_t>> runs;
   int64_t elementBytes = 0; ///< 0: the bit kernel
   BitConversion bits;
+  /// The bit kernel's threads: `Any` when no two outer indices write bits
+  /// of one destination byte (each run of the inner group writes whole
+  /// bytes), so the walk splits anywhere; else one thread.
+  enum class BitSplit { One, Any } bitSplit = BitSplit::One;
+  /// Same bit widths and every run starts and ends on a byte boundary on
+  /// both sides: the bit kernel copies runs with memcpy.
+  bool bitRunsAreBytes = false;
   bool dstHasPadding = false;
   int64_t dstBytes = 0;
 

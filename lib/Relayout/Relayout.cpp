@@ -177,9 +177,17 @@ std::string RelayoutPlan::describeKernel() const {
   case Kind::Generic: {
     const GenericPlan &plan = impl->generic;
     const GenericPlan::Group &inner = plan.groups.back();
-    if (plan.elementBytes == 0)
+    if (plan.elementBytes == 0) {
+      using Split = GenericPlan::BitSplit;
+      std::string split =
+          plan.bitSplit == Split::Any
+              ? "split among threads"
+              : "one thread (destination bytes shared across the walk)";
       return "generic bit copy: " + elementText(impl->from) + " to " +
-             elementText(impl->to) + ", one thread";
+             elementText(impl->to) +
+             (plan.bitRunsAreBytes ? ", runs of whole bytes copied" : "") +
+             ", " + split;
+    }
     return "generic: " + std::to_string(plan.groups.size() - 1) +
            " outer dim groups, inner group of " + std::to_string(inner.size) +
            " elements in " + std::to_string(plan.runs.size()) +
