@@ -35,6 +35,10 @@ static const KernelSet &sse2Set() {
     k.fillStage[1] = sse2FillStage2;
     k.fillStage[2] = sse2FillStage4;
     k.fillStage[3] = sse2FillStage8;
+    k.transposeBand[0] = sse2TransposeBand1;
+    k.transposeBand[1] = sse2TransposeBand2;
+    k.transposeBand[2] = sse2TransposeBand4;
+    k.transposeBand[3] = sse2TransposeBand8;
     return k;
   }();
   return set;

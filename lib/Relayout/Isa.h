@@ -62,7 +62,8 @@ struct KernelSet {
   /// of 64 bytes each, one whole cache line per destination row, streamed
   /// when `streaming` and every line is 64-byte aligned. Returns how many
   /// leading columns it moved (a multiple of its square; the caller does
-  /// the rest). Null where the level has none (sse2 uses the stage).
+  /// the rest). The sse2 level's writes 16 bytes at a time; permutes use
+  /// it only from 32-byte vectors up (the stage is faster below).
   int64_t (*transposeBand[4])(const uint8_t *in, int64_t srcRow, uint8_t *out,
                               int64_t dstRow, int64_t columns,
                               bool streaming) = {};
@@ -103,6 +104,14 @@ void sse2FillStage1(const uint8_t *in, int64_t srcRow, uint8_t *stage);
 void sse2FillStage2(const uint8_t *in, int64_t srcRow, uint8_t *stage);
 void sse2FillStage4(const uint8_t *in, int64_t srcRow, uint8_t *stage);
 void sse2FillStage8(const uint8_t *in, int64_t srcRow, uint8_t *stage);
+int64_t sse2TransposeBand1(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming);
+int64_t sse2TransposeBand2(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming);
+int64_t sse2TransposeBand4(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming);
+int64_t sse2TransposeBand8(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming);
 
 } // namespace tessel::relayout
 

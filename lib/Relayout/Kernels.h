@@ -11,6 +11,8 @@
 //   bits       the same walk for E(n) sub-byte elements, bit by bit.
 //   tile rows  row-major <-> T(a,b) or T(a,b)(k,1) (TileKernels.cpp).
 //   permute    dim permutations without tiles (TransposeKernels.cpp).
+//   tiled transpose  rank 2, tiled both sides, dim order swapped
+//              (TiledTranspose.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_RELAYOUT_KERNELS_H
@@ -169,6 +171,24 @@ std::optional<RetilePlan> planRetile(const TiledLayout &from,
 void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
                int threads, bool streaming);
 std::string describeRetile(const RetilePlan &plan);
+
+/// Rank 2, tiled on both sides, the dim order swapped: {1,0:T(a,b)} <->
+/// {0,1:T(a2,b2)} (TiledTranspose.cpp). rows x cols is the source's
+/// physical orientation (its major dim first); blocks of blockRows x
+/// blockCols = lcm(a, b2) x lcm(b, a2) elements hold whole tiles of both.
+struct TiledTransposePlan {
+  int64_t elementBytes = 0;
+  int64_t rows = 1, cols = 1;
+  int64_t a = 1, b = 1, a2 = 1, b2 = 1;
+  int64_t blockRows = 1, blockCols = 1;
+  int64_t tailStart = 0, dstBytes = 0;
+  const KernelSet *kernels = nullptr;
+};
+std::optional<TiledTransposePlan> planTiledTranspose(const TiledLayout &from,
+                                                     const TiledLayout &to);
+void runTiledTranspose(const TiledTransposePlan &plan, const uint8_t *src,
+                       uint8_t *dst, int threads, bool streaming);
+std::string describeTiledTranspose(const TiledTransposePlan &plan);
 
 /// A permutation of dims, no tiles (TransposeKernels.cpp): the destination
 /// is `outer` x rows x columns with columns contiguous; in the source the

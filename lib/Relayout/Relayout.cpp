@@ -9,7 +9,15 @@ using namespace relayout;
 
 namespace {
 
-enum class Kind { Empty, Permute, Tile, Retile, Generic, Reference };
+enum class Kind {
+  Empty,
+  Permute,
+  Tile,
+  Retile,
+  TiledTranspose,
+  Generic,
+  Reference
+};
 
 /// Streaming stores pay once the destination would push the working set
 /// out of the last-level cache: half of it, as the CPU reports it (on the
@@ -33,6 +41,7 @@ struct RelayoutPlan::Impl {
   TilePlan tile;
   PermutePlan permute;
   RetilePlan retile;
+  TiledTransposePlan tiledTranspose;
   const KernelSet *kernels = nullptr;
 
   Impl(TiledLayout from, TiledLayout to, RelayoutOptions options)
@@ -87,6 +96,12 @@ void RelayoutPlan::Impl::choose() {
     kind = Kind::Retile;
     retile = *plan;
     retile.source.kernels = retile.destination.kernels = kernels;
+    return;
+  }
+  if (std::optional<TiledTransposePlan> plan = planTiledTranspose(from, to)) {
+    kind = Kind::TiledTranspose;
+    tiledTranspose = *plan;
+    tiledTranspose.kernels = kernels;
     return;
   }
   if (std::optional<GenericPlan> plan =
@@ -174,6 +189,9 @@ std::string RelayoutPlan::describeKernel() const {
     return describeTile(impl->tile) + ", " + impl->storesText();
   case Kind::Retile:
     return describeRetile(impl->retile) + ", " + impl->storesText();
+  case Kind::TiledTranspose:
+    return describeTiledTranspose(impl->tiledTranspose) + ", " +
+           impl->storesText();
   case Kind::Generic: {
     const GenericPlan &plan = impl->generic;
     const GenericPlan::Group &inner = plan.groups.back();
@@ -229,6 +247,10 @@ std::optional<Error> RelayoutPlan::execute(const void *src, int64_t srcBytes,
     break;
   case Kind::Retile:
     runRetile(impl->retile, in, out, impl->threads(), impl->streaming());
+    break;
+  case Kind::TiledTranspose:
+    runTiledTranspose(impl->tiledTranspose, in, out, impl->threads(),
+                      impl->streaming());
     break;
   case Kind::Generic:
     runGeneric(impl->generic, in, out, impl->threads(), impl->streaming());

@@ -266,7 +266,38 @@ void fillStage(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
                             stage + (jj * B + ii) * Width, B * Width, false);
 }
 
+/// A band of 64 / Width rows in K x K register blocks (K = 16 / Width):
+/// four 16-byte pieces per destination line.
+template <int Width>
+int64_t sse2Band(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                 int64_t dstRow, int64_t columns, bool streaming) {
+  constexpr int64_t K = 16 / Width, R = 64 / Width;
+  int64_t c = 0;
+  for (; c + K <= columns; c += K)
+    for (int64_t q = 0; q < R; q += K)
+      transposeBlock<Width>(in + q * srcRow + c * Width, srcRow,
+                            out + c * dstRow + q * Width, dstRow, streaming);
+  return c;
+}
+
 } // namespace
+
+int64_t sse2TransposeBand1(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming) {
+  return sse2Band<1>(in, srcRow, out, dstRow, columns, streaming);
+}
+int64_t sse2TransposeBand2(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming) {
+  return sse2Band<2>(in, srcRow, out, dstRow, columns, streaming);
+}
+int64_t sse2TransposeBand4(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming) {
+  return sse2Band<4>(in, srcRow, out, dstRow, columns, streaming);
+}
+int64_t sse2TransposeBand8(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming) {
+  return sse2Band<8>(in, srcRow, out, dstRow, columns, streaming);
+}
 
 void sse2FillStage1(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
   fillStage<1>(in, srcRow, stage);
@@ -372,7 +403,9 @@ void transposeWith(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                             : Width == 2 ? 1
                             : Width == 4 ? 2
                                          : 3;
-  if (p.kernels->transposeBand[log2Width])
+  // Bands need whole lines per store group: 32- and 64-byte vectors. With
+  // 16-byte ones the stage (streaming) or the panel is faster.
+  if (p.kernels->vectorBytes >= 32 && p.kernels->transposeBand[log2Width])
     return transposeBanded<Width>(p, src, dst, i0, i1, streaming);
   if (streaming)
     return transposeStaged<Width>(p, src, dst, i0, i1, true);

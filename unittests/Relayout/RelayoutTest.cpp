@@ -258,6 +258,21 @@ TEST(Relayout, RetileFastPathAgreesWithTheReference) {
     checkFastPath(from, to, "retile", rng);
 }
 
+TEST(Relayout, TiledTransposeAgreesWithTheReference) {
+  std::mt19937 rng(12);
+  const char *cases[][2] = {
+      {"f32[256,384]{1,0:T(8,128)}", "f32[256,384]{0,1:T(8,128)}"},
+      // Ragged both ways, more than one block each way.
+      {"f32[300,141]{1,0:T(8,128)}", "f32[300,141]{0,1:T(8,128)}"},
+      {"bf16[67,300]{0,1:T(8,128)}", "bf16[67,300]{1,0:T(4,128)}"},
+      {"s8[130,257]{1,0:T(8,128)}", "s8[130,257]{0,1:T(32,128)}"},
+      {"f64[37,19]{1,0:T(2,4)}", "f64[37,19]{0,1:T(8,2)L(512)}"},
+      {"c128[9,10]{1,0:T(2,4)}", "c128[9,10]{0,1:T(4,2)}"},
+  };
+  for (auto &[from, to] : cases)
+    checkFastPath(from, to, "tiled transpose", rng);
+}
+
 TEST(Relayout, PermuteFastPathsAgreeWithTheReference) {
   std::mt19937 rng(6);
   const char *transposes[][2] = {
