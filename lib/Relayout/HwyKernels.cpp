@@ -3,16 +3,19 @@
 // Written once against Google Highway's portable vector ops and compiled by
 // foreach_target.h for each x86 target Highway can attain (AVX2 and AVX3,
 // i.e. AVX-512 F/BW/DQ/VL); Isa.cpp picks the one the plan runs. Vectors
-// are 16, 32 or 64 bytes, so the same source gives:
+// are 32 or 64 bytes, so the same source gives:
 //
-//   copy / zero    non-temporal stores of whole vectors (a 64-byte store
-//                  fills a cache line at once on AVX-512)
-//   interleave     k rows into a tile row: Highway's StoreInterleaved2/4
-//   deinterleave   LoadInterleaved2/4 (bf16 pairs, s8 quads)
-//   fillStage      a square transpose of L x L elements (L = lanes of a
-//                  vector; 4-, 8- and 16-byte... see transposeSquare) or,
-//                  where L x L vectors would not fit the registers, strips
-//                  of K = 16 / width rows moved 16 bytes at a time.
+//   copy / zero     non-temporal stores of whole vectors (a 64-byte store
+//                   fills a cache line at once on AVX-512)
+//   interleave      k rows into a tile row: Highway's StoreInterleaved2/4
+//   deinterleave    LoadInterleaved2/4 (bf16 pairs, s8 quads)
+//   transposeSquare an L x L register transpose (L = lanes, at most 16 so
+//                   that the vectors stay in registers: bf16 on AVX-512
+//                   uses 256-bit vectors, s8 128-bit ones), the base of
+//   transposeBand   64 / width source rows to one whole line of each
+//                   destination row, straight from the registers (the
+//                   permutes need no stage at these levels, so fillStage
+//                   is sse2's only).
 //
 // The SSSE3 and SSE4 targets are left out: for these kernels they are
 // SSE2 with other names, and tessel's own SSE2 kernels cover them.
@@ -98,8 +101,8 @@ void zeroVec(uint8_t *dst, int64_t bytes, bool streaming) {
     std::memset(dst + i, 0, bytes - i);
 }
 
-/// Stores `count` vectors held in `buffer` (aligned) to out, non-temporally
-/// when `stream` (out then aligned to a vector).
+/// Stores v to p, non-temporally when `stream` (p then aligned to a
+/// vector).
 inline void put(uint8_t *p, hn::Vec<D8> v, bool stream) {
   if (stream)
     hn::Stream(v, D8(), p);
@@ -107,15 +110,12 @@ inline void put(uint8_t *p, hn::Vec<D8> v, bool stream) {
     hn::StoreU(v, D8(), p);
 }
 
+/// Stores `count` vectors held in `buffer` (aligned) to out. Highway's
+/// StoreInterleaved2/4 store only with ordinary stores: they fill the
+/// buffer (in L1) and this streams it.
 inline void flush(const uint8_t *buffer, int count, uint8_t *out, bool stream) {
-  const D8 d;
-  for (int m = 0; m < count; ++m) {
-    auto v = hn::Load(d, buffer + m * kVector);
-    if (stream)
-      hn::Stream(v, d, out + m * kVector);
-    else
-      hn::StoreU(v, d, out + m * kVector);
-  }
+  for (int m = 0; m < count; ++m)
+    put(out + m * kVector, hn::Load(D8(), buffer + m * kVector), stream);
 }
 
 int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
@@ -312,37 +312,6 @@ int64_t transposeBand8(const uint8_t *in, int64_t srcRow, uint8_t *out,
                                     streaming);
 }
 
-/// A full B x B block (B = 256 / sizeof(T)) into the stage, square by
-/// square.
-template <typename T>
-void fillStageVec(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
-  constexpr int64_t W = sizeof(T), B = 256 / W;
-  using D = hn::CappedTag<T, squareLanes<T>()>;
-  const D d;
-  const hn::Repartition<uint8_t, D> d8;
-  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D()));
-  for (int64_t i = 0; i < B; i += L)
-    for (int64_t jcol = 0; jcol < B; jcol += L) {
-      hn::Vec<D> v[L];
-      transposeSquare(d, in + i * srcRow + jcol * W, srcRow, v);
-      for (int64_t c = 0; c < L; ++c)
-        hn::Store(hn::BitCast(d8, v[c]), d8, stage + (jcol + c) * 256 + i * W);
-    }
-}
-
-void fillStage1(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
-  fillStageVec<uint8_t>(in, srcRow, stage);
-}
-void fillStage2(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
-  fillStageVec<uint16_t>(in, srcRow, stage);
-}
-void fillStage4(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
-  fillStageVec<uint32_t>(in, srcRow, stage);
-}
-void fillStage8(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
-  fillStageVec<uint64_t>(in, srcRow, stage);
-}
-
 KernelSet makeKernels(IsaLevel level) {
   KernelSet k;
   k.level = level;
@@ -351,10 +320,6 @@ KernelSet makeKernels(IsaLevel level) {
   k.zero = zeroVec;
   k.interleave = interleaveVec;
   k.deinterleave = deinterleaveVec;
-  k.fillStage[0] = fillStage1;
-  k.fillStage[1] = fillStage2;
-  k.fillStage[2] = fillStage4;
-  k.fillStage[3] = fillStage8;
   k.transposeBand[0] = transposeBand1;
   k.transposeBand[1] = transposeBand2;
   k.transposeBand[2] = transposeBand4;

@@ -55,7 +55,8 @@ struct KernelSet {
                           bool streaming) = nullptr;
   /// Transposes a full B x B block, B = 256 / width, of `width`-byte
   /// elements (width 1, 2, 4 or 8; index log2(width)) whose rows are
-  /// srcRow bytes apart into `stage`, whose rows are 256 bytes apart.
+  /// srcRow bytes apart into `stage`, whose rows are 256 bytes apart. The
+  /// sse2 level's streaming permutes only; null at the others.
   void (*fillStage[4])(const uint8_t *in, int64_t srcRow, uint8_t *stage) = {};
   /// Transposes a band of 64 / width source rows (srcRow bytes apart) and
   /// `columns` columns into `columns` destination rows (dstRow bytes apart)
