@@ -13,9 +13,9 @@
 //                   that the vectors stay in registers: bf16 on AVX-512
 //                   uses 256-bit vectors, s8 128-bit ones), the base of
 //   transposeBand   64 / width source rows to one whole line of each
-//                   destination row, straight from the registers (the
-//                   permutes need no stage at these levels, so fillStage
-//                   is sse2's only).
+//                   destination row, straight from the registers (where
+//                   a band does not fit the registers, the permutes use
+//                   sse2's stage transposes instead).
 //
 // The SSSE3 and SSE4 targets are left out: for these kernels they are
 // SSE2 with other names, and tessel's own SSE2 kernels cover them.
@@ -245,6 +245,14 @@ template <typename T> constexpr size_t squareLanes() {
   return kVector / sizeof(T) < 16 ? kVector / sizeof(T) : 16;
 }
 
+/// Whether a band's squares fit the registers at once (32 at AVX-512, 16
+/// at AVX2), so that transposeBandVec writes each line whole.
+template <typename T> constexpr bool bandInRegisters() {
+  constexpr int64_t L = static_cast<int64_t>(squareLanes<T>());
+  constexpr int64_t squares = 64 / (L * static_cast<int64_t>(sizeof(T)));
+  return squares * L <= (HWY_TARGET == HWY_AVX3 ? 32 : 16);
+}
+
 template <class D>
 HWY_INLINE void storeLine(D d, hn::Vec<D> v, uint8_t *p, bool stream) {
   if (stream)
@@ -266,12 +274,9 @@ int64_t transposeBandVec(const uint8_t *in, int64_t srcRow, uint8_t *out,
   constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D()));
   constexpr int64_t squares = 64 / (L * W);
   bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
-  // All squares in registers first where they fit (each line is then
-  // written whole at once), else square by square.
-  constexpr int64_t registers = HWY_TARGET == HWY_AVX3 ? 32 : 16;
   int64_t c = 0;
   for (; c + L <= columns; c += L) {
-    if constexpr (squares * L <= registers) {
+    if constexpr (bandInRegisters<T>()) {
       hn::Vec<D> v[squares][L];
       for (int64_t q = 0; q < squares; ++q)
         transposeSquare(d, in + q * L * srcRow + c * W, srcRow, v[q]);
@@ -324,6 +329,16 @@ KernelSet makeKernels(IsaLevel level) {
   k.transposeBand[1] = transposeBand2;
   k.transposeBand[2] = transposeBand4;
   k.transposeBand[3] = transposeBand8;
+  k.wholeLineBands[0] = bandInRegisters<uint8_t>();
+  k.wholeLineBands[1] = bandInRegisters<uint16_t>();
+  k.wholeLineBands[2] = bandInRegisters<uint32_t>();
+  k.wholeLineBands[3] = bandInRegisters<uint64_t>();
+  // The stage transposes of the streaming permutes where bands do not
+  // write whole lines: sse2's (baseline code, callable from any level).
+  k.fillStage[0] = sse2FillStage1;
+  k.fillStage[1] = sse2FillStage2;
+  k.fillStage[2] = sse2FillStage4;
+  k.fillStage[3] = sse2FillStage8;
   return k;
 }
 

@@ -55,8 +55,8 @@ struct KernelSet {
                           bool streaming) = nullptr;
   /// Transposes a full B x B block, B = 256 / width, of `width`-byte
   /// elements (width 1, 2, 4 or 8; index log2(width)) whose rows are
-  /// srcRow bytes apart into `stage`, whose rows are 256 bytes apart. The
-  /// sse2 level's streaming permutes only; null at the others.
+  /// srcRow bytes apart into `stage`, whose rows are 256 bytes apart (the
+  /// streaming permutes that do not use bands; sse2's at every level).
   void (*fillStage[4])(const uint8_t *in, int64_t srcRow, uint8_t *stage) = {};
   /// Transposes a band of 64 / width source rows (srcRow bytes apart) and
   /// `columns` columns into `columns` destination rows (dstRow bytes apart)
@@ -68,6 +68,11 @@ struct KernelSet {
   int64_t (*transposeBand[4])(const uint8_t *in, int64_t srcRow, uint8_t *out,
                               int64_t dstRow, int64_t columns,
                               bool streaming) = {};
+  /// Whether transposeBand[i] holds a band's squares in registers at once
+  /// and writes each destination line whole (else square by square, half
+  /// lines at a time: bf16 and s8 at avx2, whose 16 registers hold one
+  /// square). Permutes use bands only where it does.
+  bool wholeLineBands[4] = {};
 };
 
 /// The kernels of `level`. @pre the CPU supports the level.

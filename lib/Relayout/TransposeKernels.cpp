@@ -405,7 +405,8 @@ void transposeWith(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                                          : 3;
   // Bands need whole lines per store group: 32- and 64-byte vectors. With
   // 16-byte ones the stage (streaming) or the panel is faster.
-  if (p.kernels->vectorBytes >= 32 && p.kernels->transposeBand[log2Width])
+  if (p.kernels->vectorBytes >= 32 && p.kernels->transposeBand[log2Width] &&
+      p.kernels->wholeLineBands[log2Width])
     return transposeBanded<Width>(p, src, dst, i0, i1, streaming);
   if (streaming)
     return transposeStaged<Width>(p, src, dst, i0, i1, true);
