@@ -211,6 +211,22 @@ struct PermutePlan {
 };
 std::optional<PermutePlan> planPermute(const TiledLayout &from,
                                        const TiledLayout &to);
+
+/// A transpose of 1-, 2- or 4-bit elements whose slice rows and outer
+/// bases all start on byte boundaries (TransposeKernels.cpp): blocks of
+/// 64 x 64 elements are unpacked to a byte each, transposed in cache and
+/// packed, so that memory sees whole bytes only and threads never share
+/// one.
+struct SubBytePermutePlan {
+  PermutePlan dims; ///< in elements; dims.kernels is the level's
+  int64_t bits = 4;
+  int64_t tailStart = 0, dstBytes = 0;
+};
+std::optional<SubBytePermutePlan> planSubBytePermute(const TiledLayout &from,
+                                                     const TiledLayout &to);
+void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
+                       uint8_t *dst, int threads);
+std::string describeSubBytePermute(const SubBytePermutePlan &plan);
 void runPermute(const PermutePlan &plan, const uint8_t *src, uint8_t *dst,
                 int threads, bool streaming);
 std::string describePermute(const PermutePlan &plan);

@@ -15,6 +15,7 @@ enum class Kind {
   Tile,
   Retile,
   TiledTranspose,
+  SubBytePermute,
   Generic,
   Reference
 };
@@ -42,6 +43,7 @@ struct RelayoutPlan::Impl {
   PermutePlan permute;
   RetilePlan retile;
   TiledTransposePlan tiledTranspose;
+  SubBytePermutePlan subBytePermute;
   const KernelSet *kernels = nullptr;
 
   Impl(TiledLayout from, TiledLayout to, RelayoutOptions options)
@@ -102,6 +104,12 @@ void RelayoutPlan::Impl::choose() {
     kind = Kind::TiledTranspose;
     tiledTranspose = *plan;
     tiledTranspose.kernels = kernels;
+    return;
+  }
+  if (std::optional<SubBytePermutePlan> plan = planSubBytePermute(from, to)) {
+    kind = Kind::SubBytePermute;
+    subBytePermute = std::move(*plan);
+    subBytePermute.dims.kernels = kernels;
     return;
   }
   if (std::optional<GenericPlan> plan =
@@ -192,6 +200,8 @@ std::string RelayoutPlan::describeKernel() const {
   case Kind::TiledTranspose:
     return describeTiledTranspose(impl->tiledTranspose) + ", " +
            impl->storesText();
+  case Kind::SubBytePermute:
+    return describeSubBytePermute(impl->subBytePermute) + ", ordinary stores";
   case Kind::Generic: {
     const GenericPlan &plan = impl->generic;
     const GenericPlan::Group &inner = plan.groups.back();
@@ -251,6 +261,9 @@ std::optional<Error> RelayoutPlan::execute(const void *src, int64_t srcBytes,
   case Kind::TiledTranspose:
     runTiledTranspose(impl->tiledTranspose, in, out, impl->threads(),
                       impl->streaming());
+    break;
+  case Kind::SubBytePermute:
+    runSubBytePermute(impl->subBytePermute, in, out, impl->threads());
     break;
   case Kind::Generic:
     runGeneric(impl->generic, in, out, impl->threads(), impl->streaming());

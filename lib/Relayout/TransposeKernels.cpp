@@ -37,10 +37,12 @@ std::vector<int64_t> strides(const TiledLayout &layout) {
 
 } // namespace
 
-std::optional<PermutePlan> planPermute(const TiledLayout &from,
-                                       const TiledLayout &to) {
+/// The dims of a permutation without tiles, in elements (elementBytes 0
+/// for sub-byte elements).
+static std::optional<PermutePlan> permuteDims(const TiledLayout &from,
+                                              const TiledLayout &to) {
   if (!from.layout().tiles.empty() || !to.layout().tiles.empty() ||
-      from.elementBits() != to.elementBits() || from.elementBits() % 8 != 0)
+      from.elementBits() != to.elementBits())
     return std::nullopt;
   PermutePlan plan;
   plan.elementBytes = from.elementBits() / 8;
@@ -76,6 +78,39 @@ std::optional<PermutePlan> planPermute(const TiledLayout &from,
   }
   plan.outer = std::move(dims);
   plan.tailStart = to.logicalElements() * plan.elementBytes;
+  plan.dstBytes = to.physicalBytes();
+  return plan;
+}
+
+std::optional<PermutePlan> planPermute(const TiledLayout &from,
+                                       const TiledLayout &to) {
+  if (from.elementBits() % 8 != 0)
+    return std::nullopt;
+  return permuteDims(from, to);
+}
+
+std::optional<SubBytePermutePlan> planSubBytePermute(const TiledLayout &from,
+                                                     const TiledLayout &to) {
+  int64_t bits = from.elementBits();
+  if (bits != 1 && bits != 2 && bits != 4)
+    return std::nullopt;
+  std::optional<PermutePlan> dims = permuteDims(from, to);
+  if (!dims || dims->isRowCopy())
+    return std::nullopt;
+  // Every row of the slices and every outer base on a byte boundary on
+  // both sides, so that blocks read and write whole bytes.
+  int64_t per = 8 / bits;
+  bool whole = dims->rows % per == 0 && dims->columns % per == 0 &&
+               dims->srcColumnStride % per == 0 &&
+               dims->dstRowStride % per == 0;
+  for (const PermutePlan::Dim &d : dims->outer)
+    whole = whole && d.srcStride % per == 0 && d.dstStride % per == 0;
+  if (!whole)
+    return std::nullopt;
+  SubBytePermutePlan plan;
+  plan.dims = *dims;
+  plan.bits = bits;
+  plan.tailStart = to.logicalElements() * bits / 8;
   plan.dstBytes = to.physicalBytes();
   return plan;
 }
@@ -474,6 +509,92 @@ void runPermute(const PermutePlan &plan, const uint8_t *src, uint8_t *dst,
               });
   if (plan.dstBytes > plan.tailStart)
     std::memset(dst + plan.tailStart, 0, plan.dstBytes - plan.tailStart);
+}
+
+namespace {
+
+/// One block of a sub-byte transpose: bi source rows (destination columns
+/// i..i+bi) x bj source columns (destination rows j..j+bj), unpacked to a
+/// byte each, transposed in cache, packed again.
+template <int64_t bits>
+void subByteBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
+                  int64_t srcBase, int64_t dstBase, int64_t i, int64_t j,
+                  int64_t bi, int64_t bj, uint8_t *stageA, uint8_t *stageB) {
+  constexpr int64_t B = 64, per = 8 / bits, mask = (1 << bits) - 1;
+  const PermutePlan &d = p.dims;
+  for (int64_t r = 0; r < bi; ++r) {
+    const uint8_t *in =
+        src + (srcBase + (i + r) * d.srcColumnStride + j) * bits / 8;
+    uint8_t *row = stageA + r * B;
+    // Byte by byte with a fixed inner trip count: the compiler vectorizes
+    // it (an element-indexed loop divides per element).
+    for (int64_t k = 0; k < bj / per; ++k) {
+      uint8_t byte = in[k];
+      for (int64_t q = 0; q < per; ++q)
+        row[k * per + q] = (byte >> (q * bits)) & mask;
+    }
+  }
+  int64_t r = 0;
+  if (bi == B && bj == B && p.dims.kernels->transposeBand[0])
+    for (; r + 64 <= bi; r += 64)
+      p.dims.kernels->transposeBand[0](stageA + r * B, B, stageB + r, B, bj,
+                                       false);
+  for (; r < bi; ++r)
+    for (int64_t c = 0; c < bj; ++c)
+      stageB[c * B + r] = stageA[r * B + c];
+  for (int64_t c = 0; c < bj; ++c) {
+    uint8_t *out = dst + (dstBase + (j + c) * d.dstRowStride + i) * bits / 8;
+    const uint8_t *row = stageB + c * B;
+    for (int64_t k = 0; k < bi / per; ++k) {
+      uint8_t byte = 0;
+      for (int64_t q = 0; q < per; ++q)
+        byte |= static_cast<uint8_t>(row[k * per + q] << (q * bits));
+      out[k] = byte;
+    }
+  }
+}
+
+} // namespace
+
+void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
+                       uint8_t *dst, int threads) {
+  // A work item is a chunk of 256 source rows: each destination row then
+  // receives whole lines (128 nibbles, 64 bytes) per visit, in four
+  // 64 x 64 blocks written one after the other.
+  constexpr int64_t B = 64, chunk = 4 * B;
+  const PermutePlan &d = plan.dims;
+  int64_t chunks = ceilDivide(d.columns, chunk);
+  int64_t grain = 1;
+  parallelFor(threads, d.outerCount() * chunks, grain,
+              [&](int64_t begin, int64_t end) {
+                alignas(64) uint8_t stageA[B * B], stageB[B * B];
+                Odometer odometer(d.outer, begin / chunks);
+                for (int64_t item = begin; item < end; ++item) {
+                  int64_t c = item % chunks;
+                  if (item != begin && c == 0)
+                    odometer.next();
+                  int64_t i0 = c * chunk;
+                  int64_t i1 = std::min(d.columns, i0 + chunk);
+                  auto block = plan.bits == 4   ? subByteBlock<4>
+                               : plan.bits == 2 ? subByteBlock<2>
+                                                : subByteBlock<1>;
+                  for (int64_t j = 0; j < d.rows; j += B)
+                    for (int64_t i = i0; i < i1; i += B)
+                      block(plan, src, dst, odometer.srcBase, odometer.dstBase,
+                            i, j, std::min(B, i1 - i), std::min(B, d.rows - j),
+                            stageA, stageB);
+                }
+              });
+  if (plan.dstBytes > plan.tailStart)
+    std::memset(dst + plan.tailStart, 0, plan.dstBytes - plan.tailStart);
+}
+
+std::string describeSubBytePermute(const SubBytePermutePlan &plan) {
+  return "sub-byte transpose of " + std::to_string(plan.dims.rows) + "x" +
+         std::to_string(plan.dims.columns) + " slices of " +
+         std::to_string(plan.bits) +
+         "-bit elements through byte stages of 64x64, " +
+         std::to_string(plan.dims.outer.size()) + " outer dims";
 }
 
 std::string describePermute(const PermutePlan &plan) {

@@ -329,14 +329,21 @@ TEST(Relayout, ThreadCountsGiveTheSameBytes) {
   }
 }
 
-TEST(Relayout, SubByteRelayoutsSplitAmongThreadsWhereNoByteIsShared) {
+TEST(Relayout, SubByteRelayoutsAgreeWithTheReferenceOnEveryPath) {
   std::mt19937 rng(9);
   const char *cases[][3] = {
       // Runs of 128 nibbles, byte-aligned on both sides: memcpy, any split.
       {"s4[40,300]{1,0:E(4)}", "s4[40,300]{1,0:T(8,128)E(4)}",
        "runs of whole bytes copied, split among threads"},
-      // A transpose walks source rows: neighbouring rows share bytes.
+      // Transposes whose rows are whole bytes: through byte stages.
       {"s4[64,130]{1,0:E(4)}", "s4[64,130]{0,1:E(4)}",
+       "sub-byte transpose of 130x64 slices"},
+      {"s2[3,20,68]{2,1,0:E(2)}", "s2[3,20,68]{1,2,0:E(2)}",
+       "sub-byte transpose of 68x20 slices of 2-bit elements"},
+      {"s4[6,130,2]{2,1,0:E(4)}", "s4[6,130,2]{1,0,2:L(64)E(4)}",
+       "sub-byte transpose"},
+      // Odd rows of nibbles: the bit walk, rows share bytes.
+      {"s4[63,130]{1,0:E(4)}", "s4[63,130]{0,1:E(4)}",
        "one thread (destination bytes shared across the walk)"},
       // Padding bytes of whole-byte runs are zeroed.
       {"s4[20,130]{1,0:E(4)}", "s4[20,130]{1,0:T(8,128)E(4)}",
@@ -346,8 +353,8 @@ TEST(Relayout, SubByteRelayoutsSplitAmongThreadsWhereNoByteIsShared) {
       // Odd rows of nibbles: rows share bytes.
       {"s4[33,71]{0,1}", "s4[33,71]{1,0:E(4)}",
        "one thread (destination bytes shared across the walk)"},
-      // Destination rows of 40 bits: 5 whole bytes each.
-      {"pred[40,24]{1,0:E(1)}", "pred[40,24]{0,1:E(1)}", "split among threads"},
+      {"pred[40,24]{1,0:E(1)}", "pred[40,24]{0,1:E(1)}",
+       "sub-byte transpose of 24x40 slices of 1-bit elements"},
   };
   for (auto &[fromText, toText, split] : cases) {
     Shape from = parse(fromText), to = parse(toText);
