@@ -24,6 +24,8 @@
 #include "tessel/Layout/ShapeParser.h"
 #include "tessel/Relayout/Relayout.h"
 
+#include "PlainReference.h"
+
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <tbb/blocked_range.h>
@@ -206,6 +208,9 @@ struct Instance {
   /// For ragged shapes: the source first padded (with zeros) to these dims;
   /// numpy does that, Eigen is not run.
   std::vector<int64_t> padTo;
+  /// The plain reference's run of the same movement (PlainReference.h),
+  /// where it covers the case.
+  std::function<void(const uint8_t *, uint8_t *, tbb::task_arena &)> plain;
 };
 
 struct Case {
@@ -259,8 +264,33 @@ Case tiling(const char *name, const char *type, int64_t bytes, int64_t sub,
               e.perm = {0, 2, 4, 1, 3};
             }
             in.eigen = e;
+            in.plain = [=](const uint8_t *src, uint8_t *dst,
+                           tbb::task_arena &arena) {
+              if (untile)
+                plain::untile(src, dst, r, c, bytes, sub, arena);
+              else
+                plain::tile(src, dst, r, c, bytes, sub, arena);
+            };
             return in;
           }};
+}
+
+/// The plain reference's batch of transposes: rows of the source at
+/// `rowOffset` (elements), `cols` columns each.
+std::function<void(const uint8_t *, uint8_t *, tbb::task_arena &)>
+plainTranspose(int64_t batch, int64_t batchStride,
+               std::vector<int64_t> rowOffset, int64_t cols, int64_t bytes) {
+  return [=](const uint8_t *src, uint8_t *dst, tbb::task_arena &arena) {
+    plain::transpose(src, dst, batch, batchStride, rowOffset, cols, bytes,
+                     arena);
+  };
+}
+
+std::vector<int64_t> strided(int64_t count, int64_t stride) {
+  std::vector<int64_t> offsets(count);
+  for (int64_t i = 0; i < count; ++i)
+    offsets[i] = i * stride;
+  return offsets;
 }
 
 std::vector<Case> cases() {
@@ -292,6 +322,7 @@ std::vector<Case> cases() {
                    in.from = "{1,0}";
                    in.to = "{0,1}";
                    in.eigen = EigenShuffle{{r, c}, {1, 0}};
+                   in.plain = plainTranspose(1, 0, strided(r, c), c, 4);
                    return in;
                  }});
   all.push_back({"bf16 transpose 2-D", [](int64_t mib) {
@@ -301,6 +332,7 @@ std::vector<Case> cases() {
                    in.from = "{1,0}";
                    in.to = "{0,1}";
                    in.eigen = EigenShuffle{{r, c}, {1, 0}};
+                   in.plain = plainTranspose(1, 0, strided(r, c), c, 2);
                    return in;
                  }});
   // Physical order [a,b,c] -> [c,a,b] and [a,b,c,d] -> [b,d,a,c].
@@ -314,6 +346,7 @@ std::vector<Case> cases() {
                    in.from = "{2,1,0}";
                    in.to = "{1,0,2}";
                    in.eigen = EigenShuffle{{a, b, c}, {2, 0, 1}};
+                   in.plain = plainTranspose(1, 0, strided(a * b, c), c, 4);
                    return in;
                  }});
   all.push_back({"f32 permute 4-D (1,3,0,2)", [](int64_t mib) {
@@ -326,6 +359,39 @@ std::vector<Case> cases() {
                    in.from = "{3,2,1,0}";
                    in.to = "{2,0,3,1}";
                    in.eigen = EigenShuffle{{a, a, a, d}, {1, 3, 0, 2}};
+                   // [a,b,c,d] -> [b,d,a,c]: for each b, the rows (a, c)
+                   // of d elements become columns.
+                   std::vector<int64_t> rows;
+                   for (int64_t i = 0; i < a; ++i)
+                     for (int64_t k = 0; k < a; ++k)
+                       rows.push_back(i * a * a * d + k * d);
+                   in.plain = plainTranspose(a, a * d, rows, d, 4);
+                   return in;
+                 }});
+  // The slow paths of issue 15: sub-byte elements (the bit kernel) and
+  // tiled-to-tiled with another dim order (the generic kernel).
+  all.push_back({"s4 tile T(8,128)E(4)", [](int64_t mib) {
+                   auto [r, c] = square(mib * 2, 1);
+                   Instance in;
+                   in.shape = "s4[" + dims({r, c}) + "]";
+                   in.from = "{1,0:E(4)}";
+                   in.to = "{1,0:T(8,128)E(4)}";
+                   return in;
+                 }});
+  all.push_back({"s4 transpose 2-D E(4)", [](int64_t mib) {
+                   auto [r, c] = square(mib * 2, 1);
+                   Instance in;
+                   in.shape = "s4[" + dims({r, c}) + "]";
+                   in.from = "{1,0:E(4)}";
+                   in.to = "{0,1:E(4)}";
+                   return in;
+                 }});
+  all.push_back({"f32 T(8,128) to {0,1:T(8,128)}", [](int64_t mib) {
+                   auto [r, c] = square(mib, 4);
+                   Instance in;
+                   in.shape = "f32[" + dims({r, c}) + "]";
+                   in.from = "{1,0:T(8,128)}";
+                   in.to = "{0,1:T(8,128)}";
                    return in;
                  }});
   return all;
@@ -347,7 +413,7 @@ struct Options {
 };
 
 struct Result {
-  double tessel = 0, copy = 0, eigen = 0;
+  double tessel = 0, copy = 0, eigen = 0, plain = 0;
   std::string kernel;
 };
 
@@ -388,6 +454,8 @@ Result measure(const Instance &in, int threads, const Options &opts) {
       static_cast<int>(std::max<int64_t>(1, plan->source().elementBits() / 8));
 
   bool runsEigen = in.eigen && in.padTo.empty();
+  bool runsPlain = static_cast<bool>(in.plain);
+  Buffer plainDst = allocate(runsPlain ? dstBytes : 1, 4);
   auto runTessel = [&] {
     if (std::optional<Error> e =
             plan->execute(src.get(), srcBytes, dst.get(), dstBytes)) {
@@ -400,8 +468,20 @@ Result measure(const Instance &in, int threads, const Options &opts) {
   parallelCopy(arena, copyDst.get(), src.get(), srcBytes, false);
   if (runsEigen)
     runEigen(elementBytes, device, *in.eigen, src.get(), dst.get());
+  if (runsPlain) {
+    // The peer must do the same work: its output is tessel's, byte for byte.
+    runTessel();
+    in.plain(src.get(), plainDst.get(), arena);
+    if (std::memcmp(dst.get(), plainDst.get(), dstBytes) != 0) {
+      std::fprintf(stderr,
+                   "relayout-bench: the plain reference disagrees "
+                   "with tessel on %s %s -> %s\n",
+                   in.shape.c_str(), in.from.c_str(), in.to.c_str());
+      std::exit(1);
+    }
+  }
 
-  std::vector<double> tTessel, tMemcpy, tStream, tEigen;
+  std::vector<double> tTessel, tMemcpy, tStream, tEigen, tPlain;
   double spent = 0;
   for (int run = 0; run < opts.minRuns || spent < opts.minTime; ++run) {
     double a = seconds([&] {
@@ -421,6 +501,11 @@ Result measure(const Instance &in, int threads, const Options &opts) {
       tEigen.push_back(d);
       spent += d;
     }
+    if (runsPlain) {
+      double e = seconds([&] { in.plain(src.get(), plainDst.get(), arena); });
+      tPlain.push_back(e);
+      spent += e;
+    }
     if (run > 200)
       break;
   }
@@ -430,6 +515,8 @@ Result measure(const Instance &in, int threads, const Options &opts) {
   r.copy = 2 * srcBytes * gb / std::min(median(tMemcpy), median(tStream));
   if (runsEigen)
     r.eigen = (srcBytes + dstBytes) * gb / median(tEigen);
+  if (runsPlain)
+    r.plain = (srcBytes + dstBytes) * gb / median(tPlain);
   r.kernel = plan->describe();
   return r;
 }
@@ -501,13 +588,50 @@ Options parseArgs(int argc, char **argv) {
   return o;
 }
 
+/// The CPU model from /proc/cpuinfo, for the record that goes with a table.
+std::string cpuModel() {
+  std::FILE *f = std::fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return "unknown";
+  char line[512];
+  std::string model = "unknown";
+  while (std::fgets(line, sizeof line, f)) {
+    std::string text = line;
+    if (text.rfind("model name", 0) == 0) {
+      size_t colon = text.find(':');
+      model = text.substr(colon + 2);
+      model.erase(model.find_last_not_of(" \n") + 1);
+      break;
+    }
+  }
+  std::fclose(f);
+  return model;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   Options opts = parseArgs(argc, argv);
+  std::string levels;
+  for (const std::string &level : relayoutIsaLevels())
+    levels += (levels.empty() ? "" : " ") + level;
+  // The level tessel's plans run at (TESSEL_ISA caps it).
+  std::string isa = "?";
+  if (Expected<Shape> shape = parseShape("f32[8,128]{1,0}"))
+    if (Expected<RelayoutPlan> plan = RelayoutPlan::create(*shape, *shape))
+      isa = plan->isa();
+  if (opts.json)
+    std::printf("{\"cpu\": \"%s\", \"levels\": \"%s\", \"isa\": \"%s\", "
+                "\"plain_isa\": \"%s\"}\n",
+                cpuModel().c_str(), levels.c_str(), isa.c_str(), plain::isa());
+  else
+    std::printf("cpu: %s; tessel kernels: %s (this CPU: %s); plain reference "
+                "compiled for %s\n",
+                cpuModel().c_str(), isa.c_str(), levels.c_str(), plain::isa());
   if (!opts.json)
-    std::printf("%-28s %5s %3s %8s %8s %6s %8s %7s  %s\n", "case", "MiB", "thr",
-                "tessel", "copy", "ratio", "eigen", "t/eigen", "kernel");
+    std::printf("%-28s %5s %3s %8s %8s %6s %8s %7s %8s %7s  %s\n", "case",
+                "MiB", "thr", "tessel", "copy", "ratio", "eigen", "t/eigen",
+                "plain", "t/plain", "kernel");
   for (const Case &c : cases()) {
     if (!opts.filter.empty() &&
         std::string(c.name).find(opts.filter) == std::string::npos)
@@ -516,18 +640,23 @@ int main(int argc, char **argv) {
       Instance in = c.make(mib);
       for (int64_t threads : opts.threads) {
         Result r = measure(in, static_cast<int>(threads), opts);
+        auto optional = [](double gbs) {
+          return gbs > 0 ? std::to_string(gbs) : std::string("null");
+        };
         if (opts.json) {
-          std::printf("{\"case\": \"%s\", \"mib\": %lld, \"threads\": %lld, "
-                      "\"shape\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", "
-                      "\"tessel_gbs\": %.3f, \"copy_gbs\": %.3f, "
-                      "\"eigen_gbs\": %s, \"kernel\": \"%s\", "
-                      "\"reshape\": [%s], \"perm\": [%s], \"pad_to\": [%s]}\n",
-                      c.name, static_cast<long long>(mib),
-                      static_cast<long long>(threads), in.shape.c_str(),
-                      in.from.c_str(), in.to.c_str(), r.tessel, r.copy,
-                      r.eigen > 0 ? std::to_string(r.eigen).c_str() : "null",
-                      r.kernel.c_str(), join(in.eigen->dims).c_str(),
-                      join(in.eigen->perm).c_str(), join(in.padTo).c_str());
+          std::printf(
+              "{\"case\": \"%s\", \"mib\": %lld, \"threads\": %lld, "
+              "\"shape\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", "
+              "\"tessel_gbs\": %.3f, \"copy_gbs\": %.3f, "
+              "\"eigen_gbs\": %s, \"plain_gbs\": %s, \"kernel\": \"%s\", "
+              "\"reshape\": [%s], \"perm\": [%s], \"pad_to\": [%s]}\n",
+              c.name, static_cast<long long>(mib),
+              static_cast<long long>(threads), in.shape.c_str(),
+              in.from.c_str(), in.to.c_str(), r.tessel, r.copy,
+              optional(r.eigen).c_str(), optional(r.plain).c_str(),
+              r.kernel.c_str(), in.eigen ? join(in.eigen->dims).c_str() : "",
+              in.eigen ? join(in.eigen->perm).c_str() : "",
+              join(in.padTo).c_str());
         } else {
           std::printf("%-28s %5lld %3lld %8.2f %8.2f %5.0f%% ", c.name,
                       static_cast<long long>(mib),
@@ -537,6 +666,10 @@ int main(int argc, char **argv) {
             std::printf("%8.2f %6.1fx", r.eigen, r.tessel / r.eigen);
           else
             std::printf("%8s %7s", "-", "-");
+          if (r.plain > 0)
+            std::printf(" %8.2f %6.2fx", r.plain, r.tessel / r.plain);
+          else
+            std::printf(" %8s %7s", "-", "-");
           std::printf("  %s\n", r.kernel.c_str());
         }
         std::fflush(stdout);

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Relayout speed: tessel next to the best copy, Eigen and numpy, in one run.
+"""Relayout speed: tessel next to the best copy, Eigen, a plain loop and numpy.
 
-Runs build/bench/relayout-bench (tessel, best copy, Eigen) and times numpy's
+Runs build/bench/relayout-bench (tessel, best copy, Eigen, the plain
+hand-written reference of bench/PlainReference.cpp) and times numpy's
 reshape/transpose/copy of the same data movement on the same sizes, then
-prints the Markdown table that BENCHMARKS.md records:
+prints the CPU, the instruction set level tessel ran at, and the Markdown
+table that BENCHMARKS.md records (TESSEL_ISA=sse2|avx2|avx512 caps the level):
 
     .venv/bin/python bench/relayout_bench.py [--repeat 3] [--sizes 4,64,256]
 
@@ -28,7 +30,10 @@ DTYPES = {"f32": np.float32, "bf16": np.uint16, "s8": np.int8}
 
 
 def numpy_gbs(row, runs=5):
-    """GB/s of numpy doing the case's movement: pad, reshape, transpose, copy."""
+    """GB/s of numpy doing the case's movement: pad, reshape, transpose, copy
+    (None where numpy has no such movement: sub-byte and tiled sources)."""
+    if not row["reshape"]:
+        return None
     dtype = DTYPES[row["shape"].split("[")[0]]
     dims = [int(d) for d in row["shape"].split("[")[1].split("]")[0].split(",")]
     src = np.arange(int(np.prod(dims)), dtype=np.int64).astype(dtype)
@@ -53,9 +58,11 @@ def numpy_gbs(row, runs=5):
 
 
 def run_cpp(binary, args):
+    """(header, rows): the machine's line, then one line per measurement."""
     out = subprocess.run([str(binary), "--json", *args], check=True,
                          capture_output=True, text=True).stdout
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
+    lines = [json.loads(line) for line in out.splitlines() if line.strip()]
+    return lines[0], lines[1:]
 
 
 def main():
@@ -70,12 +77,18 @@ def main():
         sys.exit(f"relayout_bench.py: {binary} not found; build it with "
                  f"`ninja -C {opts.build} relayout-bench`")
 
-    repeats = [run_cpp(binary, ["--sizes", opts.sizes, *opts.rest])
-               for _ in range(opts.repeat)]
+    runs = [run_cpp(binary, ["--sizes", opts.sizes, *opts.rest])
+            for _ in range(opts.repeat)]
+    header = runs[0][0]
+    repeats = [rows for _, rows in runs]
+    print(f"CPU: {header['cpu']}; tessel's kernels ran at {header['isa']} "
+          f"(this CPU has {header['levels']}); the plain reference is "
+          f"compiled for {header['plain_isa']}\n")
     numpy_cache = {}
     print("| case | MiB | threads | tessel GB/s | best copy GB/s | tessel/copy "
-          "| Eigen GB/s | tessel/Eigen | numpy GB/s | tessel/numpy | kernel |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "| plain GB/s | tessel/plain | Eigen GB/s | tessel/Eigen "
+          "| numpy GB/s | tessel/numpy | kernel |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for i, row in enumerate(repeats[0]):
         rows = [rep[i] for rep in repeats]
         key = (row["case"], row["mib"])
@@ -92,9 +105,18 @@ def main():
                           f"{med(lambda r: r['tessel_gbs'] / r['eigen_gbs']):.1f}x")
         else:
             eigen_cols = "- | -"
+        numpy_cols = (f"{npy:.2f} | {tessel / npy:.1f}x" if npy is not None
+                      else "- | -")
+        if row.get("plain_gbs") is not None:
+            plain = med(lambda r: r["plain_gbs"])
+            plain_cols = (f"{plain:.2f} | "
+                          f"{med(lambda r: r['tessel_gbs'] / r['plain_gbs']):.2f}x")
+        else:
+            plain_cols = "- | -"
         print(f"| {row['case']} | {row['mib']} | {row['threads']} | "
-              f"{tessel:.2f} | {copy:.2f} | {100 * ratio:.0f}% | {eigen_cols} | "
-              f"{npy:.2f} | {tessel / npy:.1f}x | {row['kernel']} |")
+              f"{tessel:.2f} | {copy:.2f} | {100 * ratio:.0f}% | {plain_cols} | "
+              f"{eigen_cols} | {numpy_cols} | "
+              f"{row['kernel']} |")
         sys.stdout.flush()
 
 

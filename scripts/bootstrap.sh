@@ -13,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev         # unit tests
   libbenchmark-dev                  # benchmarks
   libtbb-dev                        # relayout's thread pool (composable, no oversubscription)
+  libhwy-dev                        # Google Highway: relayout's AVX2/AVX-512 kernels, picked at run time
   libeigen3-dev                     # benchmark peer: Eigen's tensor shuffle
   clang-19 libclang-rt-19-dev libfuzzer-19-dev  # libFuzzer targets of the parsers
   clang-format-19                   # the formatting check

@@ -152,6 +152,62 @@ contiguousRuns(const GenericPlan::Group &in) {
   return runs;
 }
 
+/// Whether `elements` elements of `bits` bits end on a byte boundary.
+bool wholeBytes(int64_t elements, int bits) { return elements * bits % 8 == 0; }
+
+/// Runs of the inner group that are contiguous in the destination.
+std::vector<std::pair<int64_t, int64_t>>
+destinationRuns(const GenericPlan::Group &in) {
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (int64_t x = 0; x < in.size;) {
+    int64_t length = 1;
+    while (x + length < in.size &&
+           in.dstOffsets[x + length] == in.dstOffsets[x] + length)
+      ++length;
+    runs.emplace_back(x, length);
+    x += length;
+  }
+  return runs;
+}
+
+/// How the bit kernel may split its walk among threads (GenericPlan).
+GenericPlan::BitSplit bitSplit(const GenericPlan &plan) {
+  using Split = GenericPlan::BitSplit;
+  int bits = plan.bits.dstBits;
+  if (bits % 8 == 0)
+    return Split::Any;
+  // Every outer base and every destination run on byte boundaries: each
+  // run owns the bytes it writes.
+  bool aligned = true;
+  for (size_t g = 0; g + 1 < plan.groups.size(); ++g)
+    for (int64_t offset : plan.groups[g].dstOffsets)
+      aligned = aligned && wholeBytes(offset, bits);
+  for (const auto &[start, length] : destinationRuns(plan.groups.back()))
+    aligned = aligned &&
+              wholeBytes(plan.groups.back().dstOffsets[start], bits) &&
+              wholeBytes(length, bits);
+  return aligned ? Split::Any : Split::One;
+}
+
+/// Whether every run of the inner group, under every outer base, starts
+/// and ends on byte boundaries in both buffers (same bit widths).
+bool bitRunsAreBytes(const GenericPlan &plan) {
+  int bits = plan.bits.srcBits;
+  if (bits != plan.bits.dstBits)
+    return false;
+  for (size_t g = 0; g + 1 < plan.groups.size(); ++g)
+    for (int64_t x = 0; x < plan.groups[g].size; ++x)
+      if (!wholeBytes(plan.groups[g].srcOffsets[x], bits) ||
+          !wholeBytes(plan.groups[g].dstOffsets[x], bits))
+        return false;
+  const GenericPlan::Group &in = plan.groups.back();
+  for (const auto &[start, length] : plan.runs)
+    if (!wholeBytes(in.srcOffsets[start], bits) ||
+        !wholeBytes(in.dstOffsets[start], bits) || !wholeBytes(length, bits))
+      return false;
+  return true;
+}
+
 } // namespace
 
 std::optional<GenericPlan> planGeneric(const TiledLayout &from,
@@ -208,6 +264,10 @@ std::optional<GenericPlan> planGeneric(const TiledLayout &from,
   plan.elementBytes = bytes ? plan.bits.srcBits / 8 : 0;
   plan.dstHasPadding = to.physicalElements() != to.logicalElements();
   plan.dstBytes = to.physicalBytes();
+  if (plan.elementBytes == 0) {
+    plan.bitSplit = bitSplit(plan);
+    plan.bitRunsAreBytes = bitRunsAreBytes(plan);
+  }
   return plan;
 }
 
@@ -268,12 +328,22 @@ void copyInner(const GenericPlan &plan, const uint8_t *src, uint8_t *dst,
 /// Element sizes of 1, 2, 4 or 8 bits never straddle a byte: one shift and
 /// one mask per element. 0 means any size (the general bit loop).
 template <int SrcBits, int DstBits>
-void copyBitsOf(const GenericPlan &plan, const uint8_t *src, uint8_t *dst) {
+void copyBitsOf(const GenericPlan &plan, const uint8_t *src, uint8_t *dst,
+                int64_t begin, int64_t count) {
   const GenericPlan::Group &in = plan.groups.back();
   const BitConversion &bits = plan.bits;
   const int64_t *srcTable = in.srcOffsets.data();
   const int64_t *dstTable = in.dstOffsets.data();
-  walkOuter(plan, 0, plan.outerCount(), [&](int64_t srcBase, int64_t dstBase) {
+  if (plan.bitRunsAreBytes) {
+    int64_t b = bits.srcBits;
+    walkOuter(plan, begin, count, [&](int64_t srcBase, int64_t dstBase) {
+      for (const auto &[start, length] : plan.runs)
+        std::memcpy(dst + (dstBase + dstTable[start]) * b / 8,
+                    src + (srcBase + srcTable[start]) * b / 8, length * b / 8);
+    });
+    return;
+  }
+  walkOuter(plan, begin, count, [&](int64_t srcBase, int64_t dstBase) {
     for (int64_t x = 0; x < in.size; ++x) {
       int64_t from = (srcBase + srcTable[x]) * bits.srcBits;
       int64_t to = (dstBase + dstTable[x]) * bits.dstBits;
@@ -292,35 +362,59 @@ void copyBitsOf(const GenericPlan &plan, const uint8_t *src, uint8_t *dst) {
   });
 }
 
-void copyBits(const GenericPlan &plan, const uint8_t *src, uint8_t *dst) {
+void copyBits(const GenericPlan &plan, const uint8_t *src, uint8_t *dst,
+              int64_t begin, int64_t count) {
   int from = plan.bits.srcBits, to = plan.bits.dstBits;
   if (from == to && from == 1)
-    return copyBitsOf<1, 1>(plan, src, dst);
+    return copyBitsOf<1, 1>(plan, src, dst, begin, count);
   if (from == to && from == 2)
-    return copyBitsOf<2, 2>(plan, src, dst);
+    return copyBitsOf<2, 2>(plan, src, dst, begin, count);
   if (from == to && from == 4)
-    return copyBitsOf<4, 4>(plan, src, dst);
+    return copyBitsOf<4, 4>(plan, src, dst, begin, count);
   if (from == 8 && to == 1)
-    return copyBitsOf<8, 1>(plan, src, dst);
+    return copyBitsOf<8, 1>(plan, src, dst, begin, count);
   if (from == 1 && to == 8)
-    return copyBitsOf<1, 8>(plan, src, dst);
+    return copyBitsOf<1, 8>(plan, src, dst, begin, count);
   if (from == 8 && to == 4)
-    return copyBitsOf<8, 4>(plan, src, dst);
+    return copyBitsOf<8, 4>(plan, src, dst, begin, count);
   if (from == 4 && to == 8)
-    return copyBitsOf<4, 8>(plan, src, dst);
-  copyBitsOf<0, 0>(plan, src, dst);
+    return copyBitsOf<4, 8>(plan, src, dst, begin, count);
+  copyBitsOf<0, 0>(plan, src, dst, begin, count);
+}
+
+/// The bit kernel: the destination zeroed, then the walk, split among
+/// threads where no destination byte is shared (GenericPlan::bitSplit).
+void runBits(const GenericPlan &plan, const uint8_t *src, uint8_t *dst,
+             int threads) {
+  using Split = GenericPlan::BitSplit;
+  // Runs of whole bytes leave no partly written byte: only padding (whole
+  // bytes too) needs zeroing, as in the byte kernel.
+  bool zero = !plan.bitRunsAreBytes || plan.dstHasPadding;
+  int64_t zeroChunk = zero ? int64_t(1) << 20 : plan.dstBytes + 1;
+  parallelFor(threads, ceilDivide(plan.dstBytes, zeroChunk), 1,
+              [&](int64_t begin, int64_t end) {
+                int64_t from = begin * zeroChunk;
+                int64_t to = std::min(plan.dstBytes, end * zeroChunk);
+                if (zero)
+                  std::memset(dst + from, 0, to - from);
+              });
+  int64_t outer = plan.outerCount();
+  if (plan.bitSplit == Split::One || threads <= 1)
+    return copyBits(plan, src, dst, 0, outer);
+  int64_t innerBits =
+      plan.groups.back().size * std::max(plan.bits.srcBits, plan.bits.dstBits);
+  int64_t grain = std::max<int64_t>(1, (int64_t(1) << 19) / innerBits);
+  parallelFor(threads, outer, grain, [&](int64_t begin, int64_t end) {
+    copyBits(plan, src, dst, begin, end - begin);
+  });
 }
 
 } // namespace
 
 void runGeneric(const GenericPlan &plan, const uint8_t *src, uint8_t *dst,
                 int threads, bool streaming) {
-  if (plan.elementBytes == 0) {
-    // Neighbouring sub-byte elements share bytes: one thread, zeroed first.
-    std::memset(dst, 0, plan.dstBytes);
-    copyBits(plan, src, dst);
-    return;
-  }
+  if (plan.elementBytes == 0)
+    return runBits(plan, src, dst, threads);
   if (plan.dstHasPadding) {
     zeroBytes(dst, plan.dstBytes, streaming);
     storeFence();

@@ -11,10 +11,14 @@
 //   bits       the same walk for E(n) sub-byte elements, bit by bit.
 //   tile rows  row-major <-> T(a,b) or T(a,b)(k,1) (TileKernels.cpp).
 //   permute    dim permutations without tiles (TransposeKernels.cpp).
+//   tiled transpose  rank 2, tiled both sides, dim order swapped
+//              (TiledTranspose.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_RELAYOUT_KERNELS_H
 #define TESSEL_LIB_RELAYOUT_KERNELS_H
+
+#include "Isa.h"
 
 #include "tessel/Layout/TiledLayout.h"
 
@@ -112,6 +116,13 @@ struct GenericPlan {
   std::vector<std::pair<int64_t, int64_t>> runs;
   int64_t elementBytes = 0; ///< 0: the bit kernel
   BitConversion bits;
+  /// The bit kernel's threads: `Any` when no two outer indices write bits
+  /// of one destination byte (each run of the inner group writes whole
+  /// bytes), so the walk splits anywhere; else one thread.
+  enum class BitSplit { One, Any } bitSplit = BitSplit::One;
+  /// Same bit widths and every run starts and ends on a byte boundary on
+  /// both sides: the bit kernel copies runs with memcpy.
+  bool bitRunsAreBytes = false;
   bool dstHasPadding = false;
   int64_t dstBytes = 0;
 
@@ -138,6 +149,8 @@ struct TilePlan {
   int64_t a = 1, b = 1, k = 1;
   /// Destination bytes past the tiles (L(n) padding), zeroed at the end.
   int64_t tailStart = 0, dstBytes = 0;
+  /// The vector kernels of the plan's instruction set level.
+  const KernelSet *kernels = nullptr;
 };
 std::optional<TilePlan> planTile(const TiledLayout &from,
                                  const TiledLayout &to);
@@ -159,6 +172,24 @@ void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
                int threads, bool streaming);
 std::string describeRetile(const RetilePlan &plan);
 
+/// Rank 2, tiled on both sides, the dim order swapped: {1,0:T(a,b)} <->
+/// {0,1:T(a2,b2)} (TiledTranspose.cpp). rows x cols is the source's
+/// physical orientation (its major dim first); blocks of blockRows x
+/// blockCols = lcm(a, b2) x lcm(b, a2) elements hold whole tiles of both.
+struct TiledTransposePlan {
+  int64_t elementBytes = 0;
+  int64_t rows = 1, cols = 1;
+  int64_t a = 1, b = 1, a2 = 1, b2 = 1;
+  int64_t blockRows = 1, blockCols = 1;
+  int64_t tailStart = 0, dstBytes = 0;
+  const KernelSet *kernels = nullptr;
+};
+std::optional<TiledTransposePlan> planTiledTranspose(const TiledLayout &from,
+                                                     const TiledLayout &to);
+void runTiledTranspose(const TiledTransposePlan &plan, const uint8_t *src,
+                       uint8_t *dst, int threads, bool streaming);
+std::string describeTiledTranspose(const TiledTransposePlan &plan);
+
 /// A permutation of dims, no tiles (TransposeKernels.cpp): the destination
 /// is `outer` x rows x columns with columns contiguous; in the source the
 /// rows are contiguous (a transpose) unless rows == 1 and the columns are
@@ -172,12 +203,30 @@ struct PermutePlan {
   int64_t columns = 1, srcColumnStride = 1;
   int64_t rows = 1, dstRowStride = 0;
   int64_t tailStart = 0, dstBytes = 0;
+  /// The vector kernels of the plan's instruction set level.
+  const KernelSet *kernels = nullptr;
 
   bool isRowCopy() const { return srcColumnStride == 1; }
   int64_t outerCount() const;
 };
 std::optional<PermutePlan> planPermute(const TiledLayout &from,
                                        const TiledLayout &to);
+
+/// A transpose of 1-, 2- or 4-bit elements whose slice rows and outer
+/// bases all start on byte boundaries (TransposeKernels.cpp): blocks of
+/// 64 x 64 elements are unpacked to a byte each, transposed in cache and
+/// packed, so that memory sees whole bytes only and threads never share
+/// one.
+struct SubBytePermutePlan {
+  PermutePlan dims; ///< in elements; dims.kernels is the level's
+  int64_t bits = 4;
+  int64_t tailStart = 0, dstBytes = 0;
+};
+std::optional<SubBytePermutePlan> planSubBytePermute(const TiledLayout &from,
+                                                     const TiledLayout &to);
+void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
+                       uint8_t *dst, int threads);
+std::string describeSubBytePermute(const SubBytePermutePlan &plan);
 void runPermute(const PermutePlan &plan, const uint8_t *src, uint8_t *dst,
                 int threads, bool streaming);
 std::string describePermute(const PermutePlan &plan);

@@ -59,7 +59,8 @@ void copyBytes(uint8_t *dst, const uint8_t *src, int64_t bytes,
 #if defined(__SSE2__)
   if (streaming && bytes >= 64) {
     int64_t head = (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15;
-    std::memcpy(dst, src, head);
+    if (head)
+      std::memcpy(dst, src, head);
     int64_t i = head;
     for (; i + 64 <= bytes; i += 64) {
       __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i));
@@ -78,7 +79,8 @@ void copyBytes(uint8_t *dst, const uint8_t *src, int64_t bytes,
       _mm_stream_si128(
           reinterpret_cast<__m128i *>(dst + i),
           _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i)));
-    std::memcpy(dst + i, src + i, bytes - i);
+    if (i < bytes)
+      std::memcpy(dst + i, src + i, bytes - i);
     return;
   }
 #endif
@@ -90,12 +92,14 @@ void zeroBytes(uint8_t *dst, int64_t bytes, bool streaming) {
 #if defined(__SSE2__)
   if (streaming && bytes >= 64) {
     int64_t head = (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15;
-    std::memset(dst, 0, head);
+    if (head)
+      std::memset(dst, 0, head);
     int64_t i = head;
     __m128i zero = _mm_setzero_si128();
     for (; i + 16 <= bytes; i += 16)
       _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i), zero);
-    std::memset(dst + i, 0, bytes - i);
+    if (i < bytes)
+      std::memset(dst + i, 0, bytes - i);
     return;
   }
 #endif

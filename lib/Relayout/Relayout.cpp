@@ -9,14 +9,24 @@ using namespace relayout;
 
 namespace {
 
-enum class Kind { Empty, Permute, Tile, Retile, Generic, Reference };
+enum class Kind {
+  Empty,
+  Permute,
+  Tile,
+  Retile,
+  TiledTranspose,
+  SubBytePermute,
+  Generic,
+  Reference
+};
 
 /// Streaming stores pay once the destination would push the working set
-/// out of the last-level cache. A fixed 16 MiB: on the benchmark machine
-/// (32 MiB L3) ordinary stores are 15-40% faster at 4 MiB and streaming ones
-/// up to 1.7x faster at 64 MiB. (The C library's figure for the L3 is not
-/// usable: under a VM it reports the host's, 256 MiB here.)
-constexpr int64_t kDefaultStreamingThreshold = int64_t(16) << 20;
+/// out of the last-level cache: half of it, as the CPU reports it (on the
+/// 2-core EPYC VM, 32 MiB of L3: ordinary stores are 15-40% faster at 4 MiB
+/// and streaming ones up to 1.7x faster at 64 MiB). hostCaches() falls back
+/// to 32 MiB where nothing plausible is reported; it reads sysfs first
+/// because the C library reports the host's whole L3 under a VM.
+int64_t defaultStreamingThreshold() { return hostCaches().l3 / 2; }
 /// Below this many bytes moved, execute() stays on the calling thread.
 constexpr int64_t kParallelThreshold = int64_t(1) << 20;
 /// Table entries the generic kernel may allocate before it gives up.
@@ -32,13 +42,16 @@ struct RelayoutPlan::Impl {
   TilePlan tile;
   PermutePlan permute;
   RetilePlan retile;
+  TiledTransposePlan tiledTranspose;
+  SubBytePermutePlan subBytePermute;
+  const KernelSet *kernels = nullptr;
 
   Impl(TiledLayout from, TiledLayout to, RelayoutOptions options)
       : from(std::move(from)), to(std::move(to)), options(options) {}
 
   int64_t streamingThreshold() const {
     return options.streamingThresholdBytes < 0
-               ? kDefaultStreamingThreshold
+               ? defaultStreamingThreshold()
                : options.streamingThresholdBytes;
   }
   bool streaming() const { return to.physicalBytes() >= streamingThreshold(); }
@@ -72,16 +85,31 @@ void RelayoutPlan::Impl::choose() {
   if (std::optional<PermutePlan> plan = planPermute(from, to)) {
     kind = Kind::Permute;
     permute = std::move(*plan);
+    permute.kernels = kernels;
     return;
   }
   if (std::optional<TilePlan> plan = planTile(from, to)) {
     kind = Kind::Tile;
     tile = *plan;
+    tile.kernels = kernels;
     return;
   }
   if (std::optional<RetilePlan> plan = planRetile(from, to)) {
     kind = Kind::Retile;
     retile = *plan;
+    retile.source.kernels = retile.destination.kernels = kernels;
+    return;
+  }
+  if (std::optional<TiledTransposePlan> plan = planTiledTranspose(from, to)) {
+    kind = Kind::TiledTranspose;
+    tiledTranspose = *plan;
+    tiledTranspose.kernels = kernels;
+    return;
+  }
+  if (std::optional<SubBytePermutePlan> plan = planSubBytePermute(from, to)) {
+    kind = Kind::SubBytePermute;
+    subBytePermute = std::move(*plan);
+    subBytePermute.dims.kernels = kernels;
     return;
   }
   if (std::optional<GenericPlan> plan =
@@ -119,8 +147,12 @@ Expected<RelayoutPlan> RelayoutPlan::create(const Shape &from, const Shape &to,
   Expected<TiledLayout> destination = TiledLayout::get(to);
   if (!destination)
     return Error("destination layout: " + destination.error().message);
+  Expected<IsaLevel> level = chooseLevel(options.isa);
+  if (!level)
+    return level.error();
   auto impl = std::make_unique<Impl>(std::move(*source),
                                      std::move(*destination), options);
+  impl->kernels = &kernelSet(*level);
   impl->choose();
   return RelayoutPlan(std::move(impl));
 }
@@ -138,7 +170,24 @@ int64_t RelayoutPlan::destinationBytes() const {
   return impl->to.physicalBytes();
 }
 
+std::string RelayoutPlan::isa() const { return isaName(impl->kernels->level); }
+
+int64_t relayoutDefaultStreamingThreshold() {
+  return defaultStreamingThreshold();
+}
+
+std::vector<std::string> relayoutIsaLevels() {
+  std::vector<std::string> names;
+  for (IsaLevel level : supportedLevels())
+    names.push_back(isaName(level));
+  return names;
+}
+
 std::string RelayoutPlan::describe() const {
+  return describeKernel() + ", " + isa();
+}
+
+std::string RelayoutPlan::describeKernel() const {
   switch (impl->kind) {
   case Kind::Empty:
     return "empty array: zero the destination";
@@ -148,12 +197,25 @@ std::string RelayoutPlan::describe() const {
     return describeTile(impl->tile) + ", " + impl->storesText();
   case Kind::Retile:
     return describeRetile(impl->retile) + ", " + impl->storesText();
+  case Kind::TiledTranspose:
+    return describeTiledTranspose(impl->tiledTranspose) + ", " +
+           impl->storesText();
+  case Kind::SubBytePermute:
+    return describeSubBytePermute(impl->subBytePermute) + ", ordinary stores";
   case Kind::Generic: {
     const GenericPlan &plan = impl->generic;
     const GenericPlan::Group &inner = plan.groups.back();
-    if (plan.elementBytes == 0)
+    if (plan.elementBytes == 0) {
+      using Split = GenericPlan::BitSplit;
+      std::string split =
+          plan.bitSplit == Split::Any
+              ? "split among threads"
+              : "one thread (destination bytes shared across the walk)";
       return "generic bit copy: " + elementText(impl->from) + " to " +
-             elementText(impl->to) + ", one thread";
+             elementText(impl->to) +
+             (plan.bitRunsAreBytes ? ", runs of whole bytes copied" : "") +
+             ", " + split;
+    }
     return "generic: " + std::to_string(plan.groups.size() - 1) +
            " outer dim groups, inner group of " + std::to_string(inner.size) +
            " elements in " + std::to_string(plan.runs.size()) +
@@ -195,6 +257,13 @@ std::optional<Error> RelayoutPlan::execute(const void *src, int64_t srcBytes,
     break;
   case Kind::Retile:
     runRetile(impl->retile, in, out, impl->threads(), impl->streaming());
+    break;
+  case Kind::TiledTranspose:
+    runTiledTranspose(impl->tiledTranspose, in, out, impl->threads(),
+                      impl->streaming());
+    break;
+  case Kind::SubBytePermute:
+    runSubBytePermute(impl->subBytePermute, in, out, impl->threads());
     break;
   case Kind::Generic:
     runGeneric(impl->generic, in, out, impl->threads(), impl->streaming());

@@ -12,6 +12,7 @@
 //                   (K = 16 bytes / element size) under the odometer.
 //
 //===----------------------------------------------------------------------===//
+#include "Isa.h"
 #include "Kernels.h"
 #include "Simd.h"
 
@@ -36,10 +37,12 @@ std::vector<int64_t> strides(const TiledLayout &layout) {
 
 } // namespace
 
-std::optional<PermutePlan> planPermute(const TiledLayout &from,
-                                       const TiledLayout &to) {
+/// The dims of a permutation without tiles, in elements (elementBytes 0
+/// for sub-byte elements).
+static std::optional<PermutePlan> permuteDims(const TiledLayout &from,
+                                              const TiledLayout &to) {
   if (!from.layout().tiles.empty() || !to.layout().tiles.empty() ||
-      from.elementBits() != to.elementBits() || from.elementBits() % 8 != 0)
+      from.elementBits() != to.elementBits())
     return std::nullopt;
   PermutePlan plan;
   plan.elementBytes = from.elementBits() / 8;
@@ -79,16 +82,53 @@ std::optional<PermutePlan> planPermute(const TiledLayout &from,
   return plan;
 }
 
+std::optional<PermutePlan> planPermute(const TiledLayout &from,
+                                       const TiledLayout &to) {
+  if (from.elementBits() % 8 != 0)
+    return std::nullopt;
+  return permuteDims(from, to);
+}
+
+std::optional<SubBytePermutePlan> planSubBytePermute(const TiledLayout &from,
+                                                     const TiledLayout &to) {
+  int64_t bits = from.elementBits();
+  if (bits != 1 && bits != 2 && bits != 4)
+    return std::nullopt;
+  std::optional<PermutePlan> dims = permuteDims(from, to);
+  if (!dims || dims->isRowCopy())
+    return std::nullopt;
+  // Every row of the slices and every outer base on a byte boundary on
+  // both sides, so that blocks read and write whole bytes.
+  int64_t per = 8 / bits;
+  bool whole = dims->rows % per == 0 && dims->columns % per == 0 &&
+               dims->srcColumnStride % per == 0 &&
+               dims->dstRowStride % per == 0;
+  for (const PermutePlan::Dim &d : dims->outer)
+    whole = whole && d.srcStride % per == 0 && d.dstStride % per == 0;
+  if (!whole)
+    return std::nullopt;
+  SubBytePermutePlan plan;
+  plan.dims = *dims;
+  plan.bits = bits;
+  plan.tailStart = to.logicalElements() * bits / 8;
+  plan.dstBytes = to.physicalBytes();
+  return plan;
+}
+
 namespace {
 
 /// Source rows per transpose panel: enough that each destination row gets
-/// 1 KiB at a time, few enough that the panel (4 MiB at most) stays in
-/// cache. Measured on a 2-core EPYC VM: 512 B to 4 KiB and 1 to 4 MiB are
-/// within noise of each other; 16 MiB panels are slower.
+/// 1 KiB at a time, few enough that the panel stays in cache (an eighth of
+/// the last-level cache, 4 MiB on the 32 MiB L3 it was measured on: 512 B
+/// to 4 KiB and 1 to 4 MiB were within noise of each other, 16 MiB panels
+/// slower), and a whole number of the bands of transposeBanded (64 bytes
+/// of destination row).
 static int64_t panelColumns(const PermutePlan &plan) {
   int64_t s = plan.elementBytes;
   int64_t columns = std::min<int64_t>(
-      1024 / s, (int64_t(4) << 20) / std::max<int64_t>(1, plan.rows * s));
+      1024 / s, hostCaches().l3 / 8 / std::max<int64_t>(1, plan.rows * s));
+  if (s <= 8)
+    return std::max<int64_t>(64 / s, columns / (64 / s) * (64 / s));
   return std::max<int64_t>(16, columns);
 }
 
@@ -261,6 +301,54 @@ void fillStage(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
                             stage + (jj * B + ii) * Width, B * Width, false);
 }
 
+/// A band of 64 / Width rows in K x K register blocks (K = 16 / Width):
+/// four 16-byte pieces per destination line.
+template <int Width>
+int64_t sse2Band(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                 int64_t dstRow, int64_t columns, bool streaming) {
+  constexpr int64_t K = 16 / Width, R = 64 / Width;
+  int64_t c = 0;
+  for (; c + K <= columns; c += K)
+    for (int64_t q = 0; q < R; q += K)
+      transposeBlock<Width>(in + q * srcRow + c * Width, srcRow,
+                            out + c * dstRow + q * Width, dstRow, streaming);
+  return c;
+}
+
+} // namespace
+
+int64_t sse2TransposeBand1(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming) {
+  return sse2Band<1>(in, srcRow, out, dstRow, columns, streaming);
+}
+int64_t sse2TransposeBand2(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming) {
+  return sse2Band<2>(in, srcRow, out, dstRow, columns, streaming);
+}
+int64_t sse2TransposeBand4(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming) {
+  return sse2Band<4>(in, srcRow, out, dstRow, columns, streaming);
+}
+int64_t sse2TransposeBand8(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming) {
+  return sse2Band<8>(in, srcRow, out, dstRow, columns, streaming);
+}
+
+void sse2FillStage1(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStage<1>(in, srcRow, stage);
+}
+void sse2FillStage2(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStage<2>(in, srcRow, stage);
+}
+void sse2FillStage4(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStage<4>(in, srcRow, stage);
+}
+void sse2FillStage8(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
+  fillStage<8>(in, srcRow, stage);
+}
+
+namespace {
+
 template <int Width>
 void transposeStaged(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                      int64_t i0, int64_t i1, bool streaming) {
@@ -268,16 +356,22 @@ void transposeStaged(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   alignas(64) uint8_t stage[B * B * Width];
   const int64_t srcRow = p.srcColumnStride * Width;
   const int64_t dstRow = p.dstRowStride * Width;
+  constexpr int log2Width = Width == 1   ? 0
+                            : Width == 2 ? 1
+                            : Width == 4 ? 2
+                                         : 3;
+  auto *fill = p.kernels->fillStage[log2Width];
+  auto *copy = p.kernels->copy;
   for (int64_t i = i0; i < i1; i += B) {
     int64_t bi = std::min(B, i1 - i);
     for (int64_t j = 0; j < p.rows; j += B) {
       int64_t bj = std::min(B, p.rows - j);
       const uint8_t *in = src + i * srcRow + j * Width;
       if (bi == B && bj == B) {
-        fillStage<Width>(in, srcRow, stage);
+        fill(in, srcRow, stage);
         for (int64_t jj = 0; jj < B; ++jj)
-          copyBytes(dst + (j + jj) * dstRow + i * Width, stage + jj * B * Width,
-                    B * Width, streaming);
+          copy(dst + (j + jj) * dstRow + i * Width, stage + jj * B * Width,
+               B * Width, streaming);
         continue;
       }
       for (int64_t ii = 0; ii < bi; ii += K)
@@ -294,27 +388,77 @@ void transposeStaged(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                           in + r * srcRow + c * Width, Width);
         }
       for (int64_t jj = 0; jj < bj; ++jj)
-        copyBytes(dst + (j + jj) * dstRow + i * Width, stage + jj * B * Width,
-                  bi * Width, streaming);
+        copy(dst + (j + jj) * dstRow + i * Width, stage + jj * B * Width,
+             bi * Width, streaming);
     }
   }
+}
+
+/// Bands of 64 / Width source rows through the level's register kernel
+/// (KernelSet::transposeBand): every destination row receives a whole
+/// 64-byte line per band, straight from registers, no stage. The columns
+/// are taken in blocks so that a block of the panel (source rows i0..i1)
+/// stays in L2 while its bands are written.
+template <int Width>
+void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
+                     int64_t i0, int64_t i1, bool streaming) {
+  constexpr int64_t R = 64 / Width;
+  constexpr int log2Width = Width == 1   ? 0
+                            : Width == 2 ? 1
+                            : Width == 4 ? 2
+                                         : 3;
+  auto *band = p.kernels->transposeBand[log2Width];
+  const int64_t srcRow = p.srcColumnStride * Width;
+  const int64_t dstRow = p.dstRowStride * Width;
+  // Source columns per block: the panel's block fills a quarter of L2
+  // (1 KiB of each of 256 f32 rows on a 1 MiB L2), at least 256 bytes.
+  int64_t blockBytes = hostCaches().l2 / 4 / std::max<int64_t>(1, i1 - i0);
+  int64_t block = std::max<int64_t>(256, blockBytes) / Width;
+  int64_t full = i0 + (i1 - i0) / R * R;
+  for (int64_t j0 = 0; j0 < p.rows; j0 += block) {
+    int64_t columns = std::min(block, p.rows - j0);
+    for (int64_t i = i0; i < full; i += R) {
+      const uint8_t *in = src + i * srcRow + j0 * Width;
+      uint8_t *out = dst + j0 * dstRow + i * Width;
+      int64_t done = band(in, srcRow, out, dstRow, columns, streaming);
+      for (int64_t j = done; j < columns; ++j)
+        for (int64_t r = 0; r < R; ++r)
+          std::memcpy(out + j * dstRow + r * Width, in + r * srcRow + j * Width,
+                      Width);
+    }
+  }
+  if (full < i1)
+    transposePanel<Width>(p, src, dst, full, i1, streaming);
+}
+
+template <int Width>
+void transposeWith(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
+                   int64_t i0, int64_t i1, bool streaming) {
+  constexpr int log2Width = Width == 1   ? 0
+                            : Width == 2 ? 1
+                            : Width == 4 ? 2
+                                         : 3;
+  // Bands need whole lines per store group: 32- and 64-byte vectors. With
+  // 16-byte ones the stage (streaming) or the panel is faster.
+  if (p.kernels->vectorBytes >= 32 && p.kernels->transposeBand[log2Width] &&
+      p.kernels->wholeLineBands[log2Width])
+    return transposeBanded<Width>(p, src, dst, i0, i1, streaming);
+  if (streaming)
+    return transposeStaged<Width>(p, src, dst, i0, i1, true);
+  return transposePanel<Width>(p, src, dst, i0, i1, false);
 }
 
 void transposeSlice(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                     int64_t i0, int64_t i1, bool streaming) {
   switch (p.elementBytes) {
   case 1:
-    return streaming ? transposeStaged<1>(p, src, dst, i0, i1, true)
-                     : transposePanel<1>(p, src, dst, i0, i1, false);
+    return transposeWith<1>(p, src, dst, i0, i1, streaming);
   case 2:
-    return streaming ? transposeStaged<2>(p, src, dst, i0, i1, true)
-                     : transposePanel<2>(p, src, dst, i0, i1, false);
+    return transposeWith<2>(p, src, dst, i0, i1, streaming);
   case 4:
-    return streaming ? transposeStaged<4>(p, src, dst, i0, i1, true)
-                     : transposePanel<4>(p, src, dst, i0, i1, false);
+    return transposeWith<4>(p, src, dst, i0, i1, streaming);
   case 8:
-    return streaming ? transposeStaged<8>(p, src, dst, i0, i1, true)
-                     : transposePanel<8>(p, src, dst, i0, i1, false);
+    return transposeWith<8>(p, src, dst, i0, i1, streaming);
   case 16:
     return transposePanel<16>(p, src, dst, i0, i1, streaming);
   default:
@@ -355,8 +499,8 @@ void runPermute(const PermutePlan &plan, const uint8_t *src, uint8_t *dst,
                   const uint8_t *in = src + odometer.srcBase * s;
                   uint8_t *out = dst + odometer.dstBase * s;
                   if (plan.isRowCopy())
-                    copyBytes(out + e0 * s, in + e0 * s, (e1 - e0) * s,
-                              streaming);
+                    plan.kernels->copy(out + e0 * s, in + e0 * s, (e1 - e0) * s,
+                                       streaming);
                   else
                     transposeSlice(plan, in, out, e0, e1, streaming);
                 }
@@ -365,6 +509,92 @@ void runPermute(const PermutePlan &plan, const uint8_t *src, uint8_t *dst,
               });
   if (plan.dstBytes > plan.tailStart)
     std::memset(dst + plan.tailStart, 0, plan.dstBytes - plan.tailStart);
+}
+
+namespace {
+
+/// One block of a sub-byte transpose: bi source rows (destination columns
+/// i..i+bi) x bj source columns (destination rows j..j+bj), unpacked to a
+/// byte each, transposed in cache, packed again.
+template <int64_t bits>
+void subByteBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
+                  int64_t srcBase, int64_t dstBase, int64_t i, int64_t j,
+                  int64_t bi, int64_t bj, uint8_t *stageA, uint8_t *stageB) {
+  constexpr int64_t B = 64, per = 8 / bits, mask = (1 << bits) - 1;
+  const PermutePlan &d = p.dims;
+  for (int64_t r = 0; r < bi; ++r) {
+    const uint8_t *in =
+        src + (srcBase + (i + r) * d.srcColumnStride + j) * bits / 8;
+    uint8_t *row = stageA + r * B;
+    // Byte by byte with a fixed inner trip count: the compiler vectorizes
+    // it (an element-indexed loop divides per element).
+    for (int64_t k = 0; k < bj / per; ++k) {
+      uint8_t byte = in[k];
+      for (int64_t q = 0; q < per; ++q)
+        row[k * per + q] = (byte >> (q * bits)) & mask;
+    }
+  }
+  int64_t r = 0;
+  if (bi == B && bj == B && p.dims.kernels->transposeBand[0])
+    for (; r + 64 <= bi; r += 64)
+      p.dims.kernels->transposeBand[0](stageA + r * B, B, stageB + r, B, bj,
+                                       false);
+  for (; r < bi; ++r)
+    for (int64_t c = 0; c < bj; ++c)
+      stageB[c * B + r] = stageA[r * B + c];
+  for (int64_t c = 0; c < bj; ++c) {
+    uint8_t *out = dst + (dstBase + (j + c) * d.dstRowStride + i) * bits / 8;
+    const uint8_t *row = stageB + c * B;
+    for (int64_t k = 0; k < bi / per; ++k) {
+      uint8_t byte = 0;
+      for (int64_t q = 0; q < per; ++q)
+        byte |= static_cast<uint8_t>(row[k * per + q] << (q * bits));
+      out[k] = byte;
+    }
+  }
+}
+
+} // namespace
+
+void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
+                       uint8_t *dst, int threads) {
+  // A work item is a chunk of 256 source rows: each destination row then
+  // receives whole lines (128 nibbles, 64 bytes) per visit, in four
+  // 64 x 64 blocks written one after the other.
+  constexpr int64_t B = 64, chunk = 4 * B;
+  const PermutePlan &d = plan.dims;
+  int64_t chunks = ceilDivide(d.columns, chunk);
+  int64_t grain = 1;
+  parallelFor(threads, d.outerCount() * chunks, grain,
+              [&](int64_t begin, int64_t end) {
+                alignas(64) uint8_t stageA[B * B], stageB[B * B];
+                Odometer odometer(d.outer, begin / chunks);
+                for (int64_t item = begin; item < end; ++item) {
+                  int64_t c = item % chunks;
+                  if (item != begin && c == 0)
+                    odometer.next();
+                  int64_t i0 = c * chunk;
+                  int64_t i1 = std::min(d.columns, i0 + chunk);
+                  auto block = plan.bits == 4   ? subByteBlock<4>
+                               : plan.bits == 2 ? subByteBlock<2>
+                                                : subByteBlock<1>;
+                  for (int64_t j = 0; j < d.rows; j += B)
+                    for (int64_t i = i0; i < i1; i += B)
+                      block(plan, src, dst, odometer.srcBase, odometer.dstBase,
+                            i, j, std::min(B, i1 - i), std::min(B, d.rows - j),
+                            stageA, stageB);
+                }
+              });
+  if (plan.dstBytes > plan.tailStart)
+    std::memset(dst + plan.tailStart, 0, plan.dstBytes - plan.tailStart);
+}
+
+std::string describeSubBytePermute(const SubBytePermutePlan &plan) {
+  return "sub-byte transpose of " + std::to_string(plan.dims.rows) + "x" +
+         std::to_string(plan.dims.columns) + " slices of " +
+         std::to_string(plan.bits) +
+         "-bit elements through byte stages of 64x64, " +
+         std::to_string(plan.dims.outer.size()) + " outer dims";
 }
 
 std::string describePermute(const PermutePlan &plan) {

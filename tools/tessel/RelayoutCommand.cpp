@@ -32,7 +32,10 @@ constexpr const char *kOverview =
     "layouts (when omitted: the layout of --shape if it has one, else\n"
     "row-major {n-1,...,0}). Padding slots of the\n"
     "output are zero. --threads N sets the worker threads (0, the default,\n"
-    "means every core); -v prints the kernel chosen and the GB/s.\n\n"
+    "means every core); -v prints the kernel chosen, the instruction set\n"
+    "level it ran at and the GB/s. The kernels run at the best level the\n"
+    "CPU has (sse2, avx2, avx512); TESSEL_ISA=sse2|avx2|avx512 in the\n"
+    "environment caps it.\n\n"
     "Files are raw bytes (the physical buffer, padding included) or .npy.\n"
     "With --format=auto a file is .npy when its name ends in .npy.\n"
     "  input  .npy: when --from is row-major, its dtype and shape must be\n"
@@ -151,7 +154,12 @@ std::optional<Layout> parseLayoutOption(const char *name,
 
 void printSpeed(const RelayoutPlan &plan, double seconds) {
   int64_t moved = plan.sourceBytes() + plan.destinationBytes();
+  std::string levels;
+  for (const std::string &level : relayoutIsaLevels())
+    levels += (levels.empty() ? "" : " ") + level;
   llvm::errs() << "relayout: " << plan.describe() << "\n"
+               << "relayout: instruction set " << plan.isa()
+               << " (this CPU: " << levels << ")\n"
                << "relayout: " << moved << " bytes read + written in "
                << llvm::format("%.3f", seconds * 1e3) << " ms, "
                << llvm::format("%.2f", moved / std::max(seconds, 1e-9) / 1e9)

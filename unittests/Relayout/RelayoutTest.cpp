@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -41,20 +42,29 @@ Bytes reference(const Shape &from, const Shape &to, const Bytes &src) {
   return dst;
 }
 
-/// Runs a plan on src into a destination pre-filled with 0xFF garbage.
+/// Runs a plan on src into a destination pre-filled with 0xFF garbage that
+/// starts `misalign` bytes past a 64-byte boundary (the streaming kernels
+/// take another path when the destination is not aligned to a vector).
 Bytes run(const Shape &from, const Shape &to, const Bytes &src,
-          RelayoutOptions options = {}, std::string *description = nullptr) {
+          RelayoutOptions options = {}, std::string *description = nullptr,
+          int64_t misalign = 0) {
   Expected<RelayoutPlan> plan = RelayoutPlan::create(from, to, options);
   EXPECT_TRUE(plan) << plan.error().message;
   if (!plan)
     return {};
   if (description)
     *description = plan->describe();
-  Bytes dst(plan->destinationBytes(), 0xFF);
+  if (!options.isa.empty()) {
+    EXPECT_EQ(plan->isa(), options.isa);
+  }
+  Bytes storage(plan->destinationBytes() + 128, 0xFF);
+  uint8_t *dst = storage.data() +
+                 (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 +
+                 misalign;
   std::optional<Error> error =
-      plan->execute(src.data(), src.size(), dst.data(), dst.size());
+      plan->execute(src.data(), src.size(), dst, plan->destinationBytes());
   EXPECT_FALSE(error) << error->message;
-  return dst;
+  return Bytes(dst, dst + plan->destinationBytes());
 }
 
 /// A random layout for `shape`'s type and dims: row-major, TPU-like tiles
@@ -146,13 +156,19 @@ TEST(Relayout, RandomLayoutPairsAgreeWithTheReference) {
     options.threads = 1 + static_cast<int>(rng() % 3);
     options.parallelThresholdBytes = rng() % 2 ? 0 : -1;
     options.streamingThresholdBytes = rng() % 2 ? 0 : -1;
+    int64_t misalign = rng() % 4 ? 0 : 8;
     Bytes expected = reference(from, to, src);
-    ASSERT_EQ(run(from, to, src, options), expected);
-    // Back again: the reverse plan agrees too, and when no bits are lost
-    // (same element size) A -> B -> A gives the data back with A's padding
-    // zeroed.
-    Bytes back = run(to, from, expected, options);
-    ASSERT_EQ(back, reference(to, from, expected));
+    Bytes back = reference(to, from, expected);
+    // Every instruction set level this CPU has, the same bytes.
+    for (const std::string &isa : relayoutIsaLevels()) {
+      SCOPED_TRACE(isa);
+      options.isa = isa;
+      ASSERT_EQ(run(from, to, src, options, nullptr, misalign), expected);
+      // Back again: the reverse plan agrees too.
+      ASSERT_EQ(run(to, from, expected, options, nullptr, misalign), back);
+    }
+    // When no bits are lost (same element size) A -> B -> A gives the data
+    // back with A's padding zeroed.
     if (compile(from).elementBits() == compile(to).elementBits()) {
       ASSERT_EQ(back, reference(from, from, src));
       ++identities;
@@ -181,16 +197,22 @@ void checkFastPath(const std::string &fromText, const std::string &toText,
   for (size_t i = 0; i < garbage.size(); ++i)
     garbage[i] = (expected[i] & mask[i]) | (garbage[i] & ~mask[i]);
   std::string inverse = kernel == "tile rows" ? "untile rows" : kernel;
-  for (int64_t streaming : {-1, 0}) {
-    RelayoutOptions options;
-    options.streamingThresholdBytes = streaming;
-    options.parallelThresholdBytes = 0;
-    std::string forward, backward;
-    EXPECT_EQ(run(from, to, src, options, &forward), expected);
-    EXPECT_NE(forward.find(kernel), std::string::npos) << forward;
-    EXPECT_EQ(run(to, from, garbage, options, &backward), back);
-    EXPECT_NE(backward.find(inverse), std::string::npos) << backward;
-  }
+  for (const std::string &isa : relayoutIsaLevels())
+    for (int64_t streaming : {-1, 0})
+      for (int64_t misalign : {0, 16, 1}) {
+        SCOPED_TRACE(isa + (streaming ? " ordinary" : " streaming") +
+                     " stores, destination 64-byte boundary + " +
+                     std::to_string(misalign));
+        RelayoutOptions options;
+        options.isa = isa;
+        options.streamingThresholdBytes = streaming;
+        options.parallelThresholdBytes = 0;
+        std::string forward, backward;
+        EXPECT_EQ(run(from, to, src, options, &forward, misalign), expected);
+        EXPECT_NE(forward.find(kernel), std::string::npos) << forward;
+        EXPECT_EQ(run(to, from, garbage, options, &backward, misalign), back);
+        EXPECT_NE(backward.find(inverse), std::string::npos) << backward;
+      }
 }
 
 TEST(Relayout, TileFastPathsAgreeWithTheReference) {
@@ -236,6 +258,21 @@ TEST(Relayout, RetileFastPathAgreesWithTheReference) {
     checkFastPath(from, to, "retile", rng);
 }
 
+TEST(Relayout, TiledTransposeAgreesWithTheReference) {
+  std::mt19937 rng(12);
+  const char *cases[][2] = {
+      {"f32[256,384]{1,0:T(8,128)}", "f32[256,384]{0,1:T(8,128)}"},
+      // Ragged both ways, more than one block each way.
+      {"f32[300,141]{1,0:T(8,128)}", "f32[300,141]{0,1:T(8,128)}"},
+      {"bf16[67,300]{0,1:T(8,128)}", "bf16[67,300]{1,0:T(4,128)}"},
+      {"s8[130,257]{1,0:T(8,128)}", "s8[130,257]{0,1:T(32,128)}"},
+      {"f64[37,19]{1,0:T(2,4)}", "f64[37,19]{0,1:T(8,2)L(512)}"},
+      {"c128[9,10]{1,0:T(2,4)}", "c128[9,10]{0,1:T(4,2)}"},
+  };
+  for (auto &[from, to] : cases)
+    checkFastPath(from, to, "tiled transpose", rng);
+}
+
 TEST(Relayout, PermuteFastPathsAgreeWithTheReference) {
   std::mt19937 rng(6);
   const char *transposes[][2] = {
@@ -278,13 +315,61 @@ TEST(Relayout, ThreadCountsGiveTheSameBytes) {
     Shape from(to.elementType, to.dims);
     Bytes src = randomBytes(rng, compile(from).physicalBytes());
     Bytes expected = reference(from, to, src);
-    for (int threads : {1, 2, 3, 8}) {
+    for (int threads : {1, 2, 3, 8})
+      for (const std::string &isa : relayoutIsaLevels()) {
+        RelayoutOptions options;
+        options.threads = threads;
+        options.parallelThresholdBytes = 0;
+        options.isa = isa;
+        SCOPED_TRACE(std::string(text) + " threads " + std::to_string(threads) +
+                     " " + isa);
+        EXPECT_EQ(run(from, to, src, options), expected);
+        EXPECT_EQ(run(to, from, expected, options), src);
+      }
+  }
+}
+
+TEST(Relayout, SubByteRelayoutsAgreeWithTheReferenceOnEveryPath) {
+  std::mt19937 rng(9);
+  const char *cases[][3] = {
+      // Runs of 128 nibbles, byte-aligned on both sides: memcpy, any split.
+      {"s4[40,300]{1,0:E(4)}", "s4[40,300]{1,0:T(8,128)E(4)}",
+       "runs of whole bytes copied, split among threads"},
+      // Transposes whose rows are whole bytes: through byte stages.
+      {"s4[64,130]{1,0:E(4)}", "s4[64,130]{0,1:E(4)}",
+       "sub-byte transpose of 130x64 slices"},
+      {"s2[3,20,68]{2,1,0:E(2)}", "s2[3,20,68]{1,2,0:E(2)}",
+       "sub-byte transpose of 68x20 slices of 2-bit elements"},
+      {"s4[6,130,2]{2,1,0:E(4)}", "s4[6,130,2]{1,0,2:L(64)E(4)}",
+       "sub-byte transpose"},
+      // Odd rows of nibbles: the bit walk, rows share bytes.
+      {"s4[63,130]{1,0:E(4)}", "s4[63,130]{0,1:E(4)}",
+       "one thread (destination bytes shared across the walk)"},
+      // Padding bytes of whole-byte runs are zeroed.
+      {"s4[20,130]{1,0:E(4)}", "s4[20,130]{1,0:T(8,128)E(4)}",
+       "runs of whole bytes copied, split among threads"},
+      // Unpacking to whole bytes never shares a destination byte.
+      {"s4[33,70]{1,0:E(4)}", "s4[33,70]{0,1}", "split among threads"},
+      // Odd rows of nibbles: rows share bytes.
+      {"s4[33,71]{0,1}", "s4[33,71]{1,0:E(4)}",
+       "one thread (destination bytes shared across the walk)"},
+      {"pred[40,24]{1,0:E(1)}", "pred[40,24]{0,1:E(1)}",
+       "sub-byte transpose of 24x40 slices of 1-bit elements"},
+  };
+  for (auto &[fromText, toText, split] : cases) {
+    Shape from = parse(fromText), to = parse(toText);
+    SCOPED_TRACE(std::string(fromText) + " -> " + toText);
+    Bytes src = randomBytes(rng, compile(from).physicalBytes());
+    // Sub-byte sources: only the value bits matter; the reference defines
+    // the expected bytes from the same source.
+    Bytes expected = reference(from, to, src);
+    for (int threads : {1, 2, 3}) {
       RelayoutOptions options;
       options.threads = threads;
       options.parallelThresholdBytes = 0;
-      SCOPED_TRACE(std::string(text) + " threads " + std::to_string(threads));
-      EXPECT_EQ(run(from, to, src, options), expected);
-      EXPECT_EQ(run(to, from, expected, options), src);
+      std::string description;
+      EXPECT_EQ(run(from, to, src, options, &description), expected);
+      EXPECT_NE(description.find(split), std::string::npos) << description;
     }
   }
 }
@@ -338,22 +423,82 @@ TEST(Relayout, EmptyAndScalarArrays) {
 
 } // namespace
 
-TEST(Relayout, StreamingStoresFromSixteenMiBByDefault) {
+TEST(Relayout, StreamingStoresFromHalfTheLastLevelCacheByDefault) {
   // Plans only: nothing is allocated or run. The destination's size picks
   // the stores; an explicit threshold overrides the default.
-  auto describe = [](const char *shape, RelayoutOptions options = {}) {
+  auto describe = [](const std::string &shape, RelayoutOptions options = {}) {
     Expected<RelayoutPlan> plan = RelayoutPlan::create(
-        parse(std::string(shape) + "{1,0}"),
-        parse(std::string(shape) + "{1,0:T(8,128)}"), options);
+        parse(shape + "{1,0}"), parse(shape + "{1,0:T(8,128)}"), options);
     EXPECT_TRUE(plan) << plan.error().message;
     return plan ? plan->describe() : std::string();
   };
-  EXPECT_NE(describe("f32[2048,2048]").find("streaming stores"),
-            std::string::npos); // exactly 16 MiB
-  EXPECT_NE(describe("f32[2040,2048]").find("ordinary stores"),
+  // Half the L3 the CPU reports: between 512 KiB and 1 GiB, or the 16 MiB
+  // fallback; f32 rows of 512 elements, 2 KiB each.
+  int64_t threshold = relayoutDefaultStreamingThreshold();
+  EXPECT_GE(threshold, int64_t(512) << 10);
+  EXPECT_LE(threshold, int64_t(1) << 30);
+  std::string rows = std::to_string(threshold / 2048);
+  std::string fewer = std::to_string(threshold / 2048 - 8);
+  EXPECT_NE(describe("f32[" + rows + ",512]").find("streaming stores"),
+            std::string::npos); // exactly the threshold
+  EXPECT_NE(describe("f32[" + fewer + ",512]").find("ordinary stores"),
             std::string::npos); // just under
   RelayoutOptions options;
   options.streamingThresholdBytes = 0;
   EXPECT_NE(describe("f32[8,128]", options).find("streaming stores"),
             std::string::npos);
+}
+
+TEST(Relayout, InstructionSetLevels) {
+  std::vector<std::string> levels = relayoutIsaLevels();
+  ASSERT_FALSE(levels.empty());
+  EXPECT_EQ(levels.front(), "sse2");
+  auto plan = [](const std::string &isa) {
+    RelayoutOptions options;
+    options.isa = isa;
+    return RelayoutPlan::create(parse("bf16[16,256]{1,0}"),
+                                parse("bf16[16,256]{1,0:T(8,128)(2,1)}"),
+                                options);
+  };
+  // Each level runs when asked for, and describe() names it last.
+  for (const std::string &isa : levels) {
+    Expected<RelayoutPlan> p = plan(isa);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->isa(), isa);
+    EXPECT_EQ(p->describe(), "tile rows into (8,128)(2,1) tiles, 2 rows "
+                             "interleaved, 2-byte elements, ordinary stores, " +
+                                 isa);
+  }
+  // No cap: the best level of the CPU. A cap above it: the same.
+  EXPECT_EQ(plan("")->isa(), levels.back());
+  EXPECT_EQ(plan("avx512")->isa(), levels.back());
+  Expected<RelayoutPlan> bad = plan("avx9");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "instruction set option: unknown instruction "
+                                 "set 'avx9', expected sse2, avx2 or avx512");
+}
+
+TEST(Relayout, TesselIsaCapsTheLevel) {
+  const char *saved = std::getenv("TESSEL_ISA");
+  std::string previous = saved ? saved : "";
+  auto create = [](const std::string &isa) {
+    RelayoutOptions options;
+    options.isa = isa;
+    return RelayoutPlan::create(parse("f32[64,64]{1,0}"),
+                                parse("f32[64,64]{0,1}"), options);
+  };
+  ::setenv("TESSEL_ISA", "sse2", 1);
+  EXPECT_EQ(create("")->isa(), "sse2");
+  EXPECT_EQ(create("avx512")->isa(), "sse2");
+  ::setenv("TESSEL_ISA", "avx512", 1);
+  EXPECT_EQ(create("sse2")->isa(), "sse2"); // the lower of the two
+  ::setenv("TESSEL_ISA", "sse3", 1);
+  Expected<RelayoutPlan> bad = create("");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "TESSEL_ISA: unknown instruction set "
+                                 "'sse3', expected sse2, avx2 or avx512");
+  if (saved)
+    ::setenv("TESSEL_ISA", previous.c_str(), 1);
+  else
+    ::unsetenv("TESSEL_ISA");
 }

@@ -37,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessel {
 
@@ -47,20 +48,38 @@ struct RelayoutOptions {
   int threads = 0;
   /// Destinations of at least this many bytes are written with streaming
   /// (non-temporal) stores; smaller ones with ordinary stores so that they
-  /// stay in cache. Negative means tessel's default, 16 MiB (half the L3
-  /// of the machine it was tuned on).
+  /// stay in cache. Negative means tessel's default: half the last-level
+  /// cache the CPU reports (16 MiB when it reports nothing plausible).
   int64_t streamingThresholdBytes = -1;
   /// Conversions that move (read + write) fewer bytes than this run on the
   /// calling thread only. Negative means tessel's default (1 MiB); tests
   /// set 0 to run small cases on several threads.
   int64_t parallelThresholdBytes = -1;
+  /// The highest instruction set level the kernels may use: "sse2", "avx2"
+  /// or "avx512"; empty means the best this CPU has. The environment
+  /// variable TESSEL_ISA caps it the same way. A level the CPU lacks gives
+  /// the best one it has; relayoutIsaLevels() lists them.
+  std::string isa;
 };
+
+/// The instruction set levels this CPU can run the relayout kernels at,
+/// lowest first: "sse2" always (tessel's own SSE2 kernels; portable loops
+/// off x86), then "avx2" and "avx512" where the CPU has them (kernels
+/// compiled with Google Highway). One binary carries all of them.
+std::vector<std::string> relayoutIsaLevels();
+
+/// The streaming threshold a plan uses when RelayoutOptions leaves it
+/// negative: half the last-level cache the CPU reports (sysfs, then
+/// sysconf), or 16 MiB when what it reports is missing or implausible.
+int64_t relayoutDefaultStreamingThreshold();
 
 class RelayoutPlan {
 public:
   /// Plans the conversion of an array of `shape` (element type and dims;
   /// its own layout is ignored) from layout `from` to layout `to`. Fails
-  /// with a readable message when either layout is invalid for the shape.
+  /// with a readable message when either layout is invalid for the shape,
+  /// or when the instruction set level asked for (RelayoutOptions::isa or
+  /// TESSEL_ISA) is not one of sse2, avx2, avx512.
   static Expected<RelayoutPlan> create(const Shape &shape, const Layout &from,
                                        const Layout &to,
                                        const RelayoutOptions &options = {});
@@ -75,8 +94,11 @@ public:
   int64_t sourceBytes() const;
   int64_t destinationBytes() const;
   /// One line naming the kernel chosen and why, for `tessel relayout -v`,
-  /// e.g. `tile rows into (8,128) tiles, 4-byte elements, streaming stores`.
+  /// e.g. `tile rows into (8,128) tiles, 4-byte elements, streaming stores,
+  /// avx512`.
   std::string describe() const;
+  /// The instruction set level the plan's kernels run at ("avx2").
+  std::string isa() const;
 
   /// Converts src into dst. Fails, before writing anything, when a size is
   /// not exactly sourceBytes() / destinationBytes().
@@ -90,6 +112,7 @@ public:
 
 private:
   struct Impl;
+  std::string describeKernel() const;
   explicit RelayoutPlan(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
 };

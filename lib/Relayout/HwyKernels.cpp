@@ -1,0 +1,368 @@
+//===- HwyKernels.cpp - Relayout kernels for AVX2 and AVX-512 (Highway) ---===//
+//
+// Written once against Google Highway's portable vector ops and compiled by
+// foreach_target.h for each x86 target Highway can attain (AVX2 and AVX3,
+// i.e. AVX-512 F/BW/DQ/VL); Isa.cpp picks the one the plan runs. Vectors
+// are 32 or 64 bytes, so the same source gives:
+//
+//   copy / zero     non-temporal stores of whole vectors (a 64-byte store
+//                   fills a cache line at once on AVX-512)
+//   interleave      k rows into a tile row: Highway's StoreInterleaved2/4
+//   deinterleave    LoadInterleaved2/4 (bf16 pairs, s8 quads)
+//   transposeSquare an L x L register transpose (L = lanes, at most 16 so
+//                   that the vectors stay in registers: bf16 on AVX-512
+//                   uses 256-bit vectors, s8 128-bit ones), the base of
+//   transposeBand   64 / width source rows to one whole line of each
+//                   destination row, straight from the registers (where
+//                   a band does not fit the registers, the permutes use
+//                   sse2's stage transposes instead).
+//
+// The SSSE3 and SSE4 targets are left out: for these kernels they are
+// SSE2 with other names, and tessel's own SSE2 kernels cover them.
+//
+//===----------------------------------------------------------------------===//
+#include "Isa.h"
+
+#include <cstring>
+
+// SSE4 and SSSE3 are not worth their compile time here (see above).
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_SSE4)
+#endif
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "HwyKernels.cpp"
+#include <hwy/foreach_target.h> // IWYU pragma: keep
+#include <hwy/highway.h>
+
+// The static target (Highway's scalar or emulated 128-bit code, for the
+// x86-64 baseline) is compiled too but never used: sse2 is tessel's own.
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+HWY_BEFORE_NAMESPACE();
+namespace tessel::relayout::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D8 = hn::ScalableTag<uint8_t>;
+/// Bytes in a vector of this target.
+constexpr int64_t kVector = static_cast<int64_t>(hn::MaxLanes(D8()));
+
+inline bool alignedTo(const uint8_t *p, int64_t bytes) {
+  return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
+}
+
+void copyVec(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming) {
+  if (!streaming || bytes < 4 * kVector) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const D8 d;
+  int64_t head = static_cast<int64_t>(
+      (kVector - (reinterpret_cast<uintptr_t>(dst) & (kVector - 1))) &
+      (kVector - 1));
+  // Calls of the C library for nothing cost as much as moving a tile row:
+  // heads and tails are usually empty.
+  if (head)
+    std::memcpy(dst, src, head);
+  int64_t i = head;
+  for (; i + 4 * kVector <= bytes; i += 4 * kVector) {
+    auto a = hn::LoadU(d, src + i);
+    auto b = hn::LoadU(d, src + i + kVector);
+    auto c = hn::LoadU(d, src + i + 2 * kVector);
+    auto e = hn::LoadU(d, src + i + 3 * kVector);
+    hn::Stream(a, d, dst + i);
+    hn::Stream(b, d, dst + i + kVector);
+    hn::Stream(c, d, dst + i + 2 * kVector);
+    hn::Stream(e, d, dst + i + 3 * kVector);
+  }
+  for (; i + kVector <= bytes; i += kVector)
+    hn::Stream(hn::LoadU(d, src + i), d, dst + i);
+  if (i < bytes)
+    std::memcpy(dst + i, src + i, bytes - i);
+}
+
+void zeroVec(uint8_t *dst, int64_t bytes, bool streaming) {
+  if (bytes <= 0)
+    return;
+  if (!streaming || bytes < 2 * kVector) {
+    std::memset(dst, 0, bytes);
+    return;
+  }
+  const D8 d;
+  int64_t head = static_cast<int64_t>(
+      (kVector - (reinterpret_cast<uintptr_t>(dst) & (kVector - 1))) &
+      (kVector - 1));
+  if (head)
+    std::memset(dst, 0, head);
+  int64_t i = head;
+  auto zero = hn::Zero(d);
+  for (; i + kVector <= bytes; i += kVector)
+    hn::Stream(zero, d, dst + i);
+  if (i < bytes)
+    std::memset(dst + i, 0, bytes - i);
+}
+
+/// Stores v to p, non-temporally when `stream` (p then aligned to a
+/// vector).
+inline void put(uint8_t *p, hn::Vec<D8> v, bool stream) {
+  if (stream)
+    hn::Stream(v, D8(), p);
+  else
+    hn::StoreU(v, D8(), p);
+}
+
+/// Stores `count` vectors held in `buffer` (aligned) to out. Highway's
+/// StoreInterleaved2/4 store only with ordinary stores: they fill the
+/// buffer (in L1) and this streams it.
+inline void flush(const uint8_t *buffer, int count, uint8_t *out, bool stream) {
+  for (int m = 0; m < count; ++m)
+    put(out + m * kVector, hn::Load(D8(), buffer + m * kVector), stream);
+}
+
+int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
+                      int64_t s, int64_t k, bool streaming) {
+  const D8 d8;
+  alignas(64) uint8_t buffer[4 * 64];
+  bool stream = streaming && alignedTo(out, kVector);
+  int64_t j = 0;
+  if (s == 2 && k == 2) {
+    const hn::ScalableTag<uint16_t> d;
+    constexpr int64_t n = kVector / 2;
+    const uint8_t *r0 = rows[0], *r1 = rows[1];
+    for (; j + n <= count; j += n) {
+      auto a = hn::BitCast(d, hn::LoadU(d8, r0 + j * 2));
+      auto b = hn::BitCast(d, hn::LoadU(d8, r1 + j * 2));
+      hn::StoreInterleaved2(a, b, d, reinterpret_cast<uint16_t *>(buffer));
+      flush(buffer, 2, out + j * 4, stream);
+    }
+  } else if (s == 1 && k == 4) {
+    constexpr int64_t n = kVector;
+    const uint8_t *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
+    for (; j + n <= count; j += n) {
+      hn::StoreInterleaved4(hn::LoadU(d8, r0 + j), hn::LoadU(d8, r1 + j),
+                            hn::LoadU(d8, r2 + j), hn::LoadU(d8, r3 + j), d8,
+                            buffer);
+      flush(buffer, 4, out + j * 4, stream);
+    }
+  }
+  return j;
+}
+
+int64_t deinterleaveVec(const uint8_t *in, uint8_t *const *rows, int64_t count,
+                        int64_t s, int64_t k, bool streaming) {
+  const D8 d8;
+  int64_t j = 0;
+  if (s == 2 && k == 2) {
+    const hn::ScalableTag<uint16_t> d;
+    constexpr int64_t n = kVector / 2;
+    uint8_t *o0 = rows[0], *o1 = rows[1];
+    bool stream = streaming && alignedTo(o0, kVector) && alignedTo(o1, kVector);
+    for (; j + n <= count; j += n) {
+      hn::Vec<decltype(d)> a, b;
+      hn::LoadInterleaved2(d, reinterpret_cast<const uint16_t *>(in + j * 4), a,
+                           b);
+      put(o0 + j * 2, hn::BitCast(d8, a), stream);
+      put(o1 + j * 2, hn::BitCast(d8, b), stream);
+    }
+  } else if (s == 1 && k == 4) {
+    constexpr int64_t n = kVector;
+    uint8_t *o[4] = {rows[0], rows[1], rows[2], rows[3]};
+    bool stream = streaming;
+    for (int q = 0; q < 4; ++q)
+      stream = stream && alignedTo(o[q], kVector);
+    for (; j + n <= count; j += n) {
+      hn::Vec<D8> a, b, c, e;
+      hn::LoadInterleaved4(d8, in + j * 4, a, b, c, e);
+      put(o[0] + j, a, stream);
+      put(o[1] + j, b, stream);
+      put(o[2] + j, c, stream);
+      put(o[3] + j, e, stream);
+    }
+  }
+  return j;
+}
+
+//===----------------------------------------------------------------------===//
+// Transposes into the stage (rows 256 bytes apart)
+//===----------------------------------------------------------------------===//
+
+/// log2(K) rounds of block-local unpacks over K vectors: afterwards, in
+/// every 128-bit block, v[c] holds column c of the K rows (the rotation of
+/// Simd.h, with Highway's block-local InterleaveLower/Upper).
+template <class D, int K> HWY_INLINE void blockTranspose(D d, hn::Vec<D> *v) {
+  for (int round = 1; round < K; round *= 2) {
+    hn::Vec<D> next[K];
+    for (int j = 0; j < K / 2; ++j) {
+      next[2 * j] = hn::InterleaveLower(d, v[j], v[j + K / 2]);
+      next[2 * j + 1] = hn::InterleaveUpper(d, v[j], v[j + K / 2]);
+    }
+    for (int j = 0; j < K; ++j)
+      v[j] = next[j];
+  }
+}
+
+/// An L x L transpose (L = lanes of D) of the rows in[0..L), srcRow bytes
+/// apart: blockTranspose within each group of K rows, then the 128-bit
+/// blocks are transposed across the groups (one group: nothing; two: the
+/// halves; four: adjacent blocks, then halves). Column i leaves in v[i], a
+/// whole vector.
+template <class D>
+HWY_INLINE void transposeSquare(D d, const uint8_t *in, int64_t srcRow,
+                                hn::Vec<D> *v) {
+  using T = hn::TFromD<D>;
+  constexpr int64_t W = sizeof(T), K = 16 / W;
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D())), groups = L / K;
+  using V = hn::Vec<D>;
+  const hn::Repartition<uint8_t, D> d8;
+  V a[L];
+  for (int r = 0; r < L; ++r)
+    a[r] = hn::BitCast(d, hn::LoadU(d8, in + r * srcRow));
+  for (int g = 0; g < groups; ++g)
+    blockTranspose<D, K>(d, a + g * K);
+  for (int c = 0; c < K; ++c) {
+    if constexpr (groups == 1) {
+      v[c] = a[c];
+    } else if constexpr (groups == 2) {
+      v[c] = hn::ConcatLowerLower(d, a[K + c], a[c]);
+      v[K + c] = hn::ConcatUpperUpper(d, a[K + c], a[c]);
+    } else {
+      static_assert(groups == 4, "256 or 512-bit vectors");
+      V g0 = a[c], g1 = a[K + c], g2 = a[2 * K + c], g3 = a[3 * K + c];
+      V lo01 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(g1), g0);
+      V hi01 = hn::OddEvenBlocks(g1, hn::SwapAdjacentBlocks(g0));
+      V lo23 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(g3), g2);
+      V hi23 = hn::OddEvenBlocks(g3, hn::SwapAdjacentBlocks(g2));
+      v[c] = hn::ConcatLowerLower(d, lo23, lo01);
+      v[K + c] = hn::ConcatLowerLower(d, hi23, hi01);
+      v[2 * K + c] = hn::ConcatUpperUpper(d, lo23, lo01);
+      v[3 * K + c] = hn::ConcatUpperUpper(d, hi23, hi01);
+    }
+  }
+}
+
+/// Lanes of the square transposes: at most 16, so that a square's vectors
+/// stay in registers (bf16 on AVX-512 uses 256-bit vectors, s8 128-bit).
+template <typename T> constexpr size_t squareLanes() {
+  return kVector / sizeof(T) < 16 ? kVector / sizeof(T) : 16;
+}
+
+/// Whether a band's squares fit the registers at once (32 at AVX-512, 16
+/// at AVX2), so that transposeBandVec writes each line whole.
+template <typename T> constexpr bool bandInRegisters() {
+  constexpr int64_t L = static_cast<int64_t>(squareLanes<T>());
+  constexpr int64_t squares = 64 / (L * static_cast<int64_t>(sizeof(T)));
+  return squares * L <= (HWY_TARGET == HWY_AVX3 ? 32 : 16);
+}
+
+template <class D>
+HWY_INLINE void storeLine(D d, hn::Vec<D> v, uint8_t *p, bool stream) {
+  if (stream)
+    hn::Stream(v, d, p);
+  else
+    hn::StoreU(v, d, p);
+}
+
+/// A band of 64 / W source rows: squares of L x L with L <= 16 (so that the
+/// L vectors stay in registers), 64 / (L * W) squares side by side filling
+/// one line of each destination row.
+template <typename T>
+int64_t transposeBandVec(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                         int64_t dstRow, int64_t columns, bool streaming) {
+  constexpr int64_t W = sizeof(T);
+  using D = hn::CappedTag<T, squareLanes<T>()>;
+  const D d;
+  const hn::Repartition<uint8_t, D> d8;
+  constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D()));
+  constexpr int64_t squares = 64 / (L * W);
+  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
+  int64_t c = 0;
+  for (; c + L <= columns; c += L) {
+    if constexpr (bandInRegisters<T>()) {
+      hn::Vec<D> v[squares][L];
+      for (int64_t q = 0; q < squares; ++q)
+        transposeSquare(d, in + q * L * srcRow + c * W, srcRow, v[q]);
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t q = 0; q < squares; ++q)
+          storeLine(d8, hn::BitCast(d8, v[q][i]),
+                    out + (c + i) * dstRow + q * L * W, stream);
+    } else {
+      for (int64_t q = 0; q < squares; ++q) {
+        hn::Vec<D> v[L];
+        transposeSquare(d, in + q * L * srcRow + c * W, srcRow, v);
+        for (int64_t i = 0; i < L; ++i)
+          storeLine(d8, hn::BitCast(d8, v[i]),
+                    out + (c + i) * dstRow + q * L * W, stream);
+      }
+    }
+  }
+  return c;
+}
+
+int64_t transposeBand1(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool streaming) {
+  return transposeBandVec<uint8_t>(in, srcRow, out, dstRow, columns, streaming);
+}
+int64_t transposeBand2(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool streaming) {
+  return transposeBandVec<uint16_t>(in, srcRow, out, dstRow, columns,
+                                    streaming);
+}
+int64_t transposeBand4(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool streaming) {
+  return transposeBandVec<uint32_t>(in, srcRow, out, dstRow, columns,
+                                    streaming);
+}
+int64_t transposeBand8(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool streaming) {
+  return transposeBandVec<uint64_t>(in, srcRow, out, dstRow, columns,
+                                    streaming);
+}
+
+KernelSet makeKernels(IsaLevel level) {
+  KernelSet k;
+  k.level = level;
+  k.vectorBytes = kVector;
+  k.copy = copyVec;
+  k.zero = zeroVec;
+  k.interleave = interleaveVec;
+  k.deinterleave = deinterleaveVec;
+  k.transposeBand[0] = transposeBand1;
+  k.transposeBand[1] = transposeBand2;
+  k.transposeBand[2] = transposeBand4;
+  k.transposeBand[3] = transposeBand8;
+  k.wholeLineBands[0] = bandInRegisters<uint8_t>();
+  k.wholeLineBands[1] = bandInRegisters<uint16_t>();
+  k.wholeLineBands[2] = bandInRegisters<uint32_t>();
+  k.wholeLineBands[3] = bandInRegisters<uint64_t>();
+  // The stage transposes of the streaming permutes where bands do not
+  // write whole lines: sse2's (baseline code, callable from any level).
+  k.fillStage[0] = sse2FillStage1;
+  k.fillStage[1] = sse2FillStage2;
+  k.fillStage[2] = sse2FillStage4;
+  k.fillStage[3] = sse2FillStage8;
+  return k;
+}
+
+} // namespace tessel::relayout::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+#endif
+
+#if HWY_ONCE
+namespace tessel::relayout {
+
+const KernelSet *highwayKernels(IsaLevel level) {
+#if HWY_ARCH_X86 && (HWY_TARGETS & HWY_AVX2)
+  static const KernelSet avx2 = N_AVX2::makeKernels(IsaLevel::Avx2);
+  if (level == IsaLevel::Avx2)
+    return &avx2;
+#endif
+#if HWY_ARCH_X86 && (HWY_TARGETS & HWY_AVX3)
+  static const KernelSet avx512 = N_AVX3::makeKernels(IsaLevel::Avx512);
+  if (level == IsaLevel::Avx512)
+    return &avx512;
+#endif
+  (void)level;
+  return nullptr;
+}
+
+} // namespace tessel::relayout
+#endif // HWY_ONCE

@@ -1,0 +1,124 @@
+//===- Isa.h - Instruction set levels of the relayout kernels (internal) --===//
+//
+// The vector parts of the relayout kernels exist once per instruction set
+// level; a plan picks one level when it is created and calls the kernels
+// through a table of function pointers:
+//
+//   sse2     tessel's own SSE2 kernels (every x86-64 CPU; portable loops on
+//            other machines)
+//   avx2     the same kernels written once with Google Highway and compiled
+//   avx512   for AVX2 and AVX-512 (Highway's AVX3 target) by foreach_target
+//
+// The level is the best the CPU supports, lowered by TESSEL_ISA or
+// RelayoutOptions::isa. Each pointer moves a unit of at least a few hundred
+// bytes (a tile row, a stage row, a 256-byte square of a transpose), so the
+// indirect call costs nothing measurable.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_RELAYOUT_ISA_H
+#define TESSEL_LIB_RELAYOUT_ISA_H
+
+#include "tessel/Support/Expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessel::relayout {
+
+enum class IsaLevel { Sse2 = 0, Avx2 = 1, Avx512 = 2 };
+constexpr int kIsaLevels = 3;
+
+const char *isaName(IsaLevel level);
+
+/// The vector kernels of one level. Each returns or writes exactly what its
+/// portable counterpart in TileKernels.cpp / TransposeKernels.cpp would.
+struct KernelSet {
+  IsaLevel level = IsaLevel::Sse2;
+  /// Bytes in one vector register of the level (16, 32, 64).
+  int64_t vectorBytes = 16;
+  /// Copies `bytes` bytes; with `streaming`, the aligned part of dst is
+  /// written with non-temporal stores (the caller fences).
+  void (*copy)(uint8_t *dst, const uint8_t *src, int64_t bytes,
+               bool streaming) = nullptr;
+  /// Zeroes `bytes` bytes, non-temporally when `streaming`.
+  void (*zero)(uint8_t *dst, int64_t bytes, bool streaming) = nullptr;
+  /// Interleaves k rows of `count` elements of `s` bytes into out
+  /// (element j of row q at out + (j * k + q) * s) for (s, k) = (2, 2) and
+  /// (1, 4); returns how many leading elements it wrote (the caller does
+  /// the rest), 0 for other (s, k).
+  int64_t (*interleave)(uint8_t *out, const uint8_t *const *rows, int64_t count,
+                        int64_t s, int64_t k, bool streaming) = nullptr;
+  /// The inverse, into k rows that are all non-null.
+  int64_t (*deinterleave)(const uint8_t *in, uint8_t *const *rows,
+                          int64_t count, int64_t s, int64_t k,
+                          bool streaming) = nullptr;
+  /// Transposes a full B x B block, B = 256 / width, of `width`-byte
+  /// elements (width 1, 2, 4 or 8; index log2(width)) whose rows are
+  /// srcRow bytes apart into `stage`, whose rows are 256 bytes apart (the
+  /// streaming permutes that do not use bands; sse2's at every level).
+  void (*fillStage[4])(const uint8_t *in, int64_t srcRow, uint8_t *stage) = {};
+  /// Transposes a band of 64 / width source rows (srcRow bytes apart) and
+  /// `columns` columns into `columns` destination rows (dstRow bytes apart)
+  /// of 64 bytes each, one whole cache line per destination row, streamed
+  /// when `streaming` and every line is 64-byte aligned. Returns how many
+  /// leading columns it moved (a multiple of its square; the caller does
+  /// the rest). The sse2 level's writes 16 bytes at a time; permutes use
+  /// it only from 32-byte vectors up (the stage is faster below).
+  int64_t (*transposeBand[4])(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                              int64_t dstRow, int64_t columns,
+                              bool streaming) = {};
+  /// Whether transposeBand[i] holds a band's squares in registers at once
+  /// and writes each destination line whole (else square by square, half
+  /// lines at a time: bf16 and s8 at avx2, whose 16 registers hold one
+  /// square). Permutes use bands only where it does.
+  bool wholeLineBands[4] = {};
+};
+
+/// The kernels of `level`. @pre the CPU supports the level.
+const KernelSet &kernelSet(IsaLevel level);
+
+/// Levels this CPU can run, lowest first (always at least sse2).
+std::vector<IsaLevel> supportedLevels();
+
+/// The level a plan uses: the best this CPU supports, capped by `requested`
+/// (a level name; empty means no cap) and then by the TESSEL_ISA
+/// environment variable. A cap above what the CPU has gives the best it
+/// has. Fails on a name that is not a level.
+Expected<IsaLevel> chooseLevel(const std::string &requested);
+
+/// Cache sizes in bytes, as the CPU reports them through sysfs (Linux) or
+/// sysconf, each replaced by a fixed fallback when missing or implausible.
+struct CacheSizes {
+  int64_t l1 = 32 << 10;
+  int64_t l2 = 1 << 20;
+  /// The last-level cache, all of it (shared by several cores).
+  int64_t l3 = 32 << 20;
+};
+const CacheSizes &hostCaches();
+
+/// The Highway levels (HwyKernels.cpp): null where the level is not
+/// compiled in.
+const KernelSet *highwayKernels(IsaLevel level);
+
+/// The pieces of the sse2 level, next to the kernels that use them.
+int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t count,
+                       int64_t s, int64_t k, bool streaming);
+int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t count,
+                         int64_t s, int64_t k, bool streaming);
+void sse2FillStage1(const uint8_t *in, int64_t srcRow, uint8_t *stage);
+void sse2FillStage2(const uint8_t *in, int64_t srcRow, uint8_t *stage);
+void sse2FillStage4(const uint8_t *in, int64_t srcRow, uint8_t *stage);
+void sse2FillStage8(const uint8_t *in, int64_t srcRow, uint8_t *stage);
+int64_t sse2TransposeBand1(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming);
+int64_t sse2TransposeBand2(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming);
+int64_t sse2TransposeBand4(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming);
+int64_t sse2TransposeBand8(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, int64_t columns, bool streaming);
+
+} // namespace tessel::relayout
+
+#endif // TESSEL_LIB_RELAYOUT_ISA_H
