@@ -161,9 +161,6 @@ int runExplain(int argc, char **argv) {
   return 0;
 }
 
-/// The most cells `layout draw` draws (a 500x500 grid, about 50 MB of SVG).
-constexpr int64_t kMaxDrawnCells = 250000;
-
 int runDraw(int argc, char **argv) {
   cl::opt<std::string> layoutText(cl::Positional, cl::Required,
                                   cl::desc("<LAYOUT>"),
@@ -191,29 +188,12 @@ int runDraw(int argc, char **argv) {
   std::optional<TiledLayout> layout = loadLayout(layoutText);
   if (!layout)
     return 1;
-  // The pictures grow with the cells drawn (about 200 bytes of SVG each):
-  // refuse a picture nobody can open rather than spend minutes on it.
-  int64_t rank = layout->rank();
-  const std::vector<int64_t> &dims = layout->logicalDims();
-  double cells = 1;
-  if (rank >= 1)
-    cells *= std::min<double>(layout->paddedExtent(rank - 1), maxCols);
-  if (rank >= 2)
-    cells *= std::min<double>(layout->paddedExtent(rank - 2), maxRows);
-  double slices = 1;
-  for (int64_t d = 0; d + 2 < rank; ++d)
-    slices *= dims[d];
-  cells *= std::min<double>(slices, maxSlices);
-  if (cells > kMaxDrawnCells)
-    return cli::fail(llvm::formatv("the picture would draw {0:F0} cells, more "
-                                   "than the {1} tessel draws; lower "
-                                   "--max-rows, --max-cols or --max-slices",
-                                   cells, kMaxDrawnCells)
-                         .str());
   PictureOptions options;
   options.maxRows = maxRows;
   options.maxColumns = maxCols;
   options.maxSlices = maxSlices;
+  if (std::optional<Error> tooLarge = checkPictureSize(*layout, options))
+    return cli::fail(tooLarge->message);
   if (!svgPath.empty()) {
     std::string error =
         cli::writeFileAtomically(svgPath, renderLayoutSvg(*layout, options));
