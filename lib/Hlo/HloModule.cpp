@@ -140,4 +140,51 @@ ProgramShape HloModule::entryProgramShape() const {
   return shape;
 }
 
+/// "%a, %b, ..." naming the first few instructions of a computation.
+static std::string someNames(const HloComputation &computation) {
+  std::string known;
+  int shown = 0;
+  for (const std::unique_ptr<HloInstruction> &inst : computation.instructions())
+    if (shown++ < 8)
+      known += (known.empty() ? "%" : ", %") + inst->name();
+  if (computation.instructionCount() > 8)
+    known += ", ...";
+  return known;
+}
+
+Expected<const HloInstruction *> findInstruction(const HloModule &module,
+                                                 std::string name,
+                                                 std::string computationName) {
+  if (!name.empty() && name[0] == '%')
+    name = name.substr(1);
+  if (!computationName.empty() && computationName[0] == '%')
+    computationName = computationName.substr(1);
+  const HloComputation *scope = module.entry();
+  if (!scope)
+    return Error("the module has no ENTRY computation");
+  if (!computationName.empty()) {
+    scope = module.computation(computationName);
+    if (!scope) {
+      std::string known;
+      for (const std::unique_ptr<HloComputation> &c : module.computations())
+        known += (known.empty() ? "%" : ", %") + c->name();
+      return Error("no computation named %" + computationName +
+                   ", expected one of " + known);
+    }
+  }
+  if (name.empty())
+    return scope->root();
+  if (const HloInstruction *inst = scope->instruction(name))
+    return inst;
+  if (computationName.empty())
+    for (const std::unique_ptr<HloComputation> &computation :
+         module.computations())
+      if (const HloInstruction *inst = computation->instruction(name))
+        return inst;
+  return Error(
+      "no instruction named %" + name + " in %" + scope->name() +
+      ", expected one of " + someNames(*scope) +
+      (computationName.empty() ? " (or one of another computation)" : ""));
+}
+
 } // namespace tessel

@@ -28,6 +28,7 @@
 #define TESSEL_HLO_HLOMODULE_H
 
 #include "tessel/Hlo/HloInstruction.h"
+#include "tessel/Support/Expected.h"
 
 #include <memory>
 #include <string>
@@ -169,6 +170,14 @@ private:
   std::vector<RawAttribute> raw;
   std::vector<HloStackFrameSection> frames;
 };
+
+/// The instruction called `name` (with or without `%`) in the computation
+/// called `computationName`, or else in the entry first and then in the
+/// other computations in order; the ROOT when `name` is empty. Fails with
+/// the names it knows (`tessel indexing --instruction`).
+Expected<const HloInstruction *> findInstruction(const HloModule &module,
+                                                 std::string name,
+                                                 std::string computationName);
 
 } // namespace tessel
 
