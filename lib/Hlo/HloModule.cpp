@@ -2,6 +2,7 @@
 #include "tessel/Hlo/HloModule.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tessel {
 
@@ -185,6 +186,37 @@ Expected<const HloInstruction *> findInstruction(const HloModule &module,
       "no instruction named %" + name + " in %" + scope->name() +
       ", expected one of " + someNames(*scope) +
       (computationName.empty() ? " (or one of another computation)" : ""));
+}
+
+/// Instructions of `computation` with every call inlined, saturated at
+/// `limit + 1`.
+static int64_t inlinedSize(const HloComputation &computation, int64_t limit,
+                           std::map<const HloComputation *, int64_t> &memo) {
+  auto found = memo.find(&computation);
+  if (found != memo.end())
+    return found->second;
+  int64_t size = 0;
+  for (const auto &inst : computation.instructions()) {
+    size = std::min(size + 1, limit + 1);
+    for (const HloComputation *callee : inst->calledComputations())
+      if (callee)
+        size = std::min(size + inlinedSize(*callee, limit, memo), limit + 1);
+  }
+  memo[&computation] = size;
+  return size;
+}
+
+std::optional<Error> checkInlinedSize(const HloModule &module, int64_t limit) {
+  if (!module.entry())
+    return std::nullopt;
+  std::map<const HloComputation *, int64_t> memo;
+  if (inlinedSize(*module.entry(), limit, memo) <= limit)
+    return std::nullopt;
+  return Error(
+      "with every call inlined the module has more than " +
+      std::to_string(limit) +
+      " instructions, the most tessel compiles (a computation called from "
+      "several places is compiled once per call)");
 }
 
 } // namespace tessel

@@ -41,36 +41,13 @@ std::unique_ptr<HloModule> loadHloModule(const std::string &path, bool verify) {
   return std::move(*module);
 }
 
-/// Instructions of `computation` with every call inlined, saturated at
-/// `limit + 1`.
-static int64_t inlinedSize(const HloComputation &computation, int64_t limit,
-                           std::map<const HloComputation *, int64_t> &memo) {
-  auto found = memo.find(&computation);
-  if (found != memo.end())
-    return found->second;
-  int64_t size = 0;
-  for (const auto &inst : computation.instructions()) {
-    size = std::min(size + 1, limit + 1);
-    for (const HloComputation *callee : inst->calledComputations())
-      if (callee)
-        size = std::min(size + inlinedSize(*callee, limit, memo), limit + 1);
-  }
-  memo[&computation] = size;
-  return size;
-}
-
 bool checkInlinedSize(const HloModule &module, const std::string &path,
                       int64_t limit) {
-  if (!module.entry())
-    return true;
-  std::map<const HloComputation *, int64_t> memo;
-  if (inlinedSize(*module.entry(), limit, memo) <= limit)
-    return true;
-  fail(path + ": with every call inlined the module has more than " +
-       std::to_string(limit) +
-       " instructions, the most tessel compiles (a computation called from "
-       "several places is compiled once per call)");
-  return false;
+  if (std::optional<Error> tooLarge = tessel::checkInlinedSize(module, limit)) {
+    fail(path + ": " + tooLarge->message);
+    return false;
+  }
+  return true;
 }
 
 Expected<Literal> readArgument(const std::string &file, const Shape &param,

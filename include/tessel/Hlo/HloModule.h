@@ -31,6 +31,7 @@
 #include "tessel/Support/Expected.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -178,6 +179,14 @@ private:
 Expected<const HloInstruction *> findInstruction(const HloModule &module,
                                                  std::string name,
                                                  std::string computationName);
+
+/// Refuses a module the compiler, which inlines every call and fusion,
+/// would see as more than `limit` instructions: a computation that calls
+/// another twice doubles it (a chain of 60 such computations inlines to
+/// 2^60 instructions). @pre the module verifies (calls nest at most 256
+/// deep).
+std::optional<Error> checkInlinedSize(const HloModule &module,
+                                      int64_t limit = int64_t(1) << 22);
 
 } // namespace tessel
 
