@@ -90,8 +90,8 @@ def relayout(array, to: LayoutLike = None, from_: LayoutLike = None, *,
     if plan.source_is_array:
         have, want = _arrays.element_type(array.dtype), plan.source.element_type
         if have != want:
-            raise ValueError(f"array holds {have} elements ({array.dtype}), "
-                             f"expected {want} for {plan.source}")
+            raise ValueError(f"array: holds {have} elements, expected {want} "
+                             f"for {plan.source}")
     plan.check_source(list(source.shape) if plan.source_is_array else [],
                       False, source.nbytes)
     destination = plan.destination
