@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "tessel/Npu/NpuAdvisor.h"
+#include "tessel/Npu/NpuReport.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -198,38 +199,13 @@ llvm::json::Array dimsJson(const Dims4 &dims, int rank) {
 }
 
 std::string dimsText(const Dims4 &dims, int rank) {
-  std::string out = "(";
-  for (int i = 0; i < rank; ++i)
-    out += (i ? "," : "") + std::to_string(dims[i]);
-  return out + ")";
+  return describeDims(dims, rank);
 }
 
 std::string npuListText(const std::vector<int64_t> &npus) {
-  if (npus.size() == 1)
-    return "npu " + std::to_string(npus[0]);
-  bool run = npus.size() > 2;
-  for (size_t i = 1; i < npus.size(); ++i)
-    run = run && npus[i] == npus[i - 1] + 1;
-  if (run)
-    return "npus " + std::to_string(npus.front()) + ".." +
-           std::to_string(npus.back());
-  std::string out = "npus ";
-  for (size_t i = 0; i < npus.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(npus[i]);
-  return out;
+  return describeNpuList(npus);
 }
 
-std::string tensorLine(const LocalTensor &t) {
-  const TensorDesc &d = t.desc();
-  bool matrix = d.layout == NpuLayout::Matrix;
-  std::string out = npuTypeName(d.type) + " " +
-                    dimsText(d.shape, matrix ? 2 : 4) + " " +
-                    std::string(layoutName(d.layout));
-  if (matrix)
-    out += " (W " + std::to_string(d.matrixW) + ")";
-  if (d.mode != StorageMode::Normal)
-    out += " in " + std::string(modeName(d.mode)) + " mode";
-  return out + " at address " + std::to_string(d.address);
-}
+std::string tensorLine(const LocalTensor &t) { return describeTensorLine(t); }
 
 } // namespace tessel::npucli
