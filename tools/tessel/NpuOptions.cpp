@@ -13,45 +13,27 @@
 namespace tessel::npucli {
 
 std::optional<NpuConfig> ConfigOptions::resolve(int &status) const {
-  bool custom = npus.getNumOccurrences() || mem.getNumOccurrences();
   if (chip.empty() && !(npus.getNumOccurrences() && mem.getNumOccurrences())) {
     status = cli::usageError(
         "give --chip NAME (bm1684, bm1684x, bm1688) or --npus X --mem S, "
         "e.g. --npus 4 --mem 1024 for the seed's figures");
     return std::nullopt;
   }
-  int64_t x = 0, s = 0, b = 1, a = 128;
-  bool packed = true;
-  std::string name = "custom";
-  if (!chip.empty()) {
-    Expected<NpuConfig> preset = NpuConfig::preset(chip);
-    if (!preset) {
-      status = cli::fail(preset.error().message);
-      return std::nullopt;
-    }
-    x = preset->npus();
-    s = preset->bytesPerNpu();
-    b = preset->banks();
-    a = preset->alignBytes();
-    packed = preset->hasPackedModes();
-    name = custom || banks || align ? preset->name() + "-modified"
-                                    : preset->name();
-  }
-  if (npus.getNumOccurrences())
-    x = npus;
+  std::optional<int64_t> bytes;
   if (mem.getNumOccurrences()) {
-    Expected<int64_t> bytes = parseByteSize(mem);
-    if (!bytes) {
-      status = cli::fail("--mem: " + bytes.error().message);
+    Expected<int64_t> parsed = parseByteSize(mem);
+    if (!parsed) {
+      status = cli::fail("--mem: " + parsed.error().message);
       return std::nullopt;
     }
-    s = *bytes;
+    bytes = *parsed;
   }
-  if (banks.getNumOccurrences())
-    b = banks;
-  if (align.getNumOccurrences())
-    a = align;
-  Expected<NpuConfig> config = NpuConfig::get(x, s, b, a, packed, name);
+  auto given = [](const cl::opt<int64_t> &opt) {
+    return opt.getNumOccurrences() ? std::optional<int64_t>(opt.getValue())
+                                   : std::nullopt;
+  };
+  Expected<NpuConfig> config =
+      NpuConfig::resolve(chip, given(npus), bytes, given(banks), given(align));
   if (!config) {
     status = cli::fail(config.error().message);
     return std::nullopt;
