@@ -240,4 +240,78 @@ std::string describeFitReport(const FitReport &r, const NpuConfig &config) {
   return out;
 }
 
+std::string describeByte(const LocalTensor &t, const ByteInfo &info,
+                         NpuPlace place) {
+  bool matrix = t.layout() == NpuLayout::Matrix;
+  const Dims4 &i = info.index;
+  switch (info.kind) {
+  case ByteKind::Element:
+    return "element " + describeDims(i, matrix ? 2 : 4) + ", byte " +
+           std::to_string(info.byte) + " of " +
+           std::to_string(t.elementBytes());
+  case ByteKind::Dummy:
+    return "dummy lane " + std::to_string(info.byte / t.elementBytes()) +
+           " of " + t.storedTypeName() + " element " + describeDims(i) +
+           " (written as zero)";
+  case ByteKind::MatrixTail:
+    return "unused column " + std::to_string(i[1] * t.desc().matrixW + i[3]) +
+           " of row " + std::to_string(i[0]) + " (the matrix has " +
+           std::to_string(t.shape()[1]) + " columns)";
+  case ByteKind::FeaturePadding:
+    return "alignment padding after channel (" + std::to_string(i[0]) + "," +
+           std::to_string(i[1]) + "), byte " + std::to_string(info.byte) +
+           " of the padding";
+  case ByteKind::EmptySlot:
+    return "empty slot " + std::to_string(info.slot) + " of n " +
+           std::to_string(i[0]) + " on npu " + std::to_string(place.npu) +
+           " (no channel of this tensor)";
+  case ByteKind::Gap:
+    return "a gap between strided elements";
+  case ByteKind::Outside:
+    break;
+  }
+  if (!t.touchesNpu(place.npu))
+    return "not part of the tensor: it has no channel on npu " +
+           std::to_string(place.npu);
+  return "not part of the tensor: it uses offsets " +
+         std::to_string(t.start().offset) + ".." +
+         std::to_string(t.start().offset + t.bytesPerNpu() - 1);
+}
+
+Expected<Dims4> checkTensorIndex(const LocalTensor &t,
+                                 const std::vector<int64_t> &values,
+                                 const std::string &text) {
+  bool matrix = t.layout() == NpuLayout::Matrix;
+  int rank = matrix ? 2 : 4;
+  if (static_cast<int>(values.size()) != rank)
+    return Error("index " + text + " has " + std::to_string(values.size()) +
+                 " entries, expected " + std::to_string(rank));
+  Dims4 index{0, 0, 0, 0};
+  for (int d = 0; d < rank; ++d) {
+    if (values[d] < 0 || values[d] >= t.shape()[d])
+      return Error("index " + std::to_string(values[d]) + " of dim " +
+                   std::to_string(d) + " is out of range, expected 0.." +
+                   std::to_string(t.shape()[d] - 1));
+    index[d] = values[d];
+  }
+  return index;
+}
+
+std::string describePictureTitle(const LocalTensor &t) {
+  return describeTensorLine(t) + " on " + std::to_string(t.config().npus()) +
+         " npus x " + formatBytes(t.config().bytesPerNpu());
+}
+
+std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &d) {
+  if (d.layout != NpuLayout::Matrix || d.matrixW > 0)
+    return std::nullopt;
+  Expected<NpuPlace> at = config.split(d.address);
+  Expected<MatrixAdvice> advice =
+      adviseMatrix(config, d.shape[0], d.shape[1], d.type, at ? at->npu : 0);
+  if (!advice)
+    return advice.takeError();
+  d.matrixW = advice->best.w;
+  return std::nullopt;
+}
+
 } // namespace tessel

@@ -261,20 +261,11 @@ int whereElement(const LocalTensor &t, const std::string &indexText,
   std::string error;
   if (!cli::parseIntList(indexText, values, error))
     return cli::fail("--index: " + error);
-  bool matrix = t.layout() == NpuLayout::Matrix;
-  int rank = matrix ? 2 : 4;
-  if (static_cast<int>(values.size()) != rank)
-    return cli::fail("index " + indexText + " has " +
-                     std::to_string(values.size()) + " entries, expected " +
-                     std::to_string(rank));
-  Dims4 index{0, 0, 0, 0};
-  for (int d = 0; d < rank; ++d) {
-    if (values[d] < 0 || values[d] >= t.shape()[d])
-      return cli::fail("index " + std::to_string(values[d]) + " of dim " +
-                       std::to_string(d) + " is out of range, expected 0.." +
-                       std::to_string(t.shape()[d] - 1));
-    index[d] = values[d];
-  }
+  int rank = t.layout() == NpuLayout::Matrix ? 2 : 4;
+  Expected<Dims4> checked = checkTensorIndex(t, values, indexText);
+  if (!checked)
+    return cli::fail(checked.error().message);
+  Dims4 index = *checked;
   NpuPlace p = t.locate(index);
   int64_t slot = t.slotOf(index);
   int64_t address = t.config().address(p);
@@ -291,48 +282,10 @@ int whereElement(const LocalTensor &t, const std::string &indexText,
   return 0;
 }
 
-std::string placeText(const LocalTensor &t, const ByteInfo &info,
-                      NpuPlace place) {
-  bool matrix = t.layout() == NpuLayout::Matrix;
-  const Dims4 &i = info.index;
-  switch (info.kind) {
-  case ByteKind::Element:
-    return "element " + dimsText(i, matrix ? 2 : 4) + ", byte " +
-           std::to_string(info.byte) + " of " +
-           std::to_string(t.elementBytes());
-  case ByteKind::Dummy:
-    return "dummy lane " + std::to_string(info.byte / t.elementBytes()) +
-           " of " + t.storedTypeName() + " element " + dimsText(i) +
-           " (written as zero)";
-  case ByteKind::MatrixTail:
-    return "unused column " + std::to_string(i[1] * t.desc().matrixW + i[3]) +
-           " of row " + std::to_string(i[0]) + " (the matrix has " +
-           std::to_string(t.shape()[1]) + " columns)";
-  case ByteKind::FeaturePadding:
-    return "alignment padding after channel (" + std::to_string(i[0]) + "," +
-           std::to_string(i[1]) + "), byte " + std::to_string(info.byte) +
-           " of the padding";
-  case ByteKind::EmptySlot:
-    return "empty slot " + std::to_string(info.slot) + " of n " +
-           std::to_string(i[0]) + " on npu " + std::to_string(place.npu) +
-           " (no channel of this tensor)";
-  case ByteKind::Gap:
-    return "a gap between strided elements";
-  case ByteKind::Outside:
-    break;
-  }
-  if (!t.touchesNpu(place.npu))
-    return "not part of the tensor: it has no channel on npu " +
-           std::to_string(place.npu);
-  return "not part of the tensor: it uses offsets " +
-         std::to_string(t.start().offset) + ".." +
-         std::to_string(t.start().offset + t.bytesPerNpu() - 1);
-}
-
 int wherePlace(const LocalTensor &t, NpuPlace place, bool json) {
   ByteInfo info = t.classify(place);
   if (!json) {
-    llvm::outs() << placeText(t, info, place) << "\n";
+    llvm::outs() << describeByte(t, info, place) << "\n";
     return 0;
   }
   llvm::json::Object o{{"npu", place.npu},

@@ -140,17 +140,10 @@ std::optional<LocalTensor> makeTensor(const NpuConfig &config,
 
 /// Fills in the advisor's W for a matrix given without one.
 bool chooseMatrixW(const NpuConfig &config, TensorSpec &spec, int &status) {
-  TensorDesc &d = spec.desc;
-  if (d.layout != NpuLayout::Matrix || d.matrixW > 0)
-    return true;
-  Expected<NpuPlace> at = config.split(d.address);
-  Expected<MatrixAdvice> advice =
-      adviseMatrix(config, d.shape[0], d.shape[1], d.type, at ? at->npu : 0);
-  if (!advice) {
-    status = cli::fail(advice.error().message);
+  if (std::optional<Error> error = tessel::chooseMatrixW(config, spec.desc)) {
+    status = cli::fail(error->message);
     return false;
   }
-  d.matrixW = advice->best.w;
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include "tessel/Npu/LocalTensor.h"
 #include "tessel/Npu/NpuAdvisor.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,27 @@ std::string describeField(const std::string &name, const std::string &value);
 /// fit, aliasing) and cheaper alternatives.
 std::string explainLocalTensor(const LocalTensor &tensor,
                                bool matrixWChosen = false);
+
+/// What the byte at `place` holds (`tessel npu where --npu Q --offset R`):
+/// "element (0,1,2,3), byte 2 of 4", "alignment padding after channel
+/// (0,1), ...", "not part of the tensor: ...". `info` is
+/// tensor.classify(place).
+std::string describeByte(const LocalTensor &tensor, const ByteInfo &info,
+                         NpuPlace place);
+
+/// An (n, c, h, w) index (or (row, col) of a matrix) a user typed, checked
+/// against the tensor's shape; `text` is how the user wrote it.
+Expected<Dims4> checkTensorIndex(const LocalTensor &tensor,
+                                 const std::vector<int64_t> &values,
+                                 const std::string &text);
+
+/// The title `tessel npu draw` gives a tensor's picture: "fp32 (2,3,4,5)
+/// aligned at address 2048 on 4 npus x 1 KiB".
+std::string describePictureTitle(const LocalTensor &tensor);
+
+/// Gives a matrix without W the advisor's W (adviseMatrix); other tensors
+/// are left as they are.
+std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &desc);
 
 /// The report of `tessel npu fit`: each tensor's NPUs, bytes and waste, the
 /// cheaper alternatives, per-NPU totals, and whether it all fits.
