@@ -43,7 +43,15 @@ def Config(chip: Optional[str] = None, *, npus: Optional[int] = None,
 
 
 class LocalMemory(_LocalMemory):
-    """The byte-exact simulator of local memory (`tessel/Npu/LocalMemory.h`)."""
+    """The byte-exact simulator of local memory (`tessel/Npu/LocalMemory.h`):
+    X * S bytes, numpy arrays stored into local tensors and loaded back.
+
+    >>> mem = tessel.npu.LocalMemory(chip)
+    >>> mem.store(t, x)            # x: float32 (2,3,4,5) for fp32[2,3,4,5]
+    480
+    >>> np.array_equal(mem.load(t), x)
+    True
+    """
 
     def store(self, tensor: LocalTensor, array) -> int:
         """Writes a numpy array of the tensor's logical shape and type into
