@@ -68,6 +68,22 @@ def as_array(value, what: str = "array") -> np.ndarray:
     raise TypeError(f"{what} must be a numpy array, not {type(value).__name__}")
 
 
+# The relayout kernels write whole cache lines with streaming stores; numpy's
+# own allocations are only 16-byte aligned, and the tiling kernels run many
+# times slower into such a buffer. Results are allocated on a cache line.
+ALIGNMENT = 64
+
+
+def empty_aligned(shape, dtype) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data starts on a 64-byte
+    boundary."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+    start = (-raw.ctypes.data) % ALIGNMENT
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
 def byte_view(array: np.ndarray) -> np.ndarray:
     """The bytes of a C-contiguous array as a 1-D uint8 view (no copy)."""
     return array.reshape(-1).view(np.uint8)

@@ -219,3 +219,13 @@ print("survived")
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "survived"
+
+
+def test_results_start_on_a_cache_line():
+    # The tiling kernels' streaming stores want an aligned destination.
+    for shape in [(3, 5), (64, 300), (7,)]:
+        x = np.ones(shape, np.float32)
+        for to in ["{1,0:T(8,128)}" if len(shape) == 2 else "{0:T(128)}", None]:
+            out = tessel.relayout(x, to=to)
+            assert out.ctypes.data % 64 == 0 and out.flags.c_contiguous
+            assert out.flags.writeable and out.flags.owndata is False
