@@ -23,6 +23,7 @@ import numpy as np
 from . import _arrays
 from ._tessel import Executable as _CompiledModule
 from ._tessel import HloModule, Layout, RelayoutPlan
+from ._tessel import _compile as _tessel_compile
 from . import hlo, npu
 
 __all__ = ["Layout", "RelayoutPlan", "relayout", "compile", "Executable",
@@ -79,7 +80,7 @@ def relayout(array, to: LayoutLike = None, from_: LayoutLike = None, *,
 
     >>> x = np.arange(15, dtype=np.float32).reshape(3, 5)
     >>> tessel.relayout(x, to="{1,0:T(2,2)}")[:8]
-    array([ 0.,  1.,  5.,  6.,  2.,  3.,  7.,  8.], dtype=float32)
+    array([0., 1., 5., 6., 2., 3., 7., 8.], dtype=float32)
     """
     array = _arrays.as_array(array)
     to_text, from_text = _text(to), _text(from_)
@@ -186,5 +187,3 @@ def compile(hlo_text: str, *, excess_precision: bool = False) -> Executable:
     compiled = _tessel_compile(hlo_text, excess_precision)
     return Executable(compiled, hlo.parse(hlo_text, verify=False).result.startswith("("))
 
-
-from ._tessel import _compile as _tessel_compile  # noqa: E402
