@@ -199,3 +199,11 @@ def test_from_jax_needs_jax():
     x = np.linspace(-1, 1, 8, dtype=np.float32)
     text = tessel.hlo.from_jax(lambda a: jnp.tanh(a) * 2, x)
     assert np.allclose(tessel.hlo.evaluate(text, x), np.tanh(x) * 2, atol=1e-6)
+
+
+def test_scalar_and_empty_arguments():
+    scalar = "HloModule m\nENTRY e { p = f32[] parameter(0) ROOT n = f32[] negate(p) }"
+    assert tessel.hlo.evaluate(scalar, np.float32(2)) == -2
+    assert tessel.compile(scalar)(np.float32(2)) == -2
+    empty = scalar.replace("f32[]", "f32[0]")
+    assert tessel.hlo.evaluate(empty, np.zeros(0, np.float32)).shape == (0,)

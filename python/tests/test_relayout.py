@@ -229,3 +229,10 @@ def test_results_start_on_a_cache_line():
             out = tessel.relayout(x, to=to)
             assert out.ctypes.data % 64 == 0 and out.flags.c_contiguous
             assert out.flags.writeable and out.flags.owndata is False
+
+
+def test_empty_and_scalar_arrays():
+    assert tessel.relayout(np.zeros((0, 5), np.float32), to="{0,1}").size == 0
+    assert tessel.relayout(np.zeros((0, 5), np.float32), to="{1,0:T(8,128)}").shape == (0,)
+    scalar = tessel.relayout(np.float32(3.5), to="{}")
+    assert scalar.shape == () and scalar == np.float32(3.5)
