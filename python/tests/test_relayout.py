@@ -236,3 +236,15 @@ def test_empty_and_scalar_arrays():
     assert tessel.relayout(np.zeros((0, 5), np.float32), to="{1,0:T(8,128)}").shape == (0,)
     scalar = tessel.relayout(np.float32(3.5), to="{}")
     assert scalar.shape == () and scalar == np.float32(3.5)
+
+
+@pytest.mark.parametrize("shape,src,dst", [("f32[64,300]", "{1,0}", "{1,0:T(8,128)}"),
+                                           ("bf16[16,256]", "{1,0:T(8,128)(2,1)}", "{1,0}"),
+                                           ("f32[40,50]", "{1,0}", "{0,1}")])
+def test_describe_matches_cli_verbose(cli, tmp_path, shape, src, dst):
+    plan = tessel.RelayoutPlan(shape, from_=src, to=dst)
+    (tmp_path / "in.bin").write_bytes(bytes(plan.source_bytes))
+    status, _, err = cli("relayout", "--shape", shape, "--from", src, "--to", dst,
+                         "-v", tmp_path / "in.bin", tmp_path / "out.bin")
+    assert status == 0
+    assert err.splitlines()[0] == "relayout: " + plan.describe()
