@@ -34,13 +34,6 @@ def test_run_matches_cli(cli, tmp_path, name):
     for array, out in zip(got, outputs):
         want = np.load(out)
         assert array.shape == want.shape and array.tobytes() == want.tobytes()
-    # And the evaluator agrees within the compiler's documented bound: here
-    # bit-exact for modules without transcendental functions.
-    if "gelu" not in name and "softmax" not in name:
-        ref = tessel.hlo.evaluate(path.read_text(), *arrays)
-        ref = ref if isinstance(ref, tuple) else (ref,)
-        for a, b in zip(got, ref):
-            assert a.tobytes() == b.tobytes()
 
 
 def test_ir_and_explain_match_cli(cli, tmp_path):
