@@ -2,6 +2,7 @@
 #include "Bindings.h"
 
 #include "tessel/Indexing/LayoutMap.h"
+#include "tessel/Layout/Decomposition.h"
 #include "tessel/Layout/LayoutSizes.h"
 #include "tessel/Layout/ShapeParser.h"
 #include "tessel/Layout/TiledLayout.h"
@@ -171,6 +172,10 @@ True
            "The report of `tessel layout explain`: sizes, padding, why, and "
            "a cheaper layout.\n\n"
            ">>> print(tessel.Layout('f32[1000,3]{1,0:T(8,128)}').explain())")
+      .def("decompose", &describeDecomposition,
+           "The layout as pad, reshape (bitcast) and transpose steps "
+           "(`tessel layout decompose`).\n\n"
+           ">>> print(tessel.Layout('f32[3,5]{1,0:T(2,2)}').decompose())")
       .def(
           "draw",
           [](const TiledLayout &l, int64_t maxRows, int64_t maxCols,

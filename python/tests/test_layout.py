@@ -52,6 +52,7 @@ def test_explain_draw_map_match_cli(cli, text, tmp_path):
     assert layout.draw() == cli.out("layout", "draw", text, "--svg", svg)
     assert layout.svg() == svg.read_text()
     assert layout._repr_svg_() == svg.read_text()
+    assert layout.decompose() == cli.out("layout", "decompose", text)
     assert layout.as_indexing_map() == cli.out("layout", "map", text).rstrip("\n")
     assert layout.as_indexing_map(inverse=True) == \
         cli.out("layout", "map", text, "--inverse").rstrip("\n")

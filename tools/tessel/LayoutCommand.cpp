@@ -85,10 +85,6 @@ int runIndex(int argc, char **argv) {
   return 0;
 }
 
-std::string dimsText(const std::vector<int64_t> &dims) {
-  return "[" + joinIndex(dims) + "]";
-}
-
 llvm::json::Value explainJson(const TiledLayout &layout,
                               const LayoutSizes &sizes,
                               const std::optional<CheaperLayout> &cheaper) {
@@ -252,16 +248,7 @@ int runDecompose(int argc, char **argv) {
   std::optional<TiledLayout> layout = loadLayout(layoutText);
   if (!layout)
     return 1;
-  std::vector<DecompositionStep> steps = decompose(*layout);
-  llvm::outs() << layout->shape().toString() << "\n";
-  if (steps.empty())
-    llvm::outs() << "row major without tiles: the buffer is the array "
-                    "itself, no steps\n";
-  llvm::outs() << printDecomposition(steps);
-  llvm::outs() << "the buffer is the row-major order of "
-               << dimsText(steps.empty() ? layout->logicalDims()
-                                         : steps.back().outputDims)
-               << "\n";
+  llvm::outs() << describeDecomposition(*layout);
   return 0;
 }
 
