@@ -248,3 +248,23 @@ def test_describe_matches_cli_verbose(cli, tmp_path, shape, src, dst):
                          "-v", tmp_path / "in.bin", tmp_path / "out.bin")
     assert status == 0
     assert err.splitlines()[0] == "relayout: " + plan.describe()
+
+
+def test_contiguous_inputs_are_not_copied():
+    # numpy reports its buffers to tracemalloc: a copy of the 16 MiB input
+    # (or a new result) would show in the peak.
+    import tracemalloc
+    x = random_array(np.float32, (2048, 2048))
+    out = tessel.relayout(x, to="{1,0:T(8,128)}")
+    tracemalloc.start()
+    tessel.relayout(x, to="{1,0:T(8,128)}", out=out)
+    tessel.relayout(out, from_="f32[2048,2048]{1,0:T(8,128)}", out=x)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 1 << 20, peak
+    # A non-contiguous input is copied once, to C order.
+    tracemalloc.start()
+    tessel.relayout(x.T, to="{1,0:T(8,128)}", out=out)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak >= x.nbytes
