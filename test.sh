@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Every test: unit tests, lit tests of the tools, the formatting check, the
-# core under ASan+UBSan, the MLIR layers with assertions on, and the parser
-# fuzzers for a bounded time.
+# Every test: unit tests, lit tests of the tools, the Python binding's
+# pytest suite, the formatting check, the core under ASan+UBSan, the MLIR
+# layers with assertions on, and the parser fuzzers for a bounded time.
 #   ./test.sh           all of it (what CI runs)
-#   ./test.sh --quick   unit and lit tests only
+#   ./test.sh --quick   unit, lit and Python tests only
 #   TESSEL_FUZZ_SECONDS=N  seconds per fuzz target (default 30)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,6 +20,13 @@ step "build (Release)"
 ninja -C build
 step "unit and lit tests"
 ninja -C build check-tessel
+step "Python binding (pytest)"
+if [ -f build/python/tessel/__init__.py ]; then
+  PYTHONPATH="$root/build/python" TESSEL_BIN="$root/build/bin/tessel" \
+    .venv/bin/python -m pytest -q -p no:cacheprovider python/tests
+else
+  echo "skipped: build/ was configured with TESSEL_ENABLE_PYTHON=OFF"
+fi
 [ $quick -eq 1 ] && { echo "quick run: skipped format, sanitizers, assertions and fuzzing"; exit 0; }
 
 step "formatting (clang-format-19)"

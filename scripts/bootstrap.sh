@@ -25,6 +25,9 @@ for p in "${packages[@]}"; do
 done
 command -v python3 >/dev/null || missing+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+# Python.h, for the nanobind extension (python/).
+python3 -c 'import os, sysconfig; p = sysconfig.get_paths()["include"]; exit(not os.path.exists(p + "/Python.h"))' ||
+  missing+=(python3-dev)
 if ((${#missing[@]})); then
   echo "bootstrap: installing Debian packages: ${missing[*]}"
   sudo=""
@@ -34,7 +37,8 @@ if ((${#missing[@]})); then
 fi
 
 # Python packages go into .venv (never the system): numpy for the benchmark
-# peers and .npy checks, ml_dtypes for bf16/f8 arrays.
+# peers and .npy checks, ml_dtypes for bf16/f8 arrays, nanobind,
+# scikit-build-core and pytest for the Python binding.
 if [ ! -x .venv/bin/python ]; then
   echo "bootstrap: creating .venv"
   python3 -m venv .venv

@@ -2,6 +2,7 @@
 #include "tessel/Hlo/HloModule.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tessel {
 
@@ -138,6 +139,84 @@ ProgramShape HloModule::entryProgramShape() const {
   if (theEntry->root())
     shape.result = theEntry->root()->shape();
   return shape;
+}
+
+/// "%a, %b, ..." naming the first few instructions of a computation.
+static std::string someNames(const HloComputation &computation) {
+  std::string known;
+  int shown = 0;
+  for (const std::unique_ptr<HloInstruction> &inst : computation.instructions())
+    if (shown++ < 8)
+      known += (known.empty() ? "%" : ", %") + inst->name();
+  if (computation.instructionCount() > 8)
+    known += ", ...";
+  return known;
+}
+
+Expected<const HloInstruction *> findInstruction(const HloModule &module,
+                                                 std::string name,
+                                                 std::string computationName) {
+  if (!name.empty() && name[0] == '%')
+    name = name.substr(1);
+  if (!computationName.empty() && computationName[0] == '%')
+    computationName = computationName.substr(1);
+  const HloComputation *scope = module.entry();
+  if (!scope)
+    return Error("the module has no ENTRY computation");
+  if (!computationName.empty()) {
+    scope = module.computation(computationName);
+    if (!scope) {
+      std::string known;
+      for (const std::unique_ptr<HloComputation> &c : module.computations())
+        known += (known.empty() ? "%" : ", %") + c->name();
+      return Error("no computation named %" + computationName +
+                   ", expected one of " + known);
+    }
+  }
+  if (name.empty())
+    return scope->root();
+  if (const HloInstruction *inst = scope->instruction(name))
+    return inst;
+  if (computationName.empty())
+    for (const std::unique_ptr<HloComputation> &computation :
+         module.computations())
+      if (const HloInstruction *inst = computation->instruction(name))
+        return inst;
+  return Error(
+      "no instruction named %" + name + " in %" + scope->name() +
+      ", expected one of " + someNames(*scope) +
+      (computationName.empty() ? " (or one of another computation)" : ""));
+}
+
+/// Instructions of `computation` with every call inlined, saturated at
+/// `limit + 1`.
+static int64_t inlinedSize(const HloComputation &computation, int64_t limit,
+                           std::map<const HloComputation *, int64_t> &memo) {
+  auto found = memo.find(&computation);
+  if (found != memo.end())
+    return found->second;
+  int64_t size = 0;
+  for (const auto &inst : computation.instructions()) {
+    size = std::min(size + 1, limit + 1);
+    for (const HloComputation *callee : inst->calledComputations())
+      if (callee)
+        size = std::min(size + inlinedSize(*callee, limit, memo), limit + 1);
+  }
+  memo[&computation] = size;
+  return size;
+}
+
+std::optional<Error> checkInlinedSize(const HloModule &module, int64_t limit) {
+  if (!module.entry())
+    return std::nullopt;
+  std::map<const HloComputation *, int64_t> memo;
+  if (inlinedSize(*module.entry(), limit, memo) <= limit)
+    return std::nullopt;
+  return Error(
+      "with every call inlined the module has more than " +
+      std::to_string(limit) +
+      " instructions, the most tessel compiles (a computation called from "
+      "several places is compiled once per call)");
 }
 
 } // namespace tessel

@@ -463,4 +463,31 @@ computeInputToOutputIndexing(const HloInstruction &instruction, int64_t inputId,
   return result;
 }
 
+Expected<std::string> describeHloIndexing(const HloInstruction &instruction,
+                                          std::optional<int64_t> inputId,
+                                          mlir::MLIRContext *context) {
+  if (inputId) {
+    Expected<HloInstructionIndexing> indexing =
+        computeInputToOutputIndexing(instruction, *inputId, context);
+    if (!indexing)
+      return indexing.takeError();
+    return indexing->toString("output");
+  }
+  const Shape &shape = instruction.shape();
+  int64_t outputs =
+      shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
+  std::string text;
+  for (int64_t out = 0; out < outputs; ++out) {
+    Expected<HloInstructionIndexing> indexing =
+        computeOutputToInputIndexing(instruction, out, context);
+    if (!indexing)
+      return indexing.takeError();
+    if (outputs > 1)
+      text += (out ? "\n" : "") + std::string("output ") + std::to_string(out) +
+              ":\n";
+    text += indexing->toString("operand");
+  }
+  return text;
+}
+
 } // namespace tessel

@@ -149,4 +149,19 @@ std::string printDecomposition(const std::vector<DecompositionStep> &steps) {
   return out;
 }
 
+std::string describeDecomposition(const TiledLayout &layout) {
+  std::vector<DecompositionStep> steps = decompose(layout);
+  std::string out = layout.shape().toString() + "\n";
+  if (steps.empty())
+    out += "row major without tiles: the buffer is the array itself, no "
+           "steps\n";
+  out += printDecomposition(steps);
+  const std::vector<int64_t> &dims =
+      steps.empty() ? layout.logicalDims() : steps.back().outputDims;
+  out += "the buffer is the row-major order of [";
+  for (size_t i = 0; i < dims.size(); ++i)
+    out += (i ? "," : "") + std::to_string(dims[i]);
+  return out + "]\n";
+}
+
 } // namespace tessel

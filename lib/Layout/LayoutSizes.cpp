@@ -5,6 +5,7 @@
 #include "tessel/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 
 namespace tessel {
@@ -224,6 +225,113 @@ std::optional<CheaperLayout> suggestCheaperLayout(const TiledLayout &layout) {
     }
   } while (std::next_permutation(order.begin(), order.end()));
   return best;
+}
+
+std::string describeByteCount(int64_t bytes) {
+  std::string out = std::to_string(bytes) + " bytes";
+  const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = -1;
+  while (value >= 1024 && unit < 3) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit >= 0) {
+    char text[32];
+    std::snprintf(text, sizeof text, " (%.1f %s)", value, units[unit]);
+    out += text;
+  }
+  return out;
+}
+
+std::string describePercent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
+  return text;
+}
+
+static std::string joinDims(const std::vector<int64_t> &dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    out += (i ? "," : "") + std::to_string(dims[i]);
+  return out + "]";
+}
+
+/// "{1,0}: dim 1 is the most minor (row major)".
+static std::string describeOrder(const TiledLayout &layout) {
+  const std::vector<int64_t> &m2m = layout.layout().minorToMajor;
+  if (m2m.empty())
+    return "{} (a scalar)";
+  std::string text = "{";
+  for (size_t i = 0; i < m2m.size(); ++i)
+    text += (i ? "," : "") + std::to_string(m2m[i]);
+  text += "}: dim " + std::to_string(m2m.front()) + " is the most minor";
+  bool rowMajor = true;
+  for (size_t i = 0; i < m2m.size(); ++i)
+    rowMajor &= m2m[i] == static_cast<int64_t>(m2m.size() - 1 - i);
+  if (rowMajor && m2m.size() > 1)
+    text += " (row major)";
+  return text;
+}
+
+std::string explainLayout(const TiledLayout &layout) {
+  LayoutSizes sizes = computeSizes(layout);
+  std::optional<CheaperLayout> cheaper = suggestCheaperLayout(layout);
+  std::string out = layout.shape().toString() + "\n";
+  auto row = [&](const std::string &key, const std::string &value) {
+    out += "  " + key +
+           std::string(key.size() < 15 ? 15 - key.size() : 0, ' ') + value +
+           "\n";
+  };
+  PrimitiveType type = layout.shape().elementType;
+  int64_t e = layout.layout().elementSizeInBits;
+  row("element type", std::string(primitiveTypeName(type)) + ", " +
+                          std::to_string(layout.elementBits()) +
+                          " bits per element" +
+                          (e ? " (E(" + std::to_string(e) + "))" : ""));
+  row("dim order",
+      describeOrder(layout) +
+          (layout.shape().layout ? "" : "; no layout given, row major"));
+  for (const TilingStep &step : layout.steps())
+    row("tile", step.tile.toString() + " over the " +
+                    std::to_string(step.tile.dims.size()) +
+                    " most minor dims -> " + joinDims(step.outputDims));
+  row("physical shape", joinDims(layout.finalDims()));
+  row("physical size", std::to_string(sizes.physicalElements) + " elements, " +
+                           describeByteCount(sizes.physicalBytes));
+  row("data", std::to_string(sizes.logicalElements) + " elements, " +
+                  describeByteCount(sizes.dataBytes));
+  row("padding", describeByteCount(sizes.paddingBytes) + ", " +
+                     describePercent(1 - sizes.utilization) +
+                     " of the buffer; utilization " +
+                     describePercent(sizes.utilization));
+  std::string worst = describeWorstPadding(sizes);
+  if (!worst.empty())
+    row("why padding", worst);
+  if (sizes.laterTilePaddingElements)
+    row("", "later tiles add " +
+                std::to_string(sizes.laterTilePaddingElements) +
+                " padding elements");
+  if (sizes.tailPaddingElements)
+    row("", "L(" + std::to_string(layout.layout().tailPaddingAlignment) +
+                ") adds " + std::to_string(sizes.tailPaddingElements) +
+                " padding elements at the end");
+  if (!sizes.xlaNote.empty())
+    row("xla's figure",
+        (sizes.xlaBytes ? describeByteCount(*sizes.xlaBytes) + ": "
+                        : std::string("none: ")) +
+            sizes.xlaNote);
+  if (cheaper) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.1fx",
+                  static_cast<double>(sizes.physicalBytes) /
+                      std::max<int64_t>(1, cheaper->physicalBytes));
+    row("instead", cheaper->shape.toString() + " takes " +
+                       describeByteCount(cheaper->physicalBytes) + ", " +
+                       ratio + " less:");
+    row("", cheaper->why);
+  }
+  return out;
 }
 
 } // namespace tessel

@@ -364,4 +364,42 @@ int64_t TiledLayout::tileId(const std::vector<int64_t> &index,
                    step.outputDims.size() - step.tileSizes.size());
 }
 
+static std::string joinIndex(const std::vector<int64_t> &index) {
+  std::string out;
+  for (size_t i = 0; i < index.size(); ++i)
+    out += (i ? "," : "") + std::to_string(index[i]);
+  return out;
+}
+
+Expected<int64_t>
+TiledLayout::checkedOffset(const std::vector<int64_t> &index) const {
+  if (static_cast<int64_t>(index.size()) != rank())
+    return Error("index " + joinIndex(index) + " has " +
+                 std::to_string(index.size()) + " entries, expected " +
+                 std::to_string(rank()) + " for " + theShape.toString());
+  for (int64_t i = 0; i < rank(); ++i) {
+    int64_t size = dims[i];
+    if (size == 0)
+      return Error("dim " + std::to_string(i) + " of " + theShape.toString() +
+                   " has size 0: the array has no element to index");
+    if (index[i] < 0 || index[i] >= size)
+      return Error("index " + std::to_string(index[i]) + " of dim " +
+                   std::to_string(i) + " is out of range, expected 0.." +
+                   std::to_string(size - 1));
+  }
+  return offset(index);
+}
+
+Expected<std::optional<std::vector<int64_t>>>
+TiledLayout::checkedLogicalIndex(int64_t offset) const {
+  if (numPhysical == 0)
+    return Error(theShape.toString() +
+                 " has an empty buffer: there is no offset to look up");
+  if (offset < 0 || offset >= numPhysical)
+    return Error("offset " + std::to_string(offset) +
+                 " is outside the buffer of " + std::to_string(numPhysical) +
+                 " elements, expected 0.." + std::to_string(numPhysical - 1));
+  return logicalIndex(offset);
+}
+
 } // namespace tessel

@@ -217,4 +217,32 @@ std::string npuTypeName(PrimitiveType type) {
   return std::string(primitiveTypeName(type));
 }
 
+Expected<NpuConfig> NpuConfig::resolve(const std::string &chip,
+                                       std::optional<int64_t> npus,
+                                       std::optional<int64_t> bytesPerNpu,
+                                       std::optional<int64_t> banks,
+                                       std::optional<int64_t> alignBytes) {
+  int64_t x = 0, s = 0, b = 1, a = 128;
+  bool packed = true;
+  std::string name = "custom";
+  if (!chip.empty()) {
+    Expected<NpuConfig> preset = NpuConfig::preset(chip);
+    if (!preset)
+      return preset.takeError();
+    x = preset->npus();
+    s = preset->bytesPerNpu();
+    b = preset->banks();
+    a = preset->alignBytes();
+    packed = preset->hasPackedModes();
+    bool modified =
+        npus || bytesPerNpu || (banks && *banks) || (alignBytes && *alignBytes);
+    name = modified ? preset->name() + "-modified" : preset->name();
+  }
+  x = npus.value_or(x);
+  s = bytesPerNpu.value_or(s);
+  b = banks.value_or(b);
+  a = alignBytes.value_or(a);
+  return NpuConfig::get(x, s, b, a, packed, name);
+}
+
 } // namespace tessel

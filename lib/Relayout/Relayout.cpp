@@ -275,4 +275,49 @@ std::optional<Error> RelayoutPlan::execute(const void *src, int64_t srcBytes,
   return std::nullopt;
 }
 
+bool isPlainRowMajor(const TiledLayout &layout) {
+  const Layout &l = layout.layout();
+  return l.tiles.empty() && l.tailPaddingAlignment == 1 &&
+         l.minorToMajor == Layout::rowMajor(layout.rank()).minorToMajor &&
+         layout.elementBits() == 8 * byteWidth(layout.shape().elementType);
+}
+
+std::string describePhysicalSize(const TiledLayout &layout) {
+  int64_t bits = layout.elementBits();
+  std::string element = bits % 8 == 0 ? std::to_string(bits / 8) + " bytes"
+                                      : std::to_string(bits) + " bits";
+  std::string reason =
+      std::to_string(layout.physicalElements()) + " elements of " + element;
+  if (layout.physicalElements() != layout.logicalElements())
+    reason += ", padding included";
+  return reason;
+}
+
+static std::string tupleText(const std::vector<int64_t> &dims) {
+  std::string out = "(";
+  for (size_t i = 0; i < dims.size(); ++i)
+    out += (i ? "," : "") + std::to_string(dims[i]);
+  return out + (dims.size() == 1 ? ",)" : ")");
+}
+
+std::optional<Error> checkSourceArray(const TiledLayout &from,
+                                      const std::vector<int64_t> &dims,
+                                      bool fortranOrder, int64_t dataBytes,
+                                      const std::string &name,
+                                      bool isArrayFile) {
+  if (isArrayFile && isPlainRowMajor(from) &&
+      (dims != from.logicalDims() || fortranOrder))
+    return Error(name + ": shape " + tupleText(dims) +
+                 (fortranOrder ? " in Fortran order" : "") + ", expected " +
+                 tupleText(from.logicalDims()) + " for " +
+                 from.shape().toString());
+  if (dataBytes != from.physicalBytes())
+    return Error(name + " has " + std::to_string(dataBytes) + " bytes" +
+                 (isArrayFile ? " of data" : "") + ", " +
+                 from.shape().toString() + " needs " +
+                 std::to_string(from.physicalBytes()) + " (" +
+                 describePhysicalSize(from) + ")");
+  return std::nullopt;
+}
+
 } // namespace tessel

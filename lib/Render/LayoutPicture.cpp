@@ -364,4 +364,28 @@ std::string renderLayoutSvg(const TiledLayout &layout,
   return svg.finish();
 }
 
+std::optional<Error> checkPictureSize(const TiledLayout &layout,
+                                      const PictureOptions &options) {
+  int64_t rank = layout.rank();
+  const std::vector<int64_t> &dims = layout.logicalDims();
+  double cells = 1;
+  if (rank >= 1)
+    cells *= std::min<double>(layout.paddedExtent(rank - 1),
+                              static_cast<double>(options.maxColumns));
+  if (rank >= 2)
+    cells *= std::min<double>(layout.paddedExtent(rank - 2),
+                              static_cast<double>(options.maxRows));
+  double slices = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    slices *= dims[d];
+  cells *= std::min<double>(slices, static_cast<double>(options.maxSlices));
+  if (cells <= kMaxDrawnCells)
+    return std::nullopt;
+  char count[64];
+  std::snprintf(count, sizeof count, "%.0f", cells);
+  return Error(std::string("the picture would draw ") + count +
+               " cells, more than the " + std::to_string(kMaxDrawnCells) +
+               " tessel draws; lower --max-rows, --max-cols or --max-slices");
+}
+
 } // namespace tessel

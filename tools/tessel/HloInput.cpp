@@ -4,6 +4,7 @@
 
 #include "tessel/Hlo/HloParser.h"
 #include "tessel/Hlo/HloVerifier.h"
+#include "tessel/Hlo/LiteralArrays.h"
 #include "tessel/Layout/TiledLayout.h"
 #include "tessel/Support/MathExtras.h"
 #include "tessel/Support/Npy.h"
@@ -40,82 +41,13 @@ std::unique_ptr<HloModule> loadHloModule(const std::string &path, bool verify) {
   return std::move(*module);
 }
 
-/// Instructions of `computation` with every call inlined, saturated at
-/// `limit + 1`.
-static int64_t inlinedSize(const HloComputation &computation, int64_t limit,
-                           std::map<const HloComputation *, int64_t> &memo) {
-  auto found = memo.find(&computation);
-  if (found != memo.end())
-    return found->second;
-  int64_t size = 0;
-  for (const auto &inst : computation.instructions()) {
-    size = std::min(size + 1, limit + 1);
-    for (const HloComputation *callee : inst->calledComputations())
-      if (callee)
-        size = std::min(size + inlinedSize(*callee, limit, memo), limit + 1);
-  }
-  memo[&computation] = size;
-  return size;
-}
-
 bool checkInlinedSize(const HloModule &module, const std::string &path,
                       int64_t limit) {
-  if (!module.entry())
-    return true;
-  std::map<const HloComputation *, int64_t> memo;
-  if (inlinedSize(*module.entry(), limit, memo) <= limit)
-    return true;
-  fail(path + ": with every call inlined the module has more than " +
-       std::to_string(limit) +
-       " instructions, the most tessel compiles (a computation called from "
-       "several places is compiled once per call)");
-  return false;
-}
-
-/// The dims of the .npy that holds an array of `shape` (with its layout) as
-/// a physical buffer: the logical dims for row-major, the dims in physical
-/// order for another permutation, the flat buffer for tiles and L(n).
-static Expected<std::vector<int64_t>> physicalNpyDims(const Shape &shape) {
-  Expected<TiledLayout> layout = TiledLayout::get(shape);
-  if (!layout)
-    return layout.takeError();
-  Layout l = shape.layoutOrDefault();
-  if (!l.tiles.empty() || l.tailPaddingAlignment != 1)
-    return std::vector<int64_t>{layout->physicalElements()};
-  std::vector<int64_t> dims;
-  for (int64_t d : layout->physicalOrder())
-    dims.push_back(shape.dims[d]);
-  return dims;
-}
-
-static std::string joinDims(const std::vector<int64_t> &dims) {
-  std::string out = "(";
-  for (size_t i = 0; i < dims.size(); ++i)
-    out += (i ? "," : "") + std::to_string(dims[i]);
-  return out + (dims.size() == 1 ? ",)" : ")");
-}
-
-/// The data of an .npy in C order.
-static std::string cOrderData(const NpyArray &array) {
-  if (!array.fortranOrder || array.shape.size() < 2)
-    return array.data;
-  int64_t width = array.itemSize(), rank = array.shape.size();
-  std::string out(array.data.size(), '\0');
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t i = 0; i < array.elementCount(); ++i) {
-    int64_t f = 0, stride = 1;
-    for (int64_t d = 0; d < rank; ++d) {
-      f += index[d] * stride;
-      stride *= array.shape[d];
-    }
-    std::memcpy(&out[i * width], &array.data[f * width], width);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < array.shape[d])
-        break;
-      index[d] = 0;
-    }
+  if (std::optional<Error> tooLarge = tessel::checkInlinedSize(module, limit)) {
+    fail(path + ": " + tooLarge->message);
+    return false;
   }
-  return out;
+  return true;
 }
 
 Expected<Literal> readArgument(const std::string &file, const Shape &param,
@@ -125,12 +57,9 @@ Expected<Literal> readArgument(const std::string &file, const Shape &param,
   if (!param.isArray())
     return Error(path + ": parameter shape " + param.toString() +
                  " is not an array");
-  Shape logicalShape(param.elementType, param.dims);
-  bool physical = !logical && param.layout &&
-                  *param.layout != Layout::rowMajor(param.rank());
   std::vector<int64_t> want = param.dims;
-  if (physical) {
-    Expected<std::vector<int64_t>> dims = physicalNpyDims(param);
+  if (readsPhysical(param, logical)) {
+    Expected<std::vector<int64_t>> dims = physicalArrayDims(param);
     if (!dims)
       return Error(path + ": " + dims.error().message);
     want = *dims;
@@ -151,52 +80,12 @@ Expected<Literal> readArgument(const std::string &file, const Shape &param,
   Expected<NpyArray> array = readNpyFile(file, limit, why);
   if (!array)
     return Error(array.error().message);
-  if (!npyDescrMatches(array->descr, param.elementType))
-    return Error(path + ": holds '" + array->descr + "' elements, expected " +
-                 npyDescr(param.elementType) + " for " +
-                 std::string(primitiveTypeName(param.elementType)));
-  if (array->shape != want)
-    return Error(path + ": shape " + joinDims(array->shape) + ", expected " +
-                 joinDims(want) + " for " + param.toString() +
-                 (physical ? " (its physical buffer, as --physical reads "
-                             "it; without --physical, the logical array)"
-                           : ""));
-  std::string data = cOrderData(*array);
-  if (physical) {
-    Expected<Literal> literal = fromPhysical(data, param);
-    if (!literal)
-      return Error(path + ": " + literal.error().message);
-    return std::move(*literal);
-  }
-  Expected<Literal> literal = Literal::create(logicalShape);
-  if (!literal)
-    return Error(path + ": " + literal.error().message);
-  if (!data.empty())
-    std::memcpy(literal->data(), data.data(), data.size());
-  return std::move(*literal);
+  return literalFromArray(*array, param, logical, path);
 }
 
 Expected<NpyArray> resultArray(const Literal &value, const Shape &shape,
                                bool logical) {
-  NpyArray array;
-  array.descr = npyDescr(value.elementType());
-  bool physical = !logical && shape.layout &&
-                  *shape.layout != Layout::rowMajor(shape.rank());
-  if (!physical) {
-    array.shape = value.dims();
-    array.data.assign(reinterpret_cast<const char *>(value.data()),
-                      value.elementCount() * value.elementBytes());
-    return array;
-  }
-  Expected<std::vector<int64_t>> dims = physicalNpyDims(shape);
-  if (!dims)
-    return dims.takeError();
-  Expected<std::string> buffer = toPhysical(value, shape);
-  if (!buffer)
-    return buffer.takeError();
-  array.shape = *dims;
-  array.data = std::move(*buffer);
-  return array;
+  return arrayFromLiteral(value, shape, logical);
 }
 
 } // namespace tessel::cli

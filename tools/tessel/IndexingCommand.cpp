@@ -217,55 +217,6 @@ int runEval(int argc, char **argv) {
   return 0;
 }
 
-/// "%a, %b, ..." naming the first few instructions of a computation.
-std::string someNames(const HloComputation &computation) {
-  std::string known;
-  int shown = 0;
-  for (const std::unique_ptr<HloInstruction> &inst : computation.instructions())
-    if (shown++ < 8)
-      known += (known.empty() ? "%" : ", %") + inst->name();
-  if (computation.instructionCount() > 8)
-    known += ", ...";
-  return known;
-}
-
-/// The instruction called `name` (with or without `%`) in the computation
-/// called `computationName`, or else in the entry first and then in the
-/// other computations in order; the ROOT when `name` is empty.
-const HloInstruction *findInstruction(const HloModule &module, std::string name,
-                                      std::string computationName) {
-  if (!name.empty() && name[0] == '%')
-    name = name.substr(1);
-  if (!computationName.empty() && computationName[0] == '%')
-    computationName = computationName.substr(1);
-  const HloComputation *scope = module.entry();
-  if (!computationName.empty()) {
-    scope = module.computation(computationName);
-    if (!scope) {
-      std::string known;
-      for (const std::unique_ptr<HloComputation> &c : module.computations())
-        known += (known.empty() ? "%" : ", %") + c->name();
-      cli::fail("no computation named %" + computationName +
-                ", expected one of " + known);
-      return nullptr;
-    }
-  }
-  if (name.empty())
-    return scope->root();
-  if (const HloInstruction *inst = scope->instruction(name))
-    return inst;
-  if (computationName.empty())
-    for (const std::unique_ptr<HloComputation> &computation :
-         module.computations())
-      if (const HloInstruction *inst = computation->instruction(name))
-        return inst;
-  cli::fail(
-      "no instruction named %" + name + " in %" + scope->name() +
-      ", expected one of " + someNames(*scope) +
-      (computationName.empty() ? " (or one of another computation)" : ""));
-  return nullptr;
-}
-
 llvm::json::Value indexingJson(const HloInstructionIndexing &indexing,
                                const char *key) {
   llvm::json::Array ids;
@@ -284,11 +235,19 @@ llvm::json::Value indexingJson(const HloInstructionIndexing &indexing,
 int printMaps(const HloInstruction &inst, bool forward, int64_t inputId,
               bool json) {
   mlir::MLIRContext context;
+  if (!json) {
+    Expected<std::string> text = describeHloIndexing(
+        inst, forward ? std::optional<int64_t>(inputId) : std::nullopt,
+        &context);
+    if (!text)
+      return cli::fail(text.error().message);
+    llvm::outs() << *text;
+    return 0;
+  }
   const Shape &shape = inst.shape();
   int64_t outputs =
       shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
   llvm::json::Array results;
-  std::string text;
   for (int64_t out = 0; out < (forward ? 1 : outputs); ++out) {
     Expected<HloInstructionIndexing> indexing =
         forward ? computeInputToOutputIndexing(inst, inputId, &context)
@@ -297,19 +256,10 @@ int printMaps(const HloInstruction &inst, bool forward, int64_t inputId,
       return cli::fail(indexing.error().message);
     if (forward) {
       results = std::move(*indexingJson(*indexing, "output").getAsArray());
-      text = indexing->toString("output");
       continue;
     }
     results.push_back(llvm::json::Object{
         {"output", out}, {"operands", indexingJson(*indexing, "operand")}});
-    if (outputs > 1)
-      text += (out ? "\n" : "") + std::string("output ") + std::to_string(out) +
-              ":\n";
-    text += indexing->toString("operand");
-  }
-  if (!json) {
-    llvm::outs() << text;
-    return 0;
   }
   llvm::json::Object object{
       {"instruction", inst.name()},
@@ -352,10 +302,11 @@ int runMaps(int argc, char **argv) {
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module)
     return 1;
-  const HloInstruction *inst = findInstruction(*module, name, computationName);
+  Expected<const HloInstruction *> inst =
+      findInstruction(*module, name, computationName);
   if (!inst)
-    return 1;
-  return printMaps(*inst, inputId.getNumOccurrences() > 0, inputId, json);
+    return cli::fail(inst.error().message);
+  return printMaps(**inst, inputId.getNumOccurrences() > 0, inputId, json);
 }
 
 int runNpu(int argc, char **argv) {

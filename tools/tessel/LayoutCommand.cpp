@@ -67,82 +67,22 @@ int runIndex(int argc, char **argv) {
   if (!layout)
     return 1;
   if (haveOffset) {
-    if (layout->physicalElements() == 0)
-      return cli::fail(layout->shape().toString() +
-                       " has an empty buffer: there is no offset to look up");
-    if (offsetOpt < 0 || offsetOpt >= layout->physicalElements())
-      return cli::fail("offset " + std::to_string(offsetOpt) +
-                       " is outside the buffer of " +
-                       std::to_string(layout->physicalElements()) +
-                       " elements, expected 0.." +
-                       std::to_string(layout->physicalElements() - 1));
-    std::optional<std::vector<int64_t>> index = layout->logicalIndex(offsetOpt);
-    llvm::outs() << (index ? joinIndex(*index) : "padding") << "\n";
+    Expected<std::optional<std::vector<int64_t>>> index =
+        layout->checkedLogicalIndex(offsetOpt);
+    if (!index)
+      return cli::fail(index.error().message);
+    llvm::outs() << (*index ? joinIndex(**index) : "padding") << "\n";
     return 0;
   }
   std::vector<int64_t> index;
   std::string error;
   if (!cli::parseIntList(indexText, index, error))
     return cli::fail(error);
-  if (static_cast<int64_t>(index.size()) != layout->rank())
-    return cli::fail("index " + joinIndex(index) + " has " +
-                     std::to_string(index.size()) + " entries, expected " +
-                     std::to_string(layout->rank()) + " for " +
-                     layout->shape().toString());
-  for (int64_t i = 0; i < layout->rank(); ++i) {
-    int64_t size = layout->logicalDims()[i];
-    if (size == 0)
-      return cli::fail("dim " + std::to_string(i) + " of " +
-                       layout->shape().toString() +
-                       " has size 0: the array has no element to index");
-    if (index[i] < 0 || index[i] >= size)
-      return cli::fail("index " + std::to_string(index[i]) + " of dim " +
-                       std::to_string(i) + " is out of range, expected 0.." +
-                       std::to_string(size - 1));
-  }
-  llvm::outs() << layout->offset(index) << "\n";
+  Expected<int64_t> offset = layout->checkedOffset(index);
+  if (!offset)
+    return cli::fail(offset.error().message);
+  llvm::outs() << *offset << "\n";
   return 0;
-}
-
-std::string humanBytes(int64_t bytes) {
-  std::string out = std::to_string(bytes) + " bytes";
-  const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = -1;
-  while (value >= 1024 && unit < 3) {
-    value /= 1024;
-    ++unit;
-  }
-  if (unit >= 0) {
-    char text[32];
-    std::snprintf(text, sizeof text, " (%.1f %s)", value, units[unit]);
-    out += text;
-  }
-  return out;
-}
-
-std::string percent(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
-  return text;
-}
-
-std::string dimsText(const std::vector<int64_t> &dims) {
-  return "[" + joinIndex(dims) + "]";
-}
-
-std::string orderText(const TiledLayout &layout) {
-  const std::vector<int64_t> &m2m = layout.layout().minorToMajor;
-  if (m2m.empty())
-    return "{} (a scalar)";
-  std::string text = "{" + joinIndex(m2m) + "}: dim " +
-                     std::to_string(m2m.front()) + " is the most minor";
-  bool rowMajor = true;
-  for (size_t i = 0; i < m2m.size(); ++i)
-    rowMajor &= m2m[i] == static_cast<int64_t>(m2m.size() - 1 - i);
-  if (rowMajor && m2m.size() > 1)
-    text += " (row major)";
-  return text;
 }
 
 llvm::json::Value explainJson(const TiledLayout &layout,
@@ -191,63 +131,6 @@ llvm::json::Value explainJson(const TiledLayout &layout,
   return llvm::json::Value(std::move(object));
 }
 
-void explainText(const TiledLayout &layout, const LayoutSizes &sizes,
-                 const std::optional<CheaperLayout> &cheaper,
-                 bool layoutGiven) {
-  llvm::raw_ostream &os = llvm::outs();
-  auto row = [&](const char *key, const std::string &value) {
-    os << "  " << llvm::left_justify(key, 15) << value << "\n";
-  };
-  PrimitiveType type = layout.shape().elementType;
-  os << layout.shape().toString() << "\n";
-  row("element type",
-      std::string(primitiveTypeName(type)) + ", " +
-          std::to_string(layout.elementBits()) + " bits per element" +
-          (layout.layout().elementSizeInBits
-               ? " (E(" + std::to_string(layout.layout().elementSizeInBits) +
-                     "))"
-               : ""));
-  row("dim order",
-      orderText(layout) + (layoutGiven ? "" : "; no layout given, row major"));
-  for (const TilingStep &step : layout.steps())
-    row("tile", step.tile.toString() + " over the " +
-                    std::to_string(step.tile.dims.size()) +
-                    " most minor dims -> " + dimsText(step.outputDims));
-  row("physical shape", dimsText(layout.finalDims()));
-  row("physical size", std::to_string(sizes.physicalElements) + " elements, " +
-                           humanBytes(sizes.physicalBytes));
-  row("data", std::to_string(sizes.logicalElements) + " elements, " +
-                  humanBytes(sizes.dataBytes));
-  row("padding",
-      humanBytes(sizes.paddingBytes) + ", " + percent(1 - sizes.utilization) +
-          " of the buffer; utilization " + percent(sizes.utilization));
-  std::string worst = describeWorstPadding(sizes);
-  if (!worst.empty())
-    row("why padding", worst);
-  if (sizes.laterTilePaddingElements)
-    row("", "later tiles add " +
-                std::to_string(sizes.laterTilePaddingElements) +
-                " padding elements");
-  if (sizes.tailPaddingElements)
-    row("", "L(" + std::to_string(layout.layout().tailPaddingAlignment) +
-                ") adds " + std::to_string(sizes.tailPaddingElements) +
-                " padding elements at the end");
-  if (!sizes.xlaNote.empty())
-    row("xla's figure", (sizes.xlaBytes ? humanBytes(*sizes.xlaBytes) + ": "
-                                        : std::string("none: ")) +
-                            sizes.xlaNote);
-  if (cheaper) {
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.1fx",
-                  static_cast<double>(sizes.physicalBytes) /
-                      std::max<int64_t>(1, cheaper->physicalBytes));
-    row("instead", cheaper->shape.toString() + " takes " +
-                       humanBytes(cheaper->physicalBytes) + ", " + ratio +
-                       " less:");
-    row("", cheaper->why);
-  }
-}
-
 int runExplain(int argc, char **argv) {
   cl::opt<std::string> layoutText(cl::Positional, cl::Required,
                                   cl::desc("<LAYOUT>"),
@@ -263,19 +146,16 @@ int runExplain(int argc, char **argv) {
   std::optional<TiledLayout> layout = loadLayout(layoutText);
   if (!layout)
     return 1;
-  LayoutSizes sizes = computeSizes(*layout);
-  std::optional<CheaperLayout> cheaper = suggestCheaperLayout(*layout);
   if (json) {
+    LayoutSizes sizes = computeSizes(*layout);
+    std::optional<CheaperLayout> cheaper = suggestCheaperLayout(*layout);
     llvm::outs() << llvm::formatv("{0:2}", explainJson(*layout, sizes, cheaper))
                  << "\n";
     return 0;
   }
-  explainText(*layout, sizes, cheaper, layout->shape().layout.has_value());
+  llvm::outs() << explainLayout(*layout);
   return 0;
 }
-
-/// The most cells `layout draw` draws (a 500x500 grid, about 50 MB of SVG).
-constexpr int64_t kMaxDrawnCells = 250000;
 
 int runDraw(int argc, char **argv) {
   cl::opt<std::string> layoutText(cl::Positional, cl::Required,
@@ -304,29 +184,12 @@ int runDraw(int argc, char **argv) {
   std::optional<TiledLayout> layout = loadLayout(layoutText);
   if (!layout)
     return 1;
-  // The pictures grow with the cells drawn (about 200 bytes of SVG each):
-  // refuse a picture nobody can open rather than spend minutes on it.
-  int64_t rank = layout->rank();
-  const std::vector<int64_t> &dims = layout->logicalDims();
-  double cells = 1;
-  if (rank >= 1)
-    cells *= std::min<double>(layout->paddedExtent(rank - 1), maxCols);
-  if (rank >= 2)
-    cells *= std::min<double>(layout->paddedExtent(rank - 2), maxRows);
-  double slices = 1;
-  for (int64_t d = 0; d + 2 < rank; ++d)
-    slices *= dims[d];
-  cells *= std::min<double>(slices, maxSlices);
-  if (cells > kMaxDrawnCells)
-    return cli::fail(llvm::formatv("the picture would draw {0:F0} cells, more "
-                                   "than the {1} tessel draws; lower "
-                                   "--max-rows, --max-cols or --max-slices",
-                                   cells, kMaxDrawnCells)
-                         .str());
   PictureOptions options;
   options.maxRows = maxRows;
   options.maxColumns = maxCols;
   options.maxSlices = maxSlices;
+  if (std::optional<Error> tooLarge = checkPictureSize(*layout, options))
+    return cli::fail(tooLarge->message);
   if (!svgPath.empty()) {
     std::string error =
         cli::writeFileAtomically(svgPath, renderLayoutSvg(*layout, options));
@@ -367,8 +230,9 @@ int runTpu(int argc, char **argv) {
     return 0;
   }
   llvm::outs() << choice->shape.toString() << "\n  why: " << choice->reason
-               << "\n  size: " << humanBytes(sizes.physicalBytes)
-               << ", utilization " << percent(sizes.utilization) << "\n";
+               << "\n  size: " << describeByteCount(sizes.physicalBytes)
+               << ", utilization " << describePercent(sizes.utilization)
+               << "\n";
   return 0;
 }
 
@@ -384,16 +248,7 @@ int runDecompose(int argc, char **argv) {
   std::optional<TiledLayout> layout = loadLayout(layoutText);
   if (!layout)
     return 1;
-  std::vector<DecompositionStep> steps = decompose(*layout);
-  llvm::outs() << layout->shape().toString() << "\n";
-  if (steps.empty())
-    llvm::outs() << "row major without tiles: the buffer is the array "
-                    "itself, no steps\n";
-  llvm::outs() << printDecomposition(steps);
-  llvm::outs() << "the buffer is the row-major order of "
-               << dimsText(steps.empty() ? layout->logicalDims()
-                                         : steps.back().outputDims)
-               << "\n";
+  llvm::outs() << describeDecomposition(*layout);
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "NpuVerbs.h"
 
 #include "tessel/Npu/NpuAdvisor.h"
+#include "tessel/Npu/NpuReport.h"
 #include "tessel/Support/MathExtras.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -126,132 +127,12 @@ int runAddress(int argc, char **argv) {
 // explain
 //===----------------------------------------------------------------------===//
 
-std::string field(const std::string &name, const std::string &value) {
-  std::string head = name;
-  head.resize(std::max<size_t>(12, name.size() + 1), ' ');
-  return head + value + "\n";
-}
-
-/// Why each stride has its value, or why it is unused.
-std::string strideMeaning(const LocalTensor &t, int d) {
-  const Dims4 &s = t.strides(), &st = t.storageShape();
-  int64_t x = t.config().npus();
-  static const char *kMove[4] = {"n -> n+1", "c -> c+", "h -> h+1", "w -> w+1"};
-  std::string move = kMove[d];
-  if (d == 1)
-    move += std::to_string(x) + " (same npu)";
-  if (!t.stridesUsed()[d])
-    return d == 1 && st[1] > 1 ? "unused: one channel per npu"
-                               : std::string("unused: ") + "NCHW"[d] + " = 1";
-  if (t.layout() == NpuLayout::Strided)
-    return move + ": given";
-  int64_t plane = st[2] * st[3];
-  switch (d) {
-  case 0:
-    return move + ": c stride " + std::to_string(s[1]) + " x " +
-           std::to_string(t.channelsPerNpu()) +
-           (t.channelsPerNpu() == 1 ? " channel" : " channels") + " per npu";
-  case 1:
-    if (t.alignElements() == 0)
-      return move + ": H * W = " + std::to_string(plane);
-    return move + ": ceil(" + std::to_string(plane) + " / " +
-           std::to_string(t.alignElements()) + ") * " +
-           std::to_string(t.alignElements()) +
-           (s[1] > plane
-                ? ", " + std::to_string(s[1] - plane) +
-                      " padding elements after each " + std::to_string(plane)
-                : std::string());
-  case 2:
-    return move + ": W = " + std::to_string(st[3]);
-  default:
-    return move;
-  }
-}
-
-std::string wasteText(const NpuUsage &u) {
-  std::string out;
-  auto add = [&](int64_t bytes, const char *what) {
-    if (bytes)
-      out += (out.empty() ? "" : ", ") + std::to_string(bytes) + " " + what;
-  };
-  add(u.featurePadding, "alignment padding");
-  add(u.emptySlots, "empty slots");
-  add(u.dummy, "dummy lanes");
-  add(u.matrixTail, "unused matrix columns");
-  add(u.gaps, "gaps between strided elements");
-  return u.wasted() == 0 ? "none"
-                         : std::to_string(u.wasted()) + " bytes: " + out;
-}
-
-std::string storedText(const LocalTensor &t) {
-  const TensorDesc &d = t.desc();
-  std::string shape = t.storedTypeName() + " " + dimsText(t.storageShape());
-  if (d.layout == NpuLayout::Matrix)
-    return shape + ": columns [" + std::to_string(d.matrixW) + "k, " +
-           std::to_string(d.matrixW) + "k+" + std::to_string(d.matrixW) +
-           ") in channel k";
-  if (d.mode == StorageMode::N4)
-    return shape + ": n 4m..4m+3 packed in one 32-bit element";
-  if (d.mode == StorageMode::N2)
-    return shape + ": n 2m, 2m+1 packed in one 32-bit element";
-  if (d.mode == StorageMode::IC2)
-    return shape + ": input channels 2j, 2j+1 packed in one 64-bit element";
-  return "";
-}
-
 std::vector<std::string> problemsOf(const LocalTensor &t) {
   std::vector<std::string> out;
   for (std::optional<Error> e :
        {t.checkAlignment(), t.checkFits(), t.checkNoAliasing()})
     if (e)
       out.push_back(e->message);
-  return out;
-}
-
-std::string explainText(const LocalTensor &t) {
-  const NpuConfig &c = t.config();
-  NpuPlace p = t.start();
-  NpuUsage u = t.totalUsage();
-  const Dims4 &s = t.strides();
-  std::string out =
-      field("tensor", tensorLine(t)) + field("chip", c.toString());
-  out += field("start", "npu " + std::to_string(p.npu) + ", offset " +
-                            std::to_string(p.offset) + "  (" +
-                            std::to_string(t.desc().address) + " = " +
-                            std::to_string(p.npu) + " * " +
-                            std::to_string(c.bytesPerNpu()) + " + " +
-                            std::to_string(p.offset) + ")");
-  int64_t channels = t.storageShape()[1];
-  out +=
-      field("channels",
-            std::to_string(channels) + " on " + npuListText(t.npus()) + "; " +
-                std::to_string(t.channelsPerNpu()) + " per npu = ceil((" +
-                std::to_string(p.npu) + " + " + std::to_string(channels) +
-                ") / " + std::to_string(c.npus()) + ")");
-  if (std::string stored = storedText(t); !stored.empty())
-    out += field("stored as", stored);
-  out +=
-      field("strides",
-            "n " + std::to_string(s[0]) + "  c " + std::to_string(s[1]) +
-                "  h " + std::to_string(s[2]) + "  w " + std::to_string(s[3]) +
-                "  (in " + t.storedTypeName() + " elements)");
-  for (int d = 0; d < 4; ++d)
-    out += field(std::string("  ") + "nchw"[d] + " " + std::to_string(s[d]),
-                 strideMeaning(t, d));
-  out += field("per npu", std::to_string(t.bytesPerNpu()) + " bytes, offsets " +
-                              std::to_string(p.offset) + ".." +
-                              std::to_string(p.offset + t.bytesPerNpu() - 1) +
-                              " of " + npuListText(t.npus()) + " (" +
-                              std::to_string(u.reserved) + " bytes in all)");
-  out += field("data", std::to_string(u.data) + " bytes (" +
-                           std::to_string(t.logicalElements()) + " " +
-                           npuTypeName(t.desc().type) + ")");
-  out += field("waste", wasteText(u));
-  if (c.banks() > 1)
-    out += field("banks", std::to_string(p.offset / c.bankBytes()) + ".." +
-                              std::to_string((p.offset + t.bytesPerNpu() - 1) /
-                                             c.bankBytes()) +
-                              " (" + formatBytes(c.bankBytes()) + " each)");
   return out;
 }
 
@@ -315,17 +196,18 @@ int explainSystem(const TensorSpec &spec, bool json) {
   static const char *kWhy[4] = {"n -> n+1: C * H * W", "c -> c+1: H * W",
                                 "h -> h+1: W", "w -> w+1"};
   std::string out =
-      field("tensor", npuTypeName(d.type) + " " + dimsText(d.shape) +
-                          " continuous (system memory)");
-  out +=
-      field("strides",
-            "n " + std::to_string(s[0]) + "  c " + std::to_string(s[1]) +
-                "  h " + std::to_string(s[2]) + "  w " + std::to_string(s[3]));
+      describeField("tensor", npuTypeName(d.type) + " " + dimsText(d.shape) +
+                                  " continuous (system memory)");
+  out += describeField("strides", "n " + std::to_string(s[0]) + "  c " +
+                                      std::to_string(s[1]) + "  h " +
+                                      std::to_string(s[2]) + "  w " +
+                                      std::to_string(s[3]));
   for (int i = 0; i < 4; ++i)
-    out += field(std::string("  ") + "nchw"[i] + " " + std::to_string(s[i]),
-                 d.shape[i] > 1 ? kWhy[i]
-                                : std::string("unused: ") + "NCHW"[i] + " = 1");
-  llvm::outs() << out << field("bytes", std::to_string(*bytes));
+    out += describeField(
+        std::string("  ") + "nchw"[i] + " " + std::to_string(s[i]),
+        d.shape[i] > 1 ? kWhy[i]
+                       : std::string("unused: ") + "NCHW"[i] + " = 1");
+  llvm::outs() << out << describeField("bytes", std::to_string(*bytes));
   return 0;
 }
 
@@ -364,17 +246,7 @@ int runExplain(int argc, char **argv) {
   if (json) {
     printJson(explainJson(*t));
   } else {
-    std::string out = explainText(*t);
-    if (chooseW)
-      out += field("matrix W", std::to_string(spec->desc.matrixW) +
-                                   ", the matrix advisor's choice (tessel "
-                                   "npu fit --matrix explains it)");
-    for (const std::string &p : problems)
-      out += field("problem", p);
-    std::vector<std::string> cheaper = suggestCheaper(*t);
-    for (size_t i = 0; i < cheaper.size(); ++i)
-      out += field(i ? "" : "cheaper", cheaper[i]);
-    llvm::outs() << out;
+    llvm::outs() << explainLocalTensor(*t, chooseW);
   }
   return problems.empty() ? 0 : cli::fail(problems.front());
 }
@@ -389,20 +261,11 @@ int whereElement(const LocalTensor &t, const std::string &indexText,
   std::string error;
   if (!cli::parseIntList(indexText, values, error))
     return cli::fail("--index: " + error);
-  bool matrix = t.layout() == NpuLayout::Matrix;
-  int rank = matrix ? 2 : 4;
-  if (static_cast<int>(values.size()) != rank)
-    return cli::fail("index " + indexText + " has " +
-                     std::to_string(values.size()) + " entries, expected " +
-                     std::to_string(rank));
-  Dims4 index{0, 0, 0, 0};
-  for (int d = 0; d < rank; ++d) {
-    if (values[d] < 0 || values[d] >= t.shape()[d])
-      return cli::fail("index " + std::to_string(values[d]) + " of dim " +
-                       std::to_string(d) + " is out of range, expected 0.." +
-                       std::to_string(t.shape()[d] - 1));
-    index[d] = values[d];
-  }
+  int rank = t.layout() == NpuLayout::Matrix ? 2 : 4;
+  Expected<Dims4> checked = checkTensorIndex(t, values, indexText);
+  if (!checked)
+    return cli::fail(checked.error().message);
+  Dims4 index = *checked;
   NpuPlace p = t.locate(index);
   int64_t slot = t.slotOf(index);
   int64_t address = t.config().address(p);
@@ -419,48 +282,10 @@ int whereElement(const LocalTensor &t, const std::string &indexText,
   return 0;
 }
 
-std::string placeText(const LocalTensor &t, const ByteInfo &info,
-                      NpuPlace place) {
-  bool matrix = t.layout() == NpuLayout::Matrix;
-  const Dims4 &i = info.index;
-  switch (info.kind) {
-  case ByteKind::Element:
-    return "element " + dimsText(i, matrix ? 2 : 4) + ", byte " +
-           std::to_string(info.byte) + " of " +
-           std::to_string(t.elementBytes());
-  case ByteKind::Dummy:
-    return "dummy lane " + std::to_string(info.byte / t.elementBytes()) +
-           " of " + t.storedTypeName() + " element " + dimsText(i) +
-           " (written as zero)";
-  case ByteKind::MatrixTail:
-    return "unused column " + std::to_string(i[1] * t.desc().matrixW + i[3]) +
-           " of row " + std::to_string(i[0]) + " (the matrix has " +
-           std::to_string(t.shape()[1]) + " columns)";
-  case ByteKind::FeaturePadding:
-    return "alignment padding after channel (" + std::to_string(i[0]) + "," +
-           std::to_string(i[1]) + "), byte " + std::to_string(info.byte) +
-           " of the padding";
-  case ByteKind::EmptySlot:
-    return "empty slot " + std::to_string(info.slot) + " of n " +
-           std::to_string(i[0]) + " on npu " + std::to_string(place.npu) +
-           " (no channel of this tensor)";
-  case ByteKind::Gap:
-    return "a gap between strided elements";
-  case ByteKind::Outside:
-    break;
-  }
-  if (!t.touchesNpu(place.npu))
-    return "not part of the tensor: it has no channel on npu " +
-           std::to_string(place.npu);
-  return "not part of the tensor: it uses offsets " +
-         std::to_string(t.start().offset) + ".." +
-         std::to_string(t.start().offset + t.bytesPerNpu() - 1);
-}
-
 int wherePlace(const LocalTensor &t, NpuPlace place, bool json) {
   ByteInfo info = t.classify(place);
   if (!json) {
-    llvm::outs() << placeText(t, info, place) << "\n";
+    llvm::outs() << describeByte(t, info, place) << "\n";
     return 0;
   }
   llvm::json::Object o{{"npu", place.npu},

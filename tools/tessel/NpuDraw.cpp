@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "NpuOptions.h"
 #include "NpuVerbs.h"
+#include "tessel/Npu/NpuReport.h"
 
+#include "tessel/Npu/NpuReport.h"
 #include "tessel/Render/NpuPicture.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -140,8 +142,7 @@ int drawTensor(const NpuConfig &config, const TensorSpec &spec,
   if (std::optional<Error> e = t->checkFits())
     return cli::fail(e->message);
   if (options.title.empty())
-    options.title = tensorLine(*t) + " on " + std::to_string(config.npus()) +
-                    " npus x " + formatBytes(config.bytesPerNpu());
+    options.title = describePictureTitle(*t);
   if (scatter)
     return emit(svg.empty() ? drawScatterText(*t, options)
                             : drawScatterSvg(*t, options),

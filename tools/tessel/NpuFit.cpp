@@ -1,6 +1,7 @@
 //===- NpuFit.cpp - `tessel npu fit`: matrix W advice and fit reports -----===//
 #include "NpuOptions.h"
 #include "NpuVerbs.h"
+#include "tessel/Npu/NpuReport.h"
 
 #include "tessel/Npu/NpuAdvisor.h"
 #include "tessel/Render/NpuPicture.h"
@@ -106,71 +107,6 @@ int adviseMatrixCommand(const NpuConfig &config, const std::string &matrix,
 //===----------------------------------------------------------------------===//
 // Fit reports
 //===----------------------------------------------------------------------===//
-
-std::string usageText(const NpuUsage &u) {
-  std::string out = "data " + std::to_string(u.data) + ", waste " +
-                    std::to_string(u.wasted());
-  std::string parts;
-  auto add = [&](int64_t bytes, const char *what) {
-    if (bytes)
-      parts += (parts.empty() ? "" : ", ") + std::to_string(bytes) + " " + what;
-  };
-  add(u.featurePadding, "padding");
-  add(u.emptySlots, "empty slots");
-  add(u.dummy, "dummy");
-  add(u.matrixTail, "matrix tail");
-  add(u.gaps, "gaps");
-  return parts.empty() ? out : out + " (" + parts + ")";
-}
-
-/// Per-NPU lines, NPUs with equal numbers grouped.
-std::string npuLines(const FitReport &r, const NpuConfig &config) {
-  std::string out =
-      "per npu (of " + std::to_string(config.bytesPerNpu()) + " bytes):\n";
-  int64_t x = config.npus();
-  for (int64_t lo = 0; lo < x;) {
-    int64_t hi = lo;
-    while (hi + 1 < x && r.highWater[hi + 1] == r.highWater[lo] &&
-           r.reserved[hi + 1] == r.reserved[lo] && r.data[hi + 1] == r.data[lo])
-      ++hi;
-    std::string who =
-        lo == hi ? "npu " + std::to_string(lo)
-                 : "npus " + std::to_string(lo) + ".." + std::to_string(hi);
-    out += "  " + who +
-           std::string(who.size() < 12 ? 12 - who.size() : 1, ' ') +
-           "used up to " + std::to_string(r.highWater[lo]) + ", reserved " +
-           std::to_string(r.reserved[lo]) + ", data " +
-           std::to_string(r.data[lo]) + "\n";
-    lo = hi + 1;
-  }
-  return out;
-}
-
-std::string fitText(const FitReport &r, const NpuConfig &config) {
-  std::string out = std::to_string(r.entries.size()) + " tensors on " +
-                    config.toString() + "\n";
-  for (const FitEntry &e : r.entries) {
-    out += "  " + printTensorSpec(e.spec) + "\n      " +
-           npuListText(e.tensor.npus()) + ", " +
-           std::to_string(e.tensor.bytesPerNpu()) + " bytes per npu, " +
-           usageText(e.usage) + "\n";
-    if (e.autoPlaced || e.autoW)
-      out += std::string("      ") +
-             (e.autoPlaced && e.autoW ? "placed and W chosen by tessel"
-              : e.autoPlaced          ? "placed by tessel"
-                                      : "W chosen by tessel") +
-             "\n";
-    for (const std::string &s : e.suggestions)
-      out += "      cheaper: " + s + "\n";
-  }
-  out += npuLines(r, config);
-  if (r.fits())
-    return out + "fits\n";
-  out += "does not fit:\n";
-  for (const std::string &p : r.problems)
-    out += "  " + p + "\n";
-  return out;
-}
 
 llvm::json::Object fitJson(const FitReport &r, const NpuConfig &config) {
   llvm::json::Array tensors, npus, problems;
@@ -317,7 +253,7 @@ int runFit(int argc, char **argv) {
   if (json)
     printJson(fitJson(*report, *config));
   else
-    llvm::outs() << fitText(*report, *config);
+    llvm::outs() << describeFitReport(*report, *config);
   if (int drawn = drawFit(*report, svg, draw && !json))
     return drawn;
   if (report->fits())

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "tessel/Npu/NpuAdvisor.h"
+#include "tessel/Npu/NpuReport.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -12,45 +13,27 @@
 namespace tessel::npucli {
 
 std::optional<NpuConfig> ConfigOptions::resolve(int &status) const {
-  bool custom = npus.getNumOccurrences() || mem.getNumOccurrences();
   if (chip.empty() && !(npus.getNumOccurrences() && mem.getNumOccurrences())) {
     status = cli::usageError(
         "give --chip NAME (bm1684, bm1684x, bm1688) or --npus X --mem S, "
         "e.g. --npus 4 --mem 1024 for the seed's figures");
     return std::nullopt;
   }
-  int64_t x = 0, s = 0, b = 1, a = 128;
-  bool packed = true;
-  std::string name = "custom";
-  if (!chip.empty()) {
-    Expected<NpuConfig> preset = NpuConfig::preset(chip);
-    if (!preset) {
-      status = cli::fail(preset.error().message);
-      return std::nullopt;
-    }
-    x = preset->npus();
-    s = preset->bytesPerNpu();
-    b = preset->banks();
-    a = preset->alignBytes();
-    packed = preset->hasPackedModes();
-    name = custom || banks || align ? preset->name() + "-modified"
-                                    : preset->name();
-  }
-  if (npus.getNumOccurrences())
-    x = npus;
+  std::optional<int64_t> bytes;
   if (mem.getNumOccurrences()) {
-    Expected<int64_t> bytes = parseByteSize(mem);
-    if (!bytes) {
-      status = cli::fail("--mem: " + bytes.error().message);
+    Expected<int64_t> parsed = parseByteSize(mem);
+    if (!parsed) {
+      status = cli::fail("--mem: " + parsed.error().message);
       return std::nullopt;
     }
-    s = *bytes;
+    bytes = *parsed;
   }
-  if (banks.getNumOccurrences())
-    b = banks;
-  if (align.getNumOccurrences())
-    a = align;
-  Expected<NpuConfig> config = NpuConfig::get(x, s, b, a, packed, name);
+  auto given = [](const cl::opt<int64_t> &opt) {
+    return opt.getNumOccurrences() ? std::optional<int64_t>(opt.getValue())
+                                   : std::nullopt;
+  };
+  Expected<NpuConfig> config =
+      NpuConfig::resolve(chip, given(npus), bytes, given(banks), given(align));
   if (!config) {
     status = cli::fail(config.error().message);
     return std::nullopt;
@@ -157,17 +140,10 @@ std::optional<LocalTensor> makeTensor(const NpuConfig &config,
 
 /// Fills in the advisor's W for a matrix given without one.
 bool chooseMatrixW(const NpuConfig &config, TensorSpec &spec, int &status) {
-  TensorDesc &d = spec.desc;
-  if (d.layout != NpuLayout::Matrix || d.matrixW > 0)
-    return true;
-  Expected<NpuPlace> at = config.split(d.address);
-  Expected<MatrixAdvice> advice =
-      adviseMatrix(config, d.shape[0], d.shape[1], d.type, at ? at->npu : 0);
-  if (!advice) {
-    status = cli::fail(advice.error().message);
+  if (std::optional<Error> error = tessel::chooseMatrixW(config, spec.desc)) {
+    status = cli::fail(error->message);
     return false;
   }
-  d.matrixW = advice->best.w;
   return true;
 }
 
@@ -198,38 +174,13 @@ llvm::json::Array dimsJson(const Dims4 &dims, int rank) {
 }
 
 std::string dimsText(const Dims4 &dims, int rank) {
-  std::string out = "(";
-  for (int i = 0; i < rank; ++i)
-    out += (i ? "," : "") + std::to_string(dims[i]);
-  return out + ")";
+  return describeDims(dims, rank);
 }
 
 std::string npuListText(const std::vector<int64_t> &npus) {
-  if (npus.size() == 1)
-    return "npu " + std::to_string(npus[0]);
-  bool run = npus.size() > 2;
-  for (size_t i = 1; i < npus.size(); ++i)
-    run = run && npus[i] == npus[i - 1] + 1;
-  if (run)
-    return "npus " + std::to_string(npus.front()) + ".." +
-           std::to_string(npus.back());
-  std::string out = "npus ";
-  for (size_t i = 0; i < npus.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(npus[i]);
-  return out;
+  return describeNpuList(npus);
 }
 
-std::string tensorLine(const LocalTensor &t) {
-  const TensorDesc &d = t.desc();
-  bool matrix = d.layout == NpuLayout::Matrix;
-  std::string out = npuTypeName(d.type) + " " +
-                    dimsText(d.shape, matrix ? 2 : 4) + " " +
-                    std::string(layoutName(d.layout));
-  if (matrix)
-    out += " (W " + std::to_string(d.matrixW) + ")";
-  if (d.mode != StorageMode::Normal)
-    out += " in " + std::string(modeName(d.mode)) + " mode";
-  return out + " at address " + std::to_string(d.address);
-}
+std::string tensorLine(const LocalTensor &t) { return describeTensorLine(t); }
 
 } // namespace tessel::npucli

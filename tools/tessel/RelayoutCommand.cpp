@@ -57,33 +57,6 @@ bool isNpy(Format format, const std::string &path) {
          (format == Format::Auto && endsWith(path, ".npy"));
 }
 
-/// Row-major, no tiles, natural element size: the layout numpy arrays have.
-bool isPlainRowMajor(const TiledLayout &layout) {
-  const Layout &l = layout.layout();
-  return l.tiles.empty() && l.tailPaddingAlignment == 1 &&
-         l.minorToMajor == Layout::rowMajor(layout.rank()).minorToMajor &&
-         layout.elementBits() == 8 * byteWidth(layout.shape().elementType);
-}
-
-std::string dimsText(const std::vector<int64_t> &dims) {
-  std::string out = "(";
-  for (size_t i = 0; i < dims.size(); ++i)
-    out += (i ? "," : "") + std::to_string(dims[i]);
-  return out + (dims.size() == 1 ? ",)" : ")");
-}
-
-/// Why a layout needs the bytes it needs, e.g. "15 elements of 4 bytes".
-std::string sizeReason(const TiledLayout &layout) {
-  int64_t bits = layout.elementBits();
-  std::string element = bits % 8 == 0 ? std::to_string(bits / 8) + " bytes"
-                                      : std::to_string(bits) + " bits";
-  std::string reason =
-      std::to_string(layout.physicalElements()) + " elements of " + element;
-  if (layout.physicalElements() != layout.logicalElements())
-    reason += ", padding included";
-  return reason;
-}
-
 /// The payload of the input file: raw bytes, or the data of a .npy file
 /// checked against the logical array when the source is row-major.
 std::optional<std::string> readInput(const std::string &path, Format format,
@@ -93,11 +66,12 @@ std::optional<std::string> readInput(const std::string &path, Format format,
   int64_t limit = from.physicalBytes();
   if (isNpy(format, path))
     limit += 1 << 20;
-  Expected<std::string> bytes = readFileBytes(
-      path, limit,
-      from.shape().toString() + " needs " +
-          std::to_string(from.physicalBytes()) + " (" + sizeReason(from) + ")" +
-          (isNpy(format, path) ? " and a .npy header" : ""));
+  Expected<std::string> bytes =
+      readFileBytes(path, limit,
+                    from.shape().toString() + " needs " +
+                        std::to_string(from.physicalBytes()) + " (" +
+                        describePhysicalSize(from) + ")" +
+                        (isNpy(format, path) ? " and a .npy header" : ""));
   if (!bytes) {
     cli::fail(bytes.error().message);
     return std::nullopt;
@@ -109,30 +83,26 @@ std::optional<std::string> readInput(const std::string &path, Format format,
       cli::fail(path + ": " + array.error().message);
       return std::nullopt;
     }
-    if (isPlainRowMajor(from)) {
-      PrimitiveType type = from.shape().elementType;
-      if (!npyDescrMatches(array->descr, type)) {
-        cli::fail(path + ": holds '" + array->descr + "' elements, expected " +
-                  npyDescr(type) + " for " +
-                  std::string(primitiveTypeName(type)));
-        return std::nullopt;
-      }
-      if (array->shape != from.logicalDims() || array->fortranOrder) {
-        cli::fail(path + ": shape " + dimsText(array->shape) +
-                  (array->fortranOrder ? " in Fortran order" : "") +
-                  ", expected " + dimsText(from.logicalDims()) + " for " +
-                  from.shape().toString());
-        return std::nullopt;
-      }
+    PrimitiveType type = from.shape().elementType;
+    if (isPlainRowMajor(from) && !npyDescrMatches(array->descr, type)) {
+      cli::fail(path + ": holds '" + array->descr + "' elements, expected " +
+                npyDescr(type) + " for " +
+                std::string(primitiveTypeName(type)));
+      return std::nullopt;
     }
-    payload = std::move(array->data);
+    if (std::optional<Error> problem =
+            checkSourceArray(from, array->shape, array->fortranOrder,
+                             static_cast<int64_t>(array->data.size()), path,
+                             /*isArrayFile=*/true)) {
+      cli::fail(problem->message);
+      return std::nullopt;
+    }
+    return std::move(array->data);
   }
-  if (static_cast<int64_t>(payload.size()) != from.physicalBytes()) {
-    cli::fail(path + " has " + std::to_string(payload.size()) + " bytes" +
-              (isNpy(format, path) ? " of data" : "") + ", " +
-              from.shape().toString() + " needs " +
-              std::to_string(from.physicalBytes()) + " (" + sizeReason(from) +
-              ")");
+  if (std::optional<Error> problem = checkSourceArray(
+          from, {}, false, static_cast<int64_t>(payload.size()), path,
+          /*isArrayFile=*/false)) {
+    cli::fail(problem->message);
     return std::nullopt;
   }
   return payload;
@@ -261,7 +231,7 @@ int runRelayoutCommand(int argc, char **argv) {
     return cli::fail(
         "the output " + plan->destination().shape().toString() + " takes " +
         describeBytes(static_cast<double>(plan->destinationBytes())) + " for " +
-        sizeReason(plan->destination()) + ", and the input " +
+        describePhysicalSize(plan->destination()) + ", and the input " +
         describeBytes(static_cast<double>(plan->sourceBytes())) +
         ": more than this machine can allocate (" + describeBytes(memory) +
         " of memory)");

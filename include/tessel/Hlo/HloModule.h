@@ -28,8 +28,10 @@
 #define TESSEL_HLO_HLOMODULE_H
 
 #include "tessel/Hlo/HloInstruction.h"
+#include "tessel/Support/Expected.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -169,6 +171,22 @@ private:
   std::vector<RawAttribute> raw;
   std::vector<HloStackFrameSection> frames;
 };
+
+/// The instruction called `name` (with or without `%`) in the computation
+/// called `computationName`, or else in the entry first and then in the
+/// other computations in order; the ROOT when `name` is empty. Fails with
+/// the names it knows (`tessel indexing --instruction`).
+Expected<const HloInstruction *> findInstruction(const HloModule &module,
+                                                 std::string name,
+                                                 std::string computationName);
+
+/// Refuses a module the compiler, which inlines every call and fusion,
+/// would see as more than `limit` instructions: a computation that calls
+/// another twice doubles it (a chain of 60 such computations inlines to
+/// 2^60 instructions). @pre the module verifies (calls nest at most 256
+/// deep).
+std::optional<Error> checkInlinedSize(const HloModule &module,
+                                      int64_t limit = int64_t(1) << 22);
 
 } // namespace tessel
 

@@ -89,6 +89,13 @@ Expected<HloInstructionIndexing>
 computeInputToOutputIndexing(const HloInstruction &instruction, int64_t inputId,
                              mlir::MLIRContext *context);
 
+/// The text `tessel indexing maps` prints: the output-to-input maps of
+/// every output ("output N:" before each when the result is a tuple), or
+/// with `inputId` the input-to-output maps of that operand.
+Expected<std::string> describeHloIndexing(const HloInstruction &instruction,
+                                          std::optional<int64_t> inputId,
+                                          mlir::MLIRContext *context);
+
 /// The array shape of output `outputId` (a tuple element or the shape
 /// itself), or nullptr when there is none.
 const Shape *getOutputShape(const HloInstruction &instruction,

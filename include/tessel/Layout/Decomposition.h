@@ -48,6 +48,10 @@ std::vector<DecompositionStep> decompose(const TiledLayout &layout);
 /// One line per step, as in the example above.
 std::string printDecomposition(const std::vector<DecompositionStep> &steps);
 
+/// The report of `tessel layout decompose`: the layout, its steps (or why
+/// there are none), and the dims whose row-major order the buffer is.
+std::string describeDecomposition(const TiledLayout &layout);
+
 } // namespace tessel
 
 #endif // TESSEL_LAYOUT_DECOMPOSITION_H

@@ -91,6 +91,17 @@ struct CheaperLayout {
 /// that much cheaper.
 std::optional<CheaperLayout> suggestCheaperLayout(const TiledLayout &layout);
 
+/// A byte count for people: "500000 bytes (488.3 KiB)", "12 bytes".
+std::string describeByteCount(int64_t bytes);
+/// A fraction as a percentage with one decimal: 0.977 -> "97.7%".
+std::string describePercent(double fraction);
+
+/// The report of `tessel layout explain` (also the Python binding's
+/// Layout.explain()): element type, dim order, tiles, physical shape, sizes,
+/// padding and why, XLA's figure, a cheaper layout; one "  key   value" row
+/// per line, after the canonical layout.
+std::string explainLayout(const TiledLayout &layout);
+
 } // namespace tessel
 
 #endif // TESSEL_LAYOUT_LAYOUTSIZES_H

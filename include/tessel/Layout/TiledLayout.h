@@ -102,6 +102,15 @@ public:
   /// padding (or the offset is out of [0, physicalElements())).
   std::optional<std::vector<int64_t>> logicalIndex(int64_t offset) const;
 
+  /// offset() of an index a user typed: fails, naming the entry, when the
+  /// index has the wrong rank or an entry out of range (`tessel layout
+  /// index` and the Python binding print the same message).
+  Expected<int64_t> checkedOffset(const std::vector<int64_t> &index) const;
+  /// logicalIndex() of an offset a user typed: fails when the offset is
+  /// outside the buffer; nullopt when the slot is padding.
+  Expected<std::optional<std::vector<int64_t>>>
+  checkedLogicalIndex(int64_t offset) const;
+
   /// Extent of a logical dim once the first tile's padding is included: the
   /// dim rounded up to its tile size when the first tile covers it without
   /// combining it, else the dim itself. Coordinates below these extents have

@@ -28,6 +28,7 @@
 #include "tessel/Support/Expected.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,16 @@ public:
   /// The chips tessel knows: "bm1684", "bm1684x", "bm1688" (case-insensitive).
   static Expected<NpuConfig> preset(std::string_view name);
   static std::vector<std::string_view> presetNames();
+
+  /// A preset with overrides, or a custom chip, as `--chip NAME --npus X
+  /// --mem S --banks B --align A` describe it. A modified preset is named
+  /// "NAME-modified". @pre `chip` is not empty, or npus and bytesPerNpu are
+  /// given.
+  static Expected<NpuConfig> resolve(const std::string &chip,
+                                     std::optional<int64_t> npus,
+                                     std::optional<int64_t> bytesPerNpu,
+                                     std::optional<int64_t> banks,
+                                     std::optional<int64_t> alignBytes);
 
   /// The seed's teaching configuration: 4 NPUs of 1024 bytes, one bank,
   /// 128-byte alignment, packed modes allowed.

@@ -117,6 +117,26 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Row-major, no tiles, natural element size: the layout of a numpy array.
+/// Buffers of such a layout are read and written as arrays of the logical
+/// shape; any other buffer is a flat run of bytes.
+bool isPlainRowMajor(const TiledLayout &layout);
+
+/// Why a layout needs the bytes it needs: "15 elements of 4 bytes", "16
+/// elements of 4 bits, padding included".
+std::string describePhysicalSize(const TiledLayout &layout);
+
+/// Checks an input array (named `name` in messages: a file, "array")
+/// against the source layout of a relayout, as `tessel relayout` checks a
+/// .npy input: for a plain row-major source its dims must be the logical
+/// dims in C order; in every case its data must hold exactly the source's
+/// physical bytes.
+std::optional<Error> checkSourceArray(const TiledLayout &from,
+                                      const std::vector<int64_t> &dims,
+                                      bool fortranOrder, int64_t dataBytes,
+                                      const std::string &name,
+                                      bool isArrayFile);
+
 /// The per-element reference: for every logical index, copies the element's
 /// bits from src to dst through TiledLayout::offset(); padding is zeroed.
 /// Slow; the oracle of the tests. @pre buffers of the layouts' sizes.

@@ -27,6 +27,9 @@
 
 #include "tessel/Layout/TiledLayout.h"
 
+#include "tessel/Support/Expected.h"
+
+#include <optional>
 #include <string>
 
 namespace tessel {
@@ -38,6 +41,14 @@ struct PictureOptions {
   /// Grids drawn for arrays of rank > 2 before eliding.
   int64_t maxSlices = 4;
 };
+
+/// The most cells a picture draws (a 500x500 grid, about 50 MB of SVG).
+constexpr int64_t kMaxDrawnCells = 250000;
+
+/// Refuses a picture nobody can open: one that would draw more than
+/// kMaxDrawnCells cells (about 200 bytes of SVG each) with these options.
+std::optional<Error> checkPictureSize(const TiledLayout &layout,
+                                      const PictureOptions &options);
 
 /// The terminal picture (ASCII).
 std::string renderLayoutText(const TiledLayout &layout,

@@ -1,0 +1,74 @@
+//===- Bindings.h - Shared helpers of the Python binding --------*- C++ -*-===//
+//
+// The extension tessel._tessel binds tessel's libraries for the Python
+// package `tessel` (python/tessel). Each area has one bindX() function in
+// its own file; the helpers here turn tessel's Expected<T> into a value or a
+// Python ValueError carrying the message the command line prints after
+// "tessel: error: ".
+//
+// This is the only code of tessel compiled with exceptions: nanobind reports
+// errors to Python by throwing. An exception is thrown only here, never
+// through a frame of tessel's libraries or of LLVM (built without them).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PYTHON_BINDINGS_H
+#define TESSEL_PYTHON_BINDINGS_H
+
+#include "tessel/Hlo/Literal.h"
+#include "tessel/Support/Expected.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace tessel::python {
+
+namespace nb = nanobind;
+
+/// Raises ValueError(message).
+[[noreturn]] inline void raise(const std::string &message) {
+  throw nb::value_error(message.c_str());
+}
+
+/// The value of `expected`, or raises its error as a ValueError.
+template <typename T> T unwrap(Expected<T> expected) {
+  if (!expected)
+    raise(expected.error().message);
+  return std::move(*expected);
+}
+
+/// Raises an error a library function reported, if any.
+inline void check(const std::optional<Error> &error) {
+  if (error)
+    raise(error->message);
+}
+
+/// The bytes of a C-contiguous numpy array, viewed in place as 1-D uint8.
+using ByteView =
+    nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+/// An array handed over by the Python package: its element type as XLA
+/// spells it ("bf16"), its dims and its bytes in C order.
+using ArrayArgument = std::tuple<std::string, std::vector<int64_t>, ByteView>;
+
+/// The argument for `parameter` (the checks and messages of
+/// literalFromArray; `name` is e.g. "argument 0").
+Literal argumentLiteral(const ArrayArgument &array, const Shape &parameter,
+                        bool logical, const std::string &name);
+/// A result as (element type, dims, 1-D uint8 numpy array that owns the
+/// bytes), for the package to view with the right dtype.
+nb::tuple resultTuple(const Literal &value, const Shape &shape, bool logical);
+
+void bindLayout(nb::module_ &m);
+void bindRelayout(nb::module_ &m);
+void bindHlo(nb::module_ &m);
+void bindCodegen(nb::module_ &m);
+void bindNpu(nb::module_ &m);
+
+} // namespace tessel::python
+
+#endif // TESSEL_PYTHON_BINDINGS_H

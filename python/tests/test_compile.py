@@ -1,0 +1,116 @@
+"""tessel.compile against `tessel compile` and `tessel run` on the same
+modules and inputs."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tessel
+from conftest import CORPUS, EXAMPLES
+from test_hlo import inputs_of, load
+
+# A few modules of each emitter (loop, transpose, reductions), tuple roots
+# and bf16; compiling every module of the corpus twice would be slow.
+MODULES = ["gelu_tanh_bf16", "transpose_2d_f32", "row_reduce_f32",
+           "column_reduce_f32", "pad_slice_concat_bf16", "softmax_f32"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_run_matches_cli(cli, tmp_path, name):
+    path = CORPUS / name / "module.hlo"
+    exe = tessel.compile(path.read_text())
+    inputs = inputs_of(name)
+    arrays = [load(p, tessel.Layout(s).element_type)
+              for p, s in zip(inputs, exe.parameters)]
+    got = exe(*arrays, threads=1)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(exe.outputs)
+    outputs = [tmp_path / f"out{i}.npy" for i in range(len(got))]
+    args = [a for p in inputs for a in ("--input", p)]
+    args += [a for o in outputs for a in ("--output", o)]
+    cli.out("run", path, "--threads", "1", *args)
+    for array, out in zip(got, outputs):
+        want = np.load(out)
+        assert array.shape == want.shape and array.tobytes() == want.tobytes()
+
+
+def test_ir_and_explain_match_cli(cli, tmp_path):
+    path = EXAMPLES / "gelu_small.hlo"
+    exe = tessel.compile(path.read_text())
+    assert exe.explain() == cli.out("compile", path, "--explain")
+    for kind in ["partition", "mlir", "lowered"]:
+        assert exe.emit(kind) == cli.out("compile", path, f"--emit={kind}")
+    assert exe.mlir() == cli.out("compile", path, "--emit=mlir")
+    dump = tmp_path / "dump"
+    cli.out("compile", path, "--emit=lowered", "--dump-after", ".*",
+            "--dump-dir", dump)
+    files = sorted(p for p in dump.iterdir() if not p.name.startswith("00."))
+    first = files[0]
+    flag = first.name.split(".", 1)[1].rsplit(".", 1)[0]
+    assert exe.mlir(after=flag) == first.read_text()
+    with pytest.raises(ValueError, match="no pass of the pipeline matches"):
+        exe.mlir(after="no-such-pass")
+    with pytest.raises(ValueError, match="unknown IR 'ptx'"):
+        exe.emit("ptx")
+
+
+def test_excess_precision_is_an_option(cli, tmp_path):
+    path = CORPUS / "gelu_tanh_bf16" / "module.hlo"
+    exe = tessel.compile(path.read_text(), excess_precision=True)
+    x = load(inputs_of("gelu_tanh_bf16")[0], "bf16")
+    np.save(tmp_path / "x.npy", np.load(inputs_of("gelu_tanh_bf16")[0]))
+    cli.out("run", path, "--excess-precision", "--threads", "1", "--input",
+            tmp_path / "x.npy", "--output", tmp_path / "y.npy")
+    assert exe(x, threads=1).tobytes() == np.load(tmp_path / "y.npy").tobytes()
+
+
+def test_arguments_are_checked_like_the_cli(cli, tmp_path):
+    text = "HloModule m\nENTRY e { p = f32[2,3] parameter(0) ROOT n = f32[2,3] negate(p) }"
+    path = tmp_path / "m.hlo"
+    path.write_text(text)
+    exe = tessel.compile(text)
+    bad = np.zeros((3, 2), np.float32)
+    np.save(tmp_path / "x.npy", bad)
+    with pytest.raises(ValueError) as e:
+        exe(bad)
+    want = cli.error("run", path, "--input", tmp_path / "x.npy")
+    assert want == str(e.value).replace("argument 0", str(tmp_path / "x.npy"))
+    with pytest.raises(ValueError, match="the entry takes 1 parameters, given 0"):
+        exe()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert np.array_equal(exe(x.T.copy().T), -x)   # Fortran order is fine
+
+
+def test_compile_errors_match_cli(cli, tmp_path):
+    for text in ["HloModule m\nENTRY e { ROOT p = f32[2] parameter(0) ",
+                 "HloModule m\nENTRY e { p = f32[2] parameter(0) ROOT n = f32[3] negate(p) }"]:
+        path = tmp_path / "m.hlo"
+        path.write_text(text)
+        with pytest.raises(ValueError) as e:
+            tessel.compile(text)
+        got = str(e.value)
+        assert f"{path}:{got}" == cli.error("compile", path)
+
+
+def test_bad_calls_never_kill_the_interpreter():
+    code = r"""
+import numpy as np, tessel
+exe = tessel.compile("HloModule m\nENTRY e { p = f32[4] parameter(0) ROOT n = f32[4] negate(p) }")
+for args in [(), (np.zeros(3, np.float32),), (np.zeros(4),), ("x",),
+             (np.zeros(4, np.float32), np.zeros(4, np.float32))]:
+    try:
+        exe(*args)
+    except (ValueError, TypeError):
+        pass
+try:
+    exe(np.zeros(4, np.float32), threads=-1)
+except ValueError:
+    pass
+print(exe(np.ones(4, np.float32)).tolist())
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[-1.0, -1.0, -1.0, -1.0]"
