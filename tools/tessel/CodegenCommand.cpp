@@ -1,9 +1,10 @@
 //===- CodegenCommand.cpp - `tessel compile` and `tessel run` -------------===//
 //
-//   tessel compile M.hlo [--emit=partition|mlir|lowered|llvm|asm]
+//   tessel compile M.hlo [--emit=partition|mlir|lowered|llvm|asm|ptx]
+//                        [--target=cpu|nvptx [--sm NN]]
 //                        [--dump-after REGEX --dump-dir DIR] [--explain]
 //   tessel run M.hlo [--input x.npy ...] [--output y.npy ...] [--check]
-//                    [--threads N] [--repeat N]
+//                    [--threads N] [--repeat N] [--device cpu|gpu [--sm NN]]
 //
 // run reads and writes logical arrays (the layouts are the compiler's
 // business); without --input it makes reproducible random arguments.
@@ -54,8 +55,24 @@ int runCompile(int argc, char **argv) {
           clEnumValN(EmitKind::Lowered, "lowered",
                      "the llvm dialect after the whole pipeline"),
           clEnumValN(EmitKind::Llvm, "llvm", "LLVM IR after -O3"),
-          clEnumValN(EmitKind::Asm, "asm", "host assembly")),
+          clEnumValN(EmitKind::Asm, "asm",
+                     "host assembly (PTX with --target=nvptx)"),
+          clEnumValN(EmitKind::Ptx, "ptx",
+                     "PTX for an NVIDIA GPU (with --target=nvptx)")),
       cl::cat(cli::category()));
+  cl::opt<Backend> target(
+      "target", cl::desc("what the kernels are compiled for"),
+      cl::init(Backend::Cpu),
+      cl::values(clEnumValN(Backend::Cpu, "cpu", "this CPU (the default)"),
+                 clEnumValN(Backend::Nvptx, "nvptx",
+                            "NVIDIA GPUs: NVVM, LLVM's NVPTX backend, PTX "
+                            "(the GPU's launch)")),
+      cl::cat(cli::category()));
+  cl::opt<int> sm("sm",
+                  cl::desc("with --target=nvptx: the compute capability "
+                           "the PTX is for (80: sm_80, 90: sm_90)"),
+                  cl::init(90), cl::value_desc("NN"),
+                  cl::cat(cli::category()));
   cl::opt<std::string> dumpAfter(
       "dump-after",
       cl::desc("write the IR after every pass whose flag matches REGEX "
@@ -87,14 +104,22 @@ int runCompile(int argc, char **argv) {
           "  tessel compile examples/gelu.hlo --emit=partition\n"
           "  tessel compile examples/gelu.hlo --emit=mlir\n"
           "  tessel compile examples/gelu.hlo --emit=llvm\n"
+          "  tessel compile examples/gelu.hlo --target=nvptx --sm 80 "
+          "--emit=ptx\n"
           "  tessel compile examples/gelu.hlo --dump-after '.*' --dump-dir "
           "d\n"))
     return 2;
+  if (sm.getNumOccurrences() && target != Backend::Nvptx)
+    return cli::usageError("--sm is for --target=nvptx");
+  if (emit == EmitKind::Ptx && target != Backend::Nvptx)
+    return cli::usageError("--emit=ptx needs --target=nvptx");
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module || !cli::checkInlinedSize(*module, path))
     return 1;
   CompileOptions options;
   options.target = gpu ? Target::Gpu : Target::Cpu;
+  options.backend = target;
+  options.smVersion = sm;
   options.dumpAfter = dumpAfter;
   options.dumpDir = dumpDir;
   options.excessPrecision = excess;
@@ -165,6 +190,15 @@ int runRun(int argc, char **argv) {
                              "threads of up to 4 elements, vector loads) on "
                              "the CPU"),
                     cl::cat(cli::category()));
+  cl::opt<std::string> device(
+      "device",
+      cl::desc("where the kernels run: cpu (the default) or gpu (PTX "
+               "through the CUDA driver, opened at run time)"),
+      cl::init("cpu"), cl::value_desc("cpu|gpu"), cl::cat(cli::category()));
+  cl::opt<int> sm("sm",
+                  cl::desc("with --device gpu: the compute capability the "
+                           "PTX is for (default: the device's)"),
+                  cl::init(0), cl::value_desc("NN"), cl::cat(cli::category()));
   cl::opt<uint64_t> seed("seed", cl::desc("seed of the random arguments"),
                          cl::init(1), cl::cat(cli::category()));
   cl::opt<bool> specials(
@@ -180,8 +214,9 @@ int runRun(int argc, char **argv) {
     return status;
   if (!cli::parseOptions(
           static_cast<int>(args.size()), args.data(),
-          "compile an HLO module for this CPU and run it\n\n"
+          "compile an HLO module for this CPU (or a GPU) and run it\n\n"
           "  tessel run examples/gelu.hlo --check --repeat 20\n"
+          "  tessel run examples/gelu.hlo --device gpu --check\n"
           "  tessel run m.hlo --input x.npy --output y.npy\n\n"
           "Without --input the arguments are random (reproducible, "
           "--seed).\nArrays are logical (row-major), whatever the layouts in "
@@ -190,6 +225,18 @@ int runRun(int argc, char **argv) {
     return 2;
   if (repeat < 0)
     return cli::usageError("--repeat must be 0 or more");
+  if (device != "cpu" && device != "gpu")
+    return cli::usageError("--device must be cpu or gpu, not '" + device +
+                           "'");
+  bool onGpu = device == "gpu";
+  if (sm.getNumOccurrences() && !onGpu)
+    return cli::usageError("--sm is for --device gpu");
+  if (onGpu && repeat > 0)
+    return cli::usageError("--repeat times the CPU's kernels; on the GPU it "
+                           "would time the copies to and from the device "
+                           "too, so it is not supported with --device gpu");
+  if (onGpu && threads > 0)
+    return cli::usageError("--threads is for the CPU");
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module || !cli::checkInlinedSize(*module, path))
     return 1;
@@ -244,6 +291,10 @@ int runRun(int argc, char **argv) {
   CompileOptions compileOptions;
   compileOptions.excessPrecision = excess;
   compileOptions.target = gpu ? Target::Gpu : Target::Cpu;
+  if (onGpu) {
+    compileOptions.backend = Backend::Nvptx;
+    compileOptions.smVersion = sm;
+  }
   Expected<std::shared_ptr<Executable>> compiled =
       Executable::compile(*module, compileOptions);
   if (!compiled)

@@ -8,7 +8,8 @@ void registerCodegenPasses() {
        {createInlineSubgraphsPass, createSimplifyFpConversionsPass,
         createLowerLoopsPass, createFlattenTensorsPass,
         createVectorizeLoadsStoresPass, createUnrollLoopsPass,
-        createLowerGridToCpuPass, createLowerIndexingPass,
+        createLowerGridToCpuPass, createLowerGridToNvvmPass,
+        createLowerIndexingPass,
         createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
