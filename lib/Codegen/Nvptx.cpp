@@ -171,10 +171,11 @@ bool isSupportedSm(int smVersion) {
   const llvm::Target *target = nvptxTarget();
   if (!target || smVersion <= 0)
     return false;
-  std::string cpu = "sm_" + std::to_string(smVersion);
+  // A subtarget of the default GPU answers for the others (one made for
+  // an unknown GPU would print a warning).
   std::unique_ptr<llvm::MCSubtargetInfo> info(
-      target->createMCSubtargetInfo(kTriple, cpu, ""));
-  return info && info->isCPUStringValid(cpu);
+      target->createMCSubtargetInfo(kTriple, "", ""));
+  return info && info->isCPUStringValid("sm_" + std::to_string(smVersion));
 }
 
 Expected<std::string> translateToNvptx(mlir::ModuleOp module, int smVersion,

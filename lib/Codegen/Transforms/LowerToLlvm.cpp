@@ -77,8 +77,11 @@ struct LibdeviceCall : mlir::OpRewritePattern<Op> {
   mlir::LogicalResult
   matchAndRewrite(Op op, mlir::PatternRewriter &rewriter) const override {
     mlir::Type type = op->getResult(0).getType();
-    llvm::StringRef name =
-        type.isF32() ? f32Name : (type.isF64() ? f64Name : "");
+    llvm::StringRef name;
+    if (type.isF32())
+      name = f32Name;
+    else if (type.isF64())
+      name = f64Name;
     if (name.empty())
       return rewriter.notifyMatchFailure(op, "not a scalar f32 or f64");
     auto module = op->template getParentOfType<mlir::ModuleOp>();
