@@ -67,6 +67,7 @@ struct CudaDriver {
                            unsigned, unsigned, unsigned, CUstream, void **,
                            void **);
   CUresult (*getErrorString)(CUresult, const char **);
+  CUresult (*moduleUnload)(CUmodule);
   CUcontext context = nullptr;
   int smVersion = 0;
 
@@ -124,6 +125,7 @@ Expected<const CudaDriver *> openDriver() {
   need("cuMemcpyDtoH_v2", d->memcpyDtoH);
   need("cuLaunchKernel", d->launchKernel);
   need("cuGetErrorString", d->getErrorString);
+  need("cuModuleUnload", d->moduleUnload);
   if (missing) {
     failure = "the CUDA driver " + name + " has no " + missing;
     return Error(failure);
@@ -157,6 +159,10 @@ struct GpuKernel {
 
 class GpuExecutable : public Executable {
 public:
+  ~GpuExecutable() override {
+    if (module && driver->ctxSetCurrent(driver->context) == 0)
+      driver->moduleUnload(module);
+  }
   Expected<Literal> run(const std::vector<Literal> &arguments,
                         const RunOptions &options) override {
     return runOnLogicalArrays(*this, plan, arguments, options);
@@ -223,6 +229,8 @@ GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     int b = plan.inputs[i];
+    if (bufferBytes(plan.buffers[b]) == 0)
+      continue;
     if (CUresult r = d.memcpyHtoD(buffers.pointers[b], inputs[i],
                                   bufferBytes(plan.buffers[b])))
       return Error("CUDA: copy of input " + std::to_string(i) +
@@ -248,6 +256,8 @@ GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
     return Error("CUDA: the kernels failed: " + d.message(r));
   for (size_t i = 0; i < outputs.size(); ++i) {
     int b = plan.outputs[i];
+    if (bufferBytes(plan.buffers[b]) == 0)
+      continue;
     if (CUresult r = d.memcpyDtoH(outputs[i], buffers.pointers[b],
                                   bufferBytes(plan.buffers[b])))
       return Error("CUDA: copy of output " + std::to_string(i) +
