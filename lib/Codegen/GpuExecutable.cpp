@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 
 #include <dlfcn.h>
@@ -43,6 +44,8 @@ using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
+struct CUevent_st;
+using CUevent = CUevent_st *;
 constexpr int kComputeCapabilityMajor = 75; // CU_DEVICE_ATTRIBUTE_...
 constexpr int kComputeCapabilityMinor = 76;
 constexpr int kJitErrorLogBuffer = 5; // CU_JIT_ERROR_LOG_BUFFER
@@ -68,6 +71,12 @@ struct CudaDriver {
                            void **);
   CUresult (*getErrorString)(CUresult, const char **);
   CUresult (*moduleUnload)(CUmodule);
+  CUresult (*memcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*eventCreate)(CUevent *, unsigned);
+  CUresult (*eventDestroy)(CUevent);
+  CUresult (*eventRecord)(CUevent, CUstream);
+  CUresult (*eventSynchronize)(CUevent);
+  CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
   CUcontext context = nullptr;
   int smVersion = 0;
 
@@ -126,6 +135,12 @@ Expected<const CudaDriver *> openDriver() {
   need("cuLaunchKernel", d->launchKernel);
   need("cuGetErrorString", d->getErrorString);
   need("cuModuleUnload", d->moduleUnload);
+  need("cuMemcpyDtoD_v2", d->memcpyDtoD);
+  need("cuEventCreate", d->eventCreate);
+  need("cuEventDestroy_v2", d->eventDestroy);
+  need("cuEventRecord", d->eventRecord);
+  need("cuEventSynchronize", d->eventSynchronize);
+  need("cuEventElapsedTime", d->eventElapsedTime);
   if (missing) {
     failure = "the CUDA driver " + name + " has no " + missing;
     return Error(failure);
@@ -149,6 +164,8 @@ Expected<const CudaDriver *> openDriver() {
   driver = d.release();
   return driver;
 }
+
+struct DeviceBuffers;
 
 struct GpuKernel {
   std::string name;
@@ -182,6 +199,8 @@ public:
       bytes.push_back(bufferBytes(plan.buffers[b]));
     return bytes;
   }
+  Expected<DeviceTiming> timeOnDevice(const std::vector<const void *> &inputs,
+                                      int repeat) override;
   std::vector<Shape> outputShapes() const override {
     std::vector<Shape> shapes;
     for (int b : plan.outputs)
@@ -189,6 +208,10 @@ public:
     return shapes;
   }
   double compileMilliseconds() const override { return compileMs; }
+
+  Expected<bool> prepare(DeviceBuffers &buffers,
+                         const std::vector<const void *> &inputs);
+  Expected<bool> launch(const DeviceBuffers &buffers);
 
   ModulePlan plan;
   const CudaDriver *driver = nullptr;
@@ -206,26 +229,41 @@ struct DeviceBuffers {
       if (p)
         driver.memFree(p);
   }
+  Expected<bool> allocate(size_t index, size_t bytes) {
+    if (CUresult r =
+            driver.memAlloc(&pointers[index], std::max<size_t>(bytes, 1)))
+      return Error("CUDA: cannot allocate " + std::to_string(bytes) +
+                   " bytes on the GPU: " + driver.message(r));
+    return true;
+  }
 };
 
-Expected<bool>
-GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
-                           const std::vector<void *> &outputs,
-                           const RunOptions &) {
-  if (inputs.size() != plan.inputs.size() ||
-      outputs.size() != plan.outputs.size())
-    return Error("expected " + std::to_string(plan.inputs.size()) +
-                 " inputs and " + std::to_string(plan.outputs.size()) +
-                 " outputs");
+/// CUDA events, destroyed when it goes out of scope.
+struct Events {
+  const CudaDriver &driver;
+  CUevent start = nullptr, end = nullptr;
+  ~Events() {
+    if (start)
+      driver.eventDestroy(start);
+    if (end)
+      driver.eventDestroy(end);
+  }
+};
+
+/// The plan's buffers on the device, the inputs copied in.
+Expected<bool> GpuExecutable::prepare(DeviceBuffers &buffers,
+                                      const std::vector<const void *> &inputs) {
+  if (inputs.size() != plan.inputs.size())
+    return Error("expected " + std::to_string(plan.inputs.size()) + " inputs");
   const CudaDriver &d = *driver;
   if (CUresult r = d.ctxSetCurrent(d.context))
     return Error("CUDA: " + d.message(r));
-  DeviceBuffers buffers{d, std::vector<CUdeviceptr>(plan.buffers.size(), 0)};
+  buffers.pointers.assign(plan.buffers.size(), 0);
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
-    size_t bytes = std::max<int64_t>(bufferBytes(plan.buffers[b]), 1);
-    if (CUresult r = d.memAlloc(&buffers.pointers[b], bytes))
-      return Error("CUDA: cannot allocate " + std::to_string(bytes) +
-                   " bytes on the GPU: " + d.message(r));
+    Expected<bool> allocated =
+        buffers.allocate(b, bufferBytes(plan.buffers[b]));
+    if (!allocated)
+      return allocated;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     int b = plan.inputs[i];
@@ -236,6 +274,12 @@ GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
       return Error("CUDA: copy of input " + std::to_string(i) +
                    " to the GPU: " + d.message(r));
   }
+  return true;
+}
+
+/// Launches every kernel in order (asynchronously).
+Expected<bool> GpuExecutable::launch(const DeviceBuffers &buffers) {
+  const CudaDriver &d = *driver;
   for (size_t k = 0; k < kernels.size(); ++k) {
     std::vector<CUdeviceptr> args;
     for (int b : plan.kernels[k].inputs)
@@ -246,12 +290,30 @@ GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
     for (CUdeviceptr &p : args)
       params.push_back(&p);
     const GpuKernel &kernel = kernels[k];
-    if (CUresult r = d.launchKernel(
-            kernel.function, static_cast<unsigned>(kernel.numBlocks), 1, 1,
-            static_cast<unsigned>(kernel.numThreads), 1, 1, 0, nullptr,
-            params.data(), nullptr))
+    if (CUresult r = d.launchKernel(kernel.function,
+                                    static_cast<unsigned>(kernel.numBlocks), 1,
+                                    1, static_cast<unsigned>(kernel.numThreads),
+                                    1, 1, 0, nullptr, params.data(), nullptr))
       return Error("CUDA: launch of " + kernel.name + ": " + d.message(r));
   }
+  return true;
+}
+
+Expected<bool>
+GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
+                           const std::vector<void *> &outputs,
+                           const RunOptions &) {
+  if (outputs.size() != plan.outputs.size())
+    return Error("expected " + std::to_string(plan.outputs.size()) +
+                 " outputs");
+  const CudaDriver &d = *driver;
+  DeviceBuffers buffers{d, {}};
+  Expected<bool> ready = prepare(buffers, inputs);
+  if (!ready)
+    return ready;
+  Expected<bool> launched = launch(buffers);
+  if (!launched)
+    return launched;
   if (CUresult r = d.ctxSynchronize())
     return Error("CUDA: the kernels failed: " + d.message(r));
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -264,6 +326,71 @@ GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
                    " from the GPU: " + d.message(r));
   }
   return true;
+}
+
+Expected<DeviceTiming>
+GpuExecutable::timeOnDevice(const std::vector<const void *> &inputs,
+                            int repeat) {
+  const CudaDriver &d = *driver;
+  DeviceBuffers buffers{d, {}};
+  Expected<bool> ready = prepare(buffers, inputs);
+  if (!ready)
+    return ready.error();
+  DeviceTiming timing;
+  for (int b : plan.inputs)
+    timing.bytes += bufferBytes(plan.buffers[b]);
+  for (int b : plan.outputs)
+    timing.bytes += bufferBytes(plan.buffers[b]);
+  // Two scratch buffers for the copy that reads and writes as many bytes.
+  size_t half = std::max<int64_t>(timing.bytes / 2, 1);
+  DeviceBuffers scratch{d, std::vector<CUdeviceptr>(2, 0)};
+  for (size_t i = 0; i < 2; ++i) {
+    Expected<bool> allocated = scratch.allocate(i, half);
+    if (!allocated)
+      return allocated.error();
+  }
+  Events events{d};
+  if (CUresult r = d.eventCreate(&events.start, 0))
+    return Error("CUDA: " + d.message(r));
+  if (CUresult r = d.eventCreate(&events.end, 0))
+    return Error("CUDA: " + d.message(r));
+  auto timed =
+      [&](const std::function<Expected<bool>()> &work) -> Expected<double> {
+    if (CUresult r = d.eventRecord(events.start, nullptr))
+      return Error("CUDA: " + d.message(r));
+    Expected<bool> done = work();
+    if (!done)
+      return done.error();
+    if (CUresult r = d.eventRecord(events.end, nullptr))
+      return Error("CUDA: " + d.message(r));
+    if (CUresult r = d.eventSynchronize(events.end))
+      return Error("CUDA: the kernels failed: " + d.message(r));
+    float ms = 0;
+    if (CUresult r = d.eventElapsedTime(&ms, events.start, events.end))
+      return Error("CUDA: " + d.message(r));
+    return ms / 1e3;
+  };
+  auto kernels = [&]() { return launch(buffers); };
+  auto copy = [&]() -> Expected<bool> {
+    if (CUresult r =
+            d.memcpyDtoD(scratch.pointers[1], scratch.pointers[0], half))
+      return Error("CUDA: device copy: " + d.message(r));
+    return true;
+  };
+  // One run first: the first launch loads the module onto the device.
+  for (int r = -1; r < repeat; ++r) {
+    Expected<double> k = timed(kernels);
+    if (!k)
+      return k.error();
+    Expected<double> c = timed(copy);
+    if (!c)
+      return c.error();
+    if (r >= 0) {
+      timing.kernelSeconds.push_back(*k);
+      timing.copySeconds.push_back(*c);
+    }
+  }
+  return timing;
 }
 
 } // namespace
@@ -313,17 +440,16 @@ compileGpuExecutable(const HloModule &module, const CompileOptions &options) {
   std::string log(8192, '\0');
   int jitOptions[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
   void *jitValues[] = {log.data(), reinterpret_cast<void *>(log.size())};
-  if (CUresult r =
-          d.moduleLoadDataEx(&exe->module, ptx->c_str(), 2, jitOptions,
-                             jitValues))
+  if (CUresult r = d.moduleLoadDataEx(&exe->module, ptx->c_str(), 2, jitOptions,
+                                      jitValues))
     return Error("CUDA: the driver cannot load the PTX for sm_" +
                  std::to_string(gpuOptions.smVersion) + ": " + d.message(r) +
                  ": " + std::string(log.c_str()));
   for (GpuKernel &kernel : exe->kernels)
     if (CUresult r = d.moduleGetFunction(&kernel.function, exe->module,
                                          kernel.name.c_str()))
-      return Error("CUDA: no kernel " + kernel.name + " in the PTX: " +
-                   d.message(r));
+      return Error("CUDA: no kernel " + kernel.name +
+                   " in the PTX: " + d.message(r));
   exe->compileMs = std::chrono::duration<double, std::milli>(
                        std::chrono::steady_clock::now() - start)
                        .count();

@@ -103,9 +103,8 @@ Expected<bool> linkLibdevice(llvm::Module &llvmModule) {
   if (!buffer)
     return Error("cannot read libdevice '" + path +
                  "': " + buffer.getError().message());
-  auto library =
-      llvm::parseBitcodeFile((*buffer)->getMemBufferRef(),
-                             llvmModule.getContext());
+  auto library = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(),
+                                        llvmModule.getContext());
   if (!library)
     return Error("cannot parse libdevice '" + path +
                  "': " + llvmErrorMessage(library.takeError()));
@@ -141,8 +140,7 @@ Expected<std::string> findCudaToolkitFile(llvm::StringRef relative) {
       real = *ptxas;
     // <root>/bin/ptxas
     roots.push_back(
-        llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
-            .str());
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(real)).str());
   }
   roots.push_back("/usr/local/cuda");
   std::string looked;

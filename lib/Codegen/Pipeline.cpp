@@ -31,11 +31,11 @@ namespace tessel {
 
 std::unique_ptr<mlir::MLIRContext> createCodegenContext() {
   mlir::DialectRegistry registry;
-  registry.insert<TesselDialect, mlir::arith::ArithDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
-                  mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect, mlir::math::MathDialect, mlir::scf::SCFDialect,
-                  mlir::tensor::TensorDialect, mlir::vector::VectorDialect>();
+  registry.insert<
+      TesselDialect, mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
+      mlir::func::FuncDialect, mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
+      mlir::NVVM::NVVMDialect, mlir::math::MathDialect, mlir::scf::SCFDialect,
+      mlir::tensor::TensorDialect, mlir::vector::VectorDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);
@@ -58,9 +58,9 @@ emitKernels(const ModulePlan &plan, const CompileOptions &options,
       mlir::ModuleOp::create(mlir::UnknownLoc::get(context));
   for (const PlannedKernel &kernel : plan.kernels) {
     std::string error;
-    auto entry = emitFusion(*module, *kernel.computation, kernel.name,
-                            launchTarget(options), &error,
-                            kernel.outputIndices);
+    auto entry =
+        emitFusion(*module, *kernel.computation, kernel.name,
+                   launchTarget(options), &error, kernel.outputIndices);
     if (mlir::failed(entry))
       return Error(error);
   }

@@ -215,9 +215,9 @@ std::string randomColumnReductions(int count, uint64_t seed) {
   for (int i = 0; i < count; ++i) {
     std::string type = types[i % 4], op = ops[(i / 4) % 4];
     std::string red = "%red_" + std::to_string(i);
-    computations += red + " {\n  %a = " + type + "[] parameter(0)\n  %b = " +
-                    type + "[] parameter(1)\n  ROOT %s = " + type + "[] " +
-                    op + "(%a, %b)\n}\n";
+    computations +=
+        red + " {\n  %a = " + type + "[] parameter(0)\n  %b = " + type +
+        "[] parameter(1)\n  ROOT %s = " + type + "[] " + op + "(%a, %b)\n}\n";
     int rank = 2 + static_cast<int>(rng() % 2);
     std::vector<int64_t> dims, kept, reduced;
     for (int d = 0; d < rank; ++d) {
@@ -318,6 +318,11 @@ TEST(NvptxTest, ModulesRunOnTheGpu) {
       modules.push_back(parseFile(file));
   modules.push_back(parse(randomTransposes(24, 7)));
   modules.push_back(parse(randomColumnReductions(16, 3)));
+  RandomFusionOptions random;
+  random.approximateFunctions = true;
+  for (uint64_t seed : {1, 2, 3})
+    modules.push_back(
+        parse(RandomFusionGenerator(seed, random).module(12).text));
   for (const std::unique_ptr<HloModule> &module : modules) {
     ASSERT_TRUE(module);
     SCOPED_TRACE(module->name());
@@ -325,6 +330,23 @@ TEST(NvptxTest, ModulesRunOnTheGpu) {
         checkKernels(*module, randomArguments(*module, 11), options);
     EXPECT_EQ(check.failure, "");
   }
+  // The timing of --repeat: the kernels alone and a device copy, per run.
+  std::vector<Literal> arguments = randomArguments(*probe, 1);
+  std::vector<std::string> physical;
+  std::vector<const void *> inputs;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    Expected<std::string> bytes =
+        toPhysical(arguments[i], probe->entry()->parameters()[i]->shape());
+    ASSERT_TRUE(bytes) << bytes.error().message;
+    physical.push_back(std::move(*bytes));
+  }
+  for (const std::string &bytes : physical)
+    inputs.push_back(bytes.data());
+  Expected<DeviceTiming> timing = (*exe)->timeOnDevice(inputs, 3);
+  ASSERT_TRUE(timing) << timing.error().message;
+  EXPECT_EQ(timing->kernelSeconds.size(), 3u);
+  EXPECT_EQ(timing->copySeconds.size(), 3u);
+  EXPECT_GT(timing->bytes, 0);
 }
 
 } // namespace

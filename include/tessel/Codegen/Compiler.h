@@ -81,6 +81,17 @@ struct RunOptions {
   int threads = 0;
 };
 
+/// Times measured on a device with memory of its own (Backend::Nvptx).
+struct DeviceTiming {
+  /// Per run, the kernels alone (CUDA events around the launches).
+  std::vector<double> kernelSeconds;
+  /// Per run, a copy inside the device that reads and writes as many bytes
+  /// as the kernels do: the memory's speed, for the ratio.
+  std::vector<double> copySeconds;
+  /// The bytes the kernels read and write (inputs and outputs).
+  int64_t bytes = 0;
+};
+
 class Executable {
 public:
   virtual ~Executable() = default;
@@ -96,6 +107,15 @@ public:
   virtual Expected<bool> runPhysical(const std::vector<const void *> &inputs,
                                      const std::vector<void *> &outputs,
                                      const RunOptions &options = {}) = 0;
+  /// Backend::Nvptx: copies the inputs (physical buffers) to the device
+  /// once, runs the kernels `repeat` times and times each run alone, and a
+  /// device copy of the same bytes as often. Other backends: an error.
+  virtual Expected<DeviceTiming>
+  timeOnDevice(const std::vector<const void *> &inputs, int repeat) {
+    (void)inputs;
+    (void)repeat;
+    return Error("timing on a device needs a GPU executable");
+  }
   /// Physical sizes in bytes of the ENTRY parameters and of the outputs.
   virtual std::vector<int64_t> inputBytes() const = 0;
   virtual std::vector<int64_t> outputBytes() const = 0;

@@ -77,8 +77,7 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
   mlir::Type i32 = b.getI32Type();
   auto replace = [&](mlir::Operation *op, auto sreg) {
     b.setInsertionPoint(op);
-    mlir::Value id =
-        b.create<decltype(sreg)>(op->getLoc(), i32).getResult();
+    mlir::Value id = b.create<decltype(sreg)>(op->getLoc(), i32).getResult();
     mlir::Value index = b.create<mlir::arith::IndexCastUIOp>(
         op->getLoc(), b.getIndexType(), id);
     op->getResult(0).replaceAllUsesWith(index);
@@ -87,9 +86,8 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
   func.walk([&](mlir::gpu::ThreadIdOp op) {
     replace(op, mlir::NVVM::ThreadIdXOp());
   });
-  func.walk([&](mlir::gpu::BlockIdOp op) {
-    replace(op, mlir::NVVM::BlockIdXOp());
-  });
+  func.walk(
+      [&](mlir::gpu::BlockIdOp op) { replace(op, mlir::NVVM::BlockIdXOp()); });
   func->setAttr(kGpuKernelAttr, b.getUnitAttr());
   return mlir::success();
 }

@@ -68,8 +68,7 @@ mlir::LogicalResult lowerToLibm(mlir::ModuleOp module) {
 
 /// A scalar f32/f64 math op as a call of libdevice's function of that
 /// type, declared in the module on first use.
-template <typename Op>
-struct LibdeviceCall : mlir::OpRewritePattern<Op> {
+template <typename Op> struct LibdeviceCall : mlir::OpRewritePattern<Op> {
   LibdeviceCall(mlir::MLIRContext *context, llvm::StringRef f32Name,
                 llvm::StringRef f64Name)
       : mlir::OpRewritePattern<Op>(context), f32Name(f32Name),
@@ -217,9 +216,8 @@ struct LowerToLlvmPass
     mlir::ModuleOp module = getOperation();
     mlir::MLIRContext *context = &getContext();
     bool gpu = false;
-    module.walk([&](mlir::func::FuncOp func) {
-      gpu |= func->hasAttr(kGpuKernelAttr);
-    });
+    module.walk(
+        [&](mlir::func::FuncOp func) { gpu |= func->hasAttr(kGpuKernelAttr); });
 
     // sin, cos, cbrt and atan2 go to the C library before any
     // approximation: MLIR's polynomials for them have no range reduction
@@ -231,10 +229,9 @@ struct LowerToLlvmPass
       if (mlir::failed(
               mlir::applyPatternsAndFoldGreedily(module, std::move(early))))
         return signalPassFailure();
-    } else if (mlir::failed(
-                   lowerToLibm<mlir::math::SinOp, mlir::math::CosOp,
-                               mlir::math::CbrtOp, mlir::math::AtanOp,
-                               mlir::math::Atan2Op>(module))) {
+    } else if (mlir::failed(lowerToLibm<mlir::math::SinOp, mlir::math::CosOp,
+                                        mlir::math::CbrtOp, mlir::math::AtanOp,
+                                        mlir::math::Atan2Op>(module))) {
       return signalPassFailure();
     }
 

@@ -9,8 +9,7 @@ void registerCodegenPasses() {
         createLowerLoopsPass, createFlattenTensorsPass,
         createVectorizeLoadsStoresPass, createUnrollLoopsPass,
         createLowerGridToCpuPass, createLowerGridToNvvmPass,
-        createLowerIndexingPass,
-        createLowerTensorsPass, createLowerToLlvmPass})
+        createLowerIndexingPass, createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
 
