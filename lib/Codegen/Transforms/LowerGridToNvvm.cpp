@@ -35,12 +35,14 @@
 namespace tessel {
 namespace {
 
-mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
+/// Whether the GPU can run `func`'s launch, and every thread reaches its
+/// barriers.
+mlir::LogicalResult checkLaunch(mlir::func::FuncOp func) {
   auto threads = func->getAttrOfType<mlir::IntegerAttr>("tessel.num_threads");
   auto blocks = func->getAttrOfType<mlir::IntegerAttr>("tessel.num_blocks");
-  if (!blocks)
-    return func.emitOpError() << "has tessel.num_threads but no "
-                                 "tessel.num_blocks";
+  if (!threads || !blocks)
+    return func.emitOpError()
+           << "needs integer tessel.num_threads and tessel.num_blocks";
   if (threads.getInt() < 1 || threads.getInt() > 1024)
     return func.emitOpError()
            << "runs " << threads.getInt()
@@ -49,17 +51,12 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
     return func.emitOpError() << "runs " << blocks.getInt()
                               << " blocks; a GPU grid has 1 to 2^31 - 1 "
                                  "blocks along x";
-  mlir::WalkResult nested = func.walk([&](SyncThreadsOp sync) {
-    if (sync->getParentOp() != func.getOperation()) {
-      sync.emitOpError() << "inside a loop or branch is not supported on the "
-                            "GPU: every thread must reach the same barriers";
+  mlir::WalkResult result = func.walk([&](mlir::Operation *op) {
+    if (llvm::isa<SyncThreadsOp>(op) && op->getParentOp() != func) {
+      op->emitOpError() << "inside a loop or branch is not supported on the "
+                           "GPU: every thread must reach the same barriers";
       return mlir::WalkResult::interrupt();
     }
-    return mlir::WalkResult::advance();
-  });
-  if (nested.wasInterrupted())
-    return mlir::failure();
-  mlir::WalkResult other = func.walk([&](mlir::Operation *op) {
     auto thread = llvm::dyn_cast<mlir::gpu::ThreadIdOp>(op);
     auto block = llvm::dyn_cast<mlir::gpu::BlockIdOp>(op);
     if ((thread && thread.getDimension() != mlir::gpu::Dimension::x) ||
@@ -70,25 +67,29 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
     }
     return mlir::WalkResult::advance();
   });
-  if (other.wasInterrupted())
-    return mlir::failure();
+  return mlir::failure(result.wasInterrupted());
+}
 
-  mlir::OpBuilder b(func.getContext());
-  mlir::Type i32 = b.getI32Type();
-  auto replace = [&](mlir::Operation *op, auto sreg) {
-    b.setInsertionPoint(op);
-    mlir::Value id = b.create<decltype(sreg)>(op->getLoc(), i32).getResult();
-    mlir::Value index = b.create<mlir::arith::IndexCastUIOp>(
-        op->getLoc(), b.getIndexType(), id);
-    op->getResult(0).replaceAllUsesWith(index);
-    op->erase();
-  };
-  func.walk([&](mlir::gpu::ThreadIdOp op) {
-    replace(op, mlir::NVVM::ThreadIdXOp());
+/// Replaces the id `op` by the special register `SregOp`, as an index.
+template <typename SregOp> void replaceBySreg(mlir::Operation *op) {
+  mlir::OpBuilder b(op);
+  mlir::Value id = b.create<SregOp>(op->getLoc(), b.getI32Type());
+  mlir::Value index =
+      b.create<mlir::arith::IndexCastUIOp>(op->getLoc(), b.getIndexType(), id);
+  op->getResult(0).replaceAllUsesWith(index);
+  op->erase();
+}
+
+mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
+  if (mlir::failed(checkLaunch(func)))
+    return mlir::failure();
+  func.walk([](mlir::gpu::ThreadIdOp op) {
+    replaceBySreg<mlir::NVVM::ThreadIdXOp>(op);
   });
-  func.walk(
-      [&](mlir::gpu::BlockIdOp op) { replace(op, mlir::NVVM::BlockIdXOp()); });
-  func->setAttr(kGpuKernelAttr, b.getUnitAttr());
+  func.walk([](mlir::gpu::BlockIdOp op) {
+    replaceBySreg<mlir::NVVM::BlockIdXOp>(op);
+  });
+  func->setAttr(kGpuKernelAttr, mlir::UnitAttr::get(func.getContext()));
   return mlir::success();
 }
 

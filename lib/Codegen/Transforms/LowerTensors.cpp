@@ -28,7 +28,8 @@
 // kernel never writes them: XLA's `!invariant.load`, which lets the GPU read
 // them through its read-only cache), and a vector load or store is aligned
 // to its size: -tessel-vectorize-loads-stores proved its offset a multiple
-// of the vector size, and GPU buffers are aligned to at least 256 bytes.
+// of the vector size, and GPU buffers are aligned to at least 256 bytes
+// (shared tiles and constant globals to 16).
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Codegen/Passes.h"
@@ -265,9 +266,11 @@ struct ConstantLowering : mlir::OpConversionPattern<mlir::arith::ConstantOp> {
     {
       mlir::OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
+      // Aligned like a GPU's buffers: a vector load from it may assume 16.
       rewriter.create<mlir::LLVM::GlobalOp>(
           op.getLoc(), arrayType,
-          /*isConstant=*/true, mlir::LLVM::Linkage::Internal, name, dense);
+          /*isConstant=*/true, mlir::LLVM::Linkage::Internal, name, dense,
+          /*alignment=*/16);
     }
     rewriter.replaceOpWithNewOp<mlir::LLVM::AddressOfOp>(
         op, mlir::LLVM::LLVMPointerType::get(op.getContext()), name);
