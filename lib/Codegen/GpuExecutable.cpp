@@ -48,7 +48,9 @@ struct CUevent_st;
 using CUevent = CUevent_st *;
 constexpr int kComputeCapabilityMajor = 75; // CU_DEVICE_ATTRIBUTE_...
 constexpr int kComputeCapabilityMinor = 76;
-constexpr int kJitErrorLogBuffer = 5; // CU_JIT_ERROR_LOG_BUFFER
+constexpr int kMemoryClockRate = 36;      // kHz
+constexpr int kGlobalMemoryBusWidth = 37; // bits
+constexpr int kJitErrorLogBuffer = 5;     // CU_JIT_ERROR_LOG_BUFFER
 constexpr int kJitErrorLogBufferSize = 6;
 
 /// The driver's entry points, looked up once.
@@ -79,6 +81,8 @@ struct CudaDriver {
   CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
   CUcontext context = nullptr;
   int smVersion = 0;
+  /// Bytes per second of the device memory at its peak (0: unknown).
+  double peakBandwidth = 0;
 
   std::string message(CUresult result) const {
     const char *text = nullptr;
@@ -161,6 +165,11 @@ Expected<const CudaDriver *> openDriver() {
     return Error(failure);
   }
   d->smVersion = major * 10 + minor;
+  int clockKhz = 0, busBits = 0;
+  if (!d->deviceGetAttribute(&clockKhz, kMemoryClockRate, device) &&
+      !d->deviceGetAttribute(&busBits, kGlobalMemoryBusWidth, device))
+    // Double data rate: two transfers per clock.
+    d->peakBandwidth = 2.0 * clockKhz * 1e3 * busBits / 8;
   driver = d.release();
   return driver;
 }
@@ -337,6 +346,7 @@ GpuExecutable::timeOnDevice(const std::vector<const void *> &inputs,
   if (!ready)
     return ready.error();
   DeviceTiming timing;
+  timing.peakBytesPerSecond = d.peakBandwidth;
   for (int b : plan.inputs)
     timing.bytes += bufferBytes(plan.buffers[b]);
   for (int b : plan.outputs)

@@ -365,6 +365,13 @@ int runRun(int argc, char **argv) {
         "device copy of the same bytes: %.3f ms, %.2f GB/s; the kernels run "
         "at %.0f%% of copy speed\n",
         copy * 1e3, bytes / copy / 1e9, 100.0 * copy / kernel);
+    if (timing->peakBytesPerSecond > 0)
+      llvm::outs() << llvm::format(
+          "device memory peak: %.0f GB/s (memory clock and bus width); the "
+          "kernels reach %.0f%% of it, the copy %.0f%%\n",
+          timing->peakBytesPerSecond / 1e9,
+          100.0 * bytes / kernel / timing->peakBytesPerSecond,
+          100.0 * bytes / copy / timing->peakBytesPerSecond);
     llvm::outs() << llvm::format("compile: %.1f ms (HLO to loaded PTX)\n",
                                  exe.compileMilliseconds());
   } else if (repeat > 0) {

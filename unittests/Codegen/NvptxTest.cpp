@@ -1,13 +1,13 @@
 //===- NvptxTest.cpp - Kernels as PTX, assembled by ptxas -----------------===//
 //
-// Every kernel these tests compile for the GPU (the jax corpus, the examples
-// and the lit inputs, random transposes, column reductions and loop
-// fusions with transcendental functions) is written as PTX for sm_80 and
-// sm_90 and assembled by CUDA's ptxas, so PTX that does not assemble fails
-// even without a GPU. Without ptxas (no CUDA toolkit: $CUDA_HOME,
-// $CUDA_PATH, PATH, /usr/local/cuda) the assembling tests are skipped and
-// say so. With a CUDA driver and a GPU, the same modules also run on it and
-// are compared with the evaluator; without one they are skipped.
+// Every kernel these tests compile for the GPU (the jax corpus, the examples,
+// the lit inputs and the benchmark's cases, random transposes, column
+// reductions and loop fusions with transcendental functions) is written as PTX
+// for sm_80 and sm_90 and assembled by CUDA's ptxas, so PTX that does not
+// assemble fails even without a GPU. Without ptxas (no CUDA toolkit:
+// $CUDA_HOME, $CUDA_PATH, PATH, /usr/local/cuda) the assembling tests are
+// skipped and say so. With a CUDA driver and a GPU, the same modules also run
+// on it and are compared with the evaluator; without one they are skipped.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelCheck.h"
@@ -245,7 +245,11 @@ std::string randomColumnReductions(int count, uint64_t seed) {
 TEST(NvptxTest, TestModulesAssembleForSm80AndSm90) {
   REQUIRE_PTXAS(ptxas);
   std::vector<std::string> files = gpuTestModules();
-  EXPECT_GE(files.size(), 70u);
+  // And the GPU benchmark's cases (bench/gpu_bench.sh).
+  for (const std::string &file :
+       hloFilesIn(std::string(TESSEL_EXAMPLES) + "/../bench/codegen"))
+    files.push_back(file);
+  EXPECT_GE(files.size(), 77u);
   for (const std::string &file : files) {
     SCOPED_TRACE(file);
     std::unique_ptr<HloModule> module = parseFile(file);

@@ -90,6 +90,9 @@ struct DeviceTiming {
   std::vector<double> copySeconds;
   /// The bytes the kernels read and write (inputs and outputs).
   int64_t bytes = 0;
+  /// The device memory's peak, from its clock and bus width (bytes per
+  /// second; 0 when the driver does not say).
+  double peakBytesPerSecond = 0;
 };
 
 class Executable {
