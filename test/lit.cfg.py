@@ -16,6 +16,11 @@ path = os.path.pathsep.join(
 )
 config.environment["PATH"] = path
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# A stand-in for the CUDA driver (unittests/Codegen/FakeCudaDriver.cpp): the
+# GPU path of `tessel run` without a GPU.
+config.substitutions.append(
+    ("%fakecuda", os.path.join(config.tessel_obj_root, "unittests", "libTesselFakeCudaDriver.so"))
+)
 
 # CUDA's PTX assembler, to check the PTX of --target=nvptx (the `ptxas`
 # feature, %ptxas): found through $CUDA_HOME, $CUDA_PATH, PATH or
