@@ -20,6 +20,7 @@
 // invariant.
 // LLVM: llvm.mlir.global internal @kernel_shared_0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x f32>
 // LLVM-LABEL: llvm.func @kernel(
+// LLVM-SAME: %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias})
 // LLVM-SAME: nvvm.kernel
 // LLVM-SAME: nvvm.maxntid = array<i32: 16, 1, 1>
 // LLVM-DAG: %[[S:.*]] = llvm.mlir.addressof @kernel_shared_0 : !llvm.ptr<3>

@@ -9,6 +9,7 @@
 // CHECK-DAG: llvm.func @__nv_exp(f64) -> f64
 // CHECK-DAG: llvm.func @__nv_powf(f32, f32) -> f32
 // CHECK-LABEL: llvm.func @kernel(
+// CHECK-SAME: %{{.*}}: f32, %{{.*}}: f64)
 // CHECK-SAME: nvvm.kernel
 // CHECK-SAME: nvvm.maxntid = array<i32: 32, 1, 1>
 // CHECK: llvm.call @__nv_sinf(%{{.*}}) : (f32) -> f32

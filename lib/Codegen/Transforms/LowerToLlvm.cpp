@@ -23,7 +23,7 @@
 // NVPTX backend has no instruction for them. Any other math op that is not
 // a plain PTX instruction is refused with its name and type. nvvm ops stay
 // (the LLVM IR translation knows them), and each kernel's llvm.func gets
-// `nvvm.kernel` and `nvvm.maxntid` (its block size).
+// `nvvm.kernel`, `nvvm.maxntid` (its block size) and `noalias` pointers.
 //
 //===----------------------------------------------------------------------===//
 #include "Bf16Rounding.h"
@@ -311,6 +311,14 @@ struct LowerToLlvmPass
       func->setAttr(mlir::NVVM::NVVMDialect::getMaxntidAttrName(),
                     b.getDenseI32ArrayAttr(
                         {static_cast<int32_t>(threads.getInt()), 1, 1}));
+      // A kernel's buffers: its outputs are its own, and the inputs it
+      // only reads (the same buffer may come twice), so no pointer aliases
+      // memory that another writes.
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        if (llvm::isa<mlir::LLVM::LLVMPointerType>(
+                func.getArgument(i).getType()))
+          func.setArgAttr(i, mlir::LLVM::LLVMDialect::getNoAliasAttrName(),
+                          b.getUnitAttr());
     });
   }
 };
