@@ -199,6 +199,12 @@ int runRun(int argc, char **argv) {
                   cl::desc("with --device gpu: the compute capability the "
                            "PTX is for (default: the device's)"),
                   cl::init(0), cl::value_desc("NN"), cl::cat(cli::category()));
+  cl::opt<bool> kernelAtATime(
+      "kernel-at-a-time",
+      cl::desc("run each kernel over all its blocks before the next, also "
+               "the kernels of a split softmax or layer norm that otherwise "
+               "run a chunk of rows at a time (for comparisons)"),
+      cl::cat(cli::category()));
   cl::opt<uint64_t> seed("seed", cl::desc("seed of the random arguments"),
                          cl::init(1), cl::cat(cli::category()));
   cl::opt<bool> specials(
@@ -232,6 +238,9 @@ int runRun(int argc, char **argv) {
     return cli::usageError("--sm is for --device gpu");
   if (onGpu && threads > 0)
     return cli::usageError("--threads is for the CPU");
+  if (onGpu && kernelAtATime)
+    return cli::usageError("--kernel-at-a-time is for the CPU (on the GPU "
+                           "kernels always run one after the other)");
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module || !cli::checkInlinedSize(*module, path))
     return 1;
@@ -297,6 +306,7 @@ int runRun(int argc, char **argv) {
   Executable &exe = **compiled;
   RunOptions runOptions;
   runOptions.threads = static_cast<int>(threads);
+  runOptions.rowChunks = !kernelAtATime;
   Expected<Literal> result = exe.run(arguments, runOptions);
   if (!result)
     return cli::fail(cli::atFile(path, result.error().message));
@@ -309,7 +319,22 @@ int runRun(int argc, char **argv) {
 
   bool checkFailed = false;
   if (check) {
-    Expected<Literal> reference = evaluateHloModule(*module, arguments);
+    // The evaluator reduces in the kernels' order, so that sums compare bit
+    // for bit (reducesInPartials).
+    EvaluatorOptions evaluatorOptions;
+    evaluatorOptions.compilerReductionOrder = true;
+    bool partialSums = false;
+    for (const auto &computation : module->computations())
+      for (const auto &instruction : computation->instructions())
+        partialSums |=
+            reducesInPartials(*instruction) &&
+            (instruction->shape().elementType == PrimitiveType::F32 ||
+             instruction->shape().elementType == PrimitiveType::F64);
+    if (partialSums)
+      llvm::outs() << "check: the evaluator sums in the kernels' order (16 "
+                      "partial sums along the minor dim, docs/codegen.md)\n";
+    Expected<Literal> reference =
+        evaluateHloModule(*module, arguments, evaluatorOptions);
     if (!reference)
       return cli::fail(path +
                        ": the evaluator failed: " + reference.error().message);
