@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ModulePlan.h"
+#include "NvptxBackend.h"
 #include "Pipeline.h"
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
@@ -38,6 +39,55 @@
 #include <thread>
 
 namespace tessel {
+
+int64_t bufferBytes(const Shape &shape) {
+  Expected<TiledLayout> layout = TiledLayout::get(shape);
+  return layout ? layout->physicalBytes() : 0;
+}
+
+Expected<Literal> runOnLogicalArrays(Executable &exe, const ModulePlan &plan,
+                                     const std::vector<Literal> &arguments,
+                                     const RunOptions &options) {
+  if (arguments.size() != plan.inputs.size())
+    return Error("the module takes " + std::to_string(plan.inputs.size()) +
+                 " arguments, given " + std::to_string(arguments.size()));
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Shape &shape = plan.buffers[plan.inputs[i]];
+    if (arguments[i].elementType() != shape.elementType ||
+        arguments[i].dims() != shape.dims)
+      return Error("argument " + std::to_string(i) + " is " +
+                   arguments[i].shape().toStringWithoutLayout() +
+                   ", the parameter is " + shape.toStringWithoutLayout());
+    Expected<std::string> physical = toPhysical(arguments[i], shape);
+    if (!physical)
+      return physical.error();
+    inputs.push_back(std::move(*physical));
+  }
+  std::vector<std::string> outputs;
+  for (int b : plan.outputs)
+    outputs.emplace_back(bufferBytes(plan.buffers[b]), '\0');
+  std::vector<const void *> in;
+  for (const std::string &s : inputs)
+    in.push_back(s.data());
+  std::vector<void *> out;
+  for (std::string &s : outputs)
+    out.push_back(s.data());
+  Expected<bool> ran = exe.runPhysical(in, out, options);
+  if (!ran)
+    return ran.error();
+  std::vector<Literal> results;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Expected<Literal> literal =
+        fromPhysical(outputs[i], plan.buffers[plan.outputs[i]]);
+    if (!literal)
+      return literal.error();
+    results.push_back(std::move(*literal));
+  }
+  if (plan.tupleResult)
+    return Literal::makeTuple(std::move(results));
+  return std::move(results.front());
+}
 
 namespace {
 
@@ -86,11 +136,6 @@ std::unique_ptr<llvm::Module> translateForHost(mlir::Operation *module,
     function.addFnAttr("target-features", machine.getTargetFeatureString());
   }
   return llvmModule;
-}
-
-int64_t bufferBytes(const Shape &shape) {
-  Expected<TiledLayout> layout = TiledLayout::get(shape);
-  return layout ? layout->physicalBytes() : 0;
 }
 
 struct CompiledKernel {
@@ -300,45 +345,7 @@ CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
 
 Expected<Literal> CpuExecutable::run(const std::vector<Literal> &arguments,
                                      const RunOptions &options) {
-  if (arguments.size() != plan.inputs.size())
-    return Error("the module takes " + std::to_string(plan.inputs.size()) +
-                 " arguments, given " + std::to_string(arguments.size()));
-  std::vector<std::string> inputs;
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    const Shape &shape = plan.buffers[plan.inputs[i]];
-    if (arguments[i].elementType() != shape.elementType ||
-        arguments[i].dims() != shape.dims)
-      return Error("argument " + std::to_string(i) + " is " +
-                   arguments[i].shape().toStringWithoutLayout() +
-                   ", the parameter is " + shape.toStringWithoutLayout());
-    Expected<std::string> physical = toPhysical(arguments[i], shape);
-    if (!physical)
-      return physical.error();
-    inputs.push_back(std::move(*physical));
-  }
-  std::vector<std::string> outputs;
-  for (int b : plan.outputs)
-    outputs.emplace_back(bufferBytes(plan.buffers[b]), '\0');
-  std::vector<const void *> in;
-  for (const std::string &s : inputs)
-    in.push_back(s.data());
-  std::vector<void *> out;
-  for (std::string &s : outputs)
-    out.push_back(s.data());
-  Expected<bool> ran = runPhysical(in, out, options);
-  if (!ran)
-    return ran.error();
-  std::vector<Literal> results;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    Expected<Literal> literal =
-        fromPhysical(outputs[i], plan.buffers[plan.outputs[i]]);
-    if (!literal)
-      return literal.error();
-    results.push_back(std::move(*literal));
-  }
-  if (plan.tupleResult)
-    return Literal::makeTuple(std::move(results));
-  return std::move(results.front());
+  return runOnLogicalArrays(*this, plan, arguments, options);
 }
 
 std::string cacheKey(const HloModule &module, const CompileOptions &options) {
@@ -364,6 +371,8 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
     if (it != cache.end() && !dumping)
       return it->second;
   }
+  if (options.backend == Backend::Nvptx)
+    return compileGpuExecutable(module, options);
   auto start = std::chrono::steady_clock::now();
   auto exe = std::make_shared<CpuExecutable>();
   Expected<ModulePlan> plan = planModule(module);
@@ -431,6 +440,9 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
 
 Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                                     const CompileOptions &options) {
+  bool gpu = options.backend == Backend::Nvptx;
+  if (kind == EmitKind::Ptx && !gpu)
+    return Error("PTX is written for the GPU: add --target=nvptx");
   Expected<ModulePlan> plan = planModule(module);
   if (!plan)
     return plan.error();
@@ -504,8 +516,9 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
           offset += hero.operand(k)->shape().dims[dim];
         }
       } else {
+        Target target = launchTarget(options);
         LaunchConfig config = getLoopLaunchConfig(
-            shape, options.target, getLoopWorkPerElement(*kernel.computation));
+            shape, target, getLoopWorkPerElement(*kernel.computation));
         IndexingMap map =
             getLoopThreadToOutputMap(shape, config, context.get());
         text += "  launch: " + std::to_string(config.numBlocks) +
@@ -513,7 +526,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                 " threads, " + std::to_string(config.vectorSize) +
                 (config.vectorSize == 1 ? " element" : " elements") +
                 " per thread (" +
-                (options.target == Target::Gpu
+                (target == Target::Gpu
                      ? "the GPU's: 128 threads, up to 4 elements"
                      : "the CPU's: a thread per element of the minor dims, "
                        "so the thread loop vectorizes") +
@@ -575,6 +588,9 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
     (*mlirModule)->print(os);
     return text;
   }
+  if (gpu)
+    return translateToNvptx(**mlirModule, options.smVersion,
+                            /*ptx=*/kind != EmitKind::Llvm);
   auto machine = hostTargetMachine();
   if (!machine)
     return machine.error();

@@ -34,6 +34,7 @@
 #ifndef TESSEL_LIB_CODEGEN_MODULEPLAN_H
 #define TESSEL_LIB_CODEGEN_MODULEPLAN_H
 
+#include "tessel/Codegen/Compiler.h"
 #include "tessel/Hlo/HloModule.h"
 #include "tessel/Support/Expected.h"
 
@@ -84,6 +85,15 @@ struct ModulePlan {
 };
 
 Expected<ModulePlan> planModule(const HloModule &module);
+
+/// The physical size in bytes of a buffer of `shape` (tiles and padding).
+int64_t bufferBytes(const Shape &shape);
+
+/// Executable::run for any backend: the logical arguments to physical
+/// buffers, exe.runPhysical, the outputs back to logical arrays.
+Expected<Literal> runOnLogicalArrays(Executable &exe, const ModulePlan &plan,
+                                     const std::vector<Literal> &arguments,
+                                     const RunOptions &options);
 
 } // namespace tessel
 

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -20,6 +21,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Regex.h"
@@ -29,19 +31,24 @@ namespace tessel {
 
 std::unique_ptr<mlir::MLIRContext> createCodegenContext() {
   mlir::DialectRegistry registry;
-  registry.insert<TesselDialect, mlir::arith::ArithDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
-                  mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
-                  mlir::math::MathDialect, mlir::scf::SCFDialect,
-                  mlir::tensor::TensorDialect, mlir::vector::VectorDialect>();
+  registry.insert<
+      TesselDialect, mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
+      mlir::func::FuncDialect, mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
+      mlir::NVVM::NVVMDialect, mlir::math::MathDialect, mlir::scf::SCFDialect,
+      mlir::tensor::TensorDialect, mlir::vector::VectorDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
   auto context = std::make_unique<mlir::MLIRContext>(registry);
   context->loadAllAvailableDialects();
   // Kernels are compiled one at a time; MLIR's own thread pool would only
   // compete with the workers that run them.
   context->disableMultithreading();
   return context;
+}
+
+Target launchTarget(const CompileOptions &options) {
+  return options.backend == Backend::Nvptx ? Target::Gpu : options.target;
 }
 
 Expected<mlir::OwningOpRef<mlir::ModuleOp>>
@@ -51,8 +58,9 @@ emitKernels(const ModulePlan &plan, const CompileOptions &options,
       mlir::ModuleOp::create(mlir::UnknownLoc::get(context));
   for (const PlannedKernel &kernel : plan.kernels) {
     std::string error;
-    auto entry = emitFusion(*module, *kernel.computation, kernel.name,
-                            options.target, &error, kernel.outputIndices);
+    auto entry =
+        emitFusion(*module, *kernel.computation, kernel.name,
+                   launchTarget(options), &error, kernel.outputIndices);
     if (mlir::failed(entry))
       return Error(error);
   }
@@ -116,9 +124,13 @@ Expected<bool> lowerToLlvmDialect(mlir::ModuleOp module,
   pm.addPass(createVectorizeLoadsStoresPass());
   pm.addPass(createUnrollLoopsPass());
   pm.addPass(mlir::createCanonicalizerPass());
-  // Kernels run on the CPU, whichever launch configuration they were
-  // emitted for (a GPU launch's threads run as a loop too).
-  pm.addPass(createLowerGridToCpuPass());
+  // For the CPU, whichever launch configuration the kernels were emitted
+  // for, threads run as a loop (a GPU launch's too); for the GPU they are
+  // its threads.
+  if (options.backend == Backend::Nvptx)
+    pm.addPass(createLowerGridToNvvmPass());
+  else
+    pm.addPass(createLowerGridToCpuPass());
   pm.addPass(createLowerIndexingPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

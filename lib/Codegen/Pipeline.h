@@ -6,7 +6,8 @@
 //   tessel-inline-subgraphs, canonicalize, cse
 //   tessel-lower-loops, tessel-flatten-tensors, canonicalize, cse
 //   tessel-unroll-loops, canonicalize
-//   tessel-lower-grid-to-cpu, tessel-lower-indexing, canonicalize, cse
+//   tessel-lower-grid-to-cpu (tessel-lower-grid-to-nvvm for the GPU),
+//   tessel-lower-indexing, canonicalize, cse
 //   tessel-lower-tensors, tessel-lower-to-llvm
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +25,10 @@ namespace tessel {
 
 /// A context with every dialect and translation the code generator uses.
 std::unique_ptr<mlir::MLIRContext> createCodegenContext();
+
+/// The launch configuration the kernels get: the GPU's for Backend::Nvptx,
+/// `options.target` otherwise.
+Target launchTarget(const CompileOptions &options);
 
 /// Emits the kernels of `plan` into a new module (verified).
 Expected<mlir::OwningOpRef<mlir::ModuleOp>>

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -43,10 +44,10 @@ int main(int argc, char **argv) {
   registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
-                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
-                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
-                  mlir::vector::VectorDialect, tessel::TesselDialect,
-                  tessel::tpu::TpuDialect>();
+                  mlir::NVVM::NVVMDialect, mlir::math::MathDialect,
+                  mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
+                  mlir::tensor::TensorDialect, mlir::vector::VectorDialect,
+                  tessel::TesselDialect, tessel::tpu::TpuDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));
 }

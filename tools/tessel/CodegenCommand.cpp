@@ -1,9 +1,10 @@
 //===- CodegenCommand.cpp - `tessel compile` and `tessel run` -------------===//
 //
-//   tessel compile M.hlo [--emit=partition|mlir|lowered|llvm|asm]
+//   tessel compile M.hlo [--emit=partition|mlir|lowered|llvm|asm|ptx]
+//                        [--target=cpu|nvptx [--sm NN]]
 //                        [--dump-after REGEX --dump-dir DIR] [--explain]
 //   tessel run M.hlo [--input x.npy ...] [--output y.npy ...] [--check]
-//                    [--threads N] [--repeat N]
+//                    [--threads N] [--repeat N] [--device cpu|gpu [--sm NN]]
 //
 // run reads and writes logical arrays (the layouts are the compiler's
 // business); without --input it makes reproducible random arguments.
@@ -54,8 +55,23 @@ int runCompile(int argc, char **argv) {
           clEnumValN(EmitKind::Lowered, "lowered",
                      "the llvm dialect after the whole pipeline"),
           clEnumValN(EmitKind::Llvm, "llvm", "LLVM IR after -O3"),
-          clEnumValN(EmitKind::Asm, "asm", "host assembly")),
+          clEnumValN(EmitKind::Asm, "asm",
+                     "host assembly (PTX with --target=nvptx)"),
+          clEnumValN(EmitKind::Ptx, "ptx",
+                     "PTX for an NVIDIA GPU (with --target=nvptx)")),
       cl::cat(cli::category()));
+  cl::opt<Backend> target(
+      "target", cl::desc("what the kernels are compiled for"),
+      cl::init(Backend::Cpu),
+      cl::values(clEnumValN(Backend::Cpu, "cpu", "this CPU (the default)"),
+                 clEnumValN(Backend::Nvptx, "nvptx",
+                            "NVIDIA GPUs: NVVM, LLVM's NVPTX backend, PTX "
+                            "(the GPU's launch)")),
+      cl::cat(cli::category()));
+  cl::opt<int> sm("sm",
+                  cl::desc("with --target=nvptx: the compute capability "
+                           "the PTX is for (80: sm_80, 90: sm_90)"),
+                  cl::init(90), cl::value_desc("NN"), cl::cat(cli::category()));
   cl::opt<std::string> dumpAfter(
       "dump-after",
       cl::desc("write the IR after every pass whose flag matches REGEX "
@@ -87,14 +103,22 @@ int runCompile(int argc, char **argv) {
           "  tessel compile examples/gelu.hlo --emit=partition\n"
           "  tessel compile examples/gelu.hlo --emit=mlir\n"
           "  tessel compile examples/gelu.hlo --emit=llvm\n"
+          "  tessel compile examples/gelu.hlo --target=nvptx --sm 80 "
+          "--emit=ptx\n"
           "  tessel compile examples/gelu.hlo --dump-after '.*' --dump-dir "
           "d\n"))
     return 2;
+  if (sm.getNumOccurrences() && target != Backend::Nvptx)
+    return cli::usageError("--sm is for --target=nvptx");
+  if (emit == EmitKind::Ptx && target != Backend::Nvptx)
+    return cli::usageError("--emit=ptx needs --target=nvptx");
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module || !cli::checkInlinedSize(*module, path))
     return 1;
   CompileOptions options;
   options.target = gpu ? Target::Gpu : Target::Cpu;
+  options.backend = target;
+  options.smVersion = sm;
   options.dumpAfter = dumpAfter;
   options.dumpDir = dumpDir;
   options.excessPrecision = excess;
@@ -152,7 +176,8 @@ int runRun(int argc, char **argv) {
   cl::opt<int> repeat(
       "repeat",
       cl::desc("run N times and print the median time, GB/s and the ratio "
-               "to a copy of the same bytes"),
+               "to a copy of the same bytes (with --device gpu: the kernels "
+               "alone, against a copy inside the device)"),
       cl::init(0), cl::cat(cli::category()));
   cl::opt<bool> excess(
       "excess-precision",
@@ -165,6 +190,15 @@ int runRun(int argc, char **argv) {
                              "threads of up to 4 elements, vector loads) on "
                              "the CPU"),
                     cl::cat(cli::category()));
+  cl::opt<std::string> device(
+      "device",
+      cl::desc("where the kernels run: cpu (the default) or gpu (PTX "
+               "through the CUDA driver, opened at run time)"),
+      cl::init("cpu"), cl::value_desc("cpu|gpu"), cl::cat(cli::category()));
+  cl::opt<int> sm("sm",
+                  cl::desc("with --device gpu: the compute capability the "
+                           "PTX is for (default: the device's)"),
+                  cl::init(0), cl::value_desc("NN"), cl::cat(cli::category()));
   cl::opt<bool> kernelAtATime(
       "kernel-at-a-time",
       cl::desc("run each kernel over all its blocks before the next, also "
@@ -186,8 +220,9 @@ int runRun(int argc, char **argv) {
     return status;
   if (!cli::parseOptions(
           static_cast<int>(args.size()), args.data(),
-          "compile an HLO module for this CPU and run it\n\n"
+          "compile an HLO module for this CPU (or a GPU) and run it\n\n"
           "  tessel run examples/gelu.hlo --check --repeat 20\n"
+          "  tessel run examples/gelu.hlo --device gpu --check\n"
           "  tessel run m.hlo --input x.npy --output y.npy\n\n"
           "Without --input the arguments are random (reproducible, "
           "--seed).\nArrays are logical (row-major), whatever the layouts in "
@@ -196,6 +231,16 @@ int runRun(int argc, char **argv) {
     return 2;
   if (repeat < 0)
     return cli::usageError("--repeat must be 0 or more");
+  if (device != "cpu" && device != "gpu")
+    return cli::usageError("--device must be cpu or gpu, not '" + device + "'");
+  bool onGpu = device == "gpu";
+  if (sm.getNumOccurrences() && !onGpu)
+    return cli::usageError("--sm is for --device gpu");
+  if (onGpu && threads > 0)
+    return cli::usageError("--threads is for the CPU");
+  if (onGpu && kernelAtATime)
+    return cli::usageError("--kernel-at-a-time is for the CPU (on the GPU "
+                           "kernels always run one after the other)");
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
   if (!module || !cli::checkInlinedSize(*module, path))
     return 1;
@@ -250,6 +295,10 @@ int runRun(int argc, char **argv) {
   CompileOptions compileOptions;
   compileOptions.excessPrecision = excess;
   compileOptions.target = gpu ? Target::Gpu : Target::Cpu;
+  if (onGpu) {
+    compileOptions.backend = Backend::Nvptx;
+    compileOptions.smVersion = sm;
+  }
   Expected<std::shared_ptr<Executable>> compiled =
       Executable::compile(*module, compileOptions);
   if (!compiled)
@@ -314,7 +363,43 @@ int runRun(int argc, char **argv) {
     }
   }
 
-  if (repeat > 0) {
+  if (repeat > 0 && onGpu) {
+    std::vector<std::string> in;
+    std::vector<const void *> inPtrs;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      Expected<std::string> physical =
+          toPhysical(arguments[i], program.parameters[i]);
+      if (!physical)
+        return cli::fail(physical.error().message);
+      in.push_back(std::move(*physical));
+    }
+    for (const std::string &s : in)
+      inPtrs.push_back(s.data());
+    Expected<DeviceTiming> timing = exe.timeOnDevice(inPtrs, repeat);
+    if (!timing)
+      return cli::fail(timing.error().message);
+    double kernel = median(timing->kernelSeconds);
+    double copy = median(timing->copySeconds);
+    double bytes = static_cast<double>(timing->bytes);
+    llvm::outs() << llvm::format(
+        "time: %.3f ms median of %d runs (the kernels alone, CUDA events), "
+        "%.2f GB/s (%lld bytes read and written)\n",
+        kernel * 1e3, repeat.getValue(), bytes / kernel / 1e9,
+        static_cast<long long>(timing->bytes));
+    llvm::outs() << llvm::format(
+        "device copy of the same bytes: %.3f ms, %.2f GB/s; the kernels run "
+        "at %.0f%% of copy speed\n",
+        copy * 1e3, bytes / copy / 1e9, 100.0 * copy / kernel);
+    if (timing->peakBytesPerSecond > 0)
+      llvm::outs() << llvm::format(
+          "device memory peak: %.0f GB/s (memory clock and bus width); the "
+          "kernels reach %.0f%% of it, the copy %.0f%%\n",
+          timing->peakBytesPerSecond / 1e9,
+          100.0 * bytes / kernel / timing->peakBytesPerSecond,
+          100.0 * bytes / copy / timing->peakBytesPerSecond);
+    llvm::outs() << llvm::format("compile: %.1f ms (HLO to loaded PTX)\n",
+                                 exe.compileMilliseconds());
+  } else if (repeat > 0) {
     std::vector<std::string> in, out;
     for (size_t i = 0; i < arguments.size(); ++i) {
       Expected<std::string> physical =

@@ -17,6 +17,11 @@
 // Compiled executables are cached in the process by the module's text and
 // the options (compile() returns the cached one).
 //
+// For an NVIDIA GPU (Backend::Nvptx, docs/codegen.md "On the GPU") the same
+// kernels are emitted with the GPU's launch, lowered to NVVM and written as
+// PTX by LLVM's NVPTX backend; run() loads the PTX through the CUDA driver,
+// which is opened when the executable is compiled (Nvptx.h).
+//
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_CODEGEN_COMPILER_H
 #define TESSEL_CODEGEN_COMPILER_H
@@ -32,8 +37,18 @@
 
 namespace tessel {
 
+/// What the kernels are compiled to.
+enum class Backend {
+  Cpu,   ///< the host CPU, through LLVM's JIT
+  Nvptx, ///< PTX for an NVIDIA GPU; kernels get the GPU's launch
+};
+
 struct CompileOptions {
+  /// The launch configuration (Backend::Nvptx always uses Target::Gpu).
   Target target = Target::Cpu;
+  Backend backend = Backend::Cpu;
+  /// Backend::Nvptx: the compute capability the PTX is for (90: sm_90).
+  int smVersion = 90;
   /// XLA's default numerics (xla_allow_excess_precision): bf16/f16 values
   /// stay f32 between the ops of a fusion and round where they are stored.
   /// Off: every op rounds, bit-exact to the evaluator.
@@ -50,8 +65,10 @@ enum class EmitKind {
   Partition, ///< the subgraphs of every kernel and why each cut was made
   Mlir,      ///< the emitted MLIR (tessel, func, tensor, arith, math, ...)
   Lowered,   ///< the llvm dialect after the whole pipeline
-  Llvm,      ///< LLVM IR after optimization (-O3 for the host CPU)
-  Asm,       ///< host assembly
+  Llvm,      ///< LLVM IR after optimization (-O3 for the host CPU or the
+             ///< GPU, libdevice linked in)
+  Asm,       ///< host assembly (PTX for Backend::Nvptx)
+  Ptx,       ///< PTX (Backend::Nvptx only)
   Explain,   ///< per kernel: where it comes from, its emitter, its launch
              ///< and thread -> element map, its outputs; then the partition
 };
@@ -69,6 +86,20 @@ struct RunOptions {
   bool rowChunks = true;
 };
 
+/// Times measured on a device with memory of its own (Backend::Nvptx).
+struct DeviceTiming {
+  /// Per run, the kernels alone (CUDA events around the launches).
+  std::vector<double> kernelSeconds;
+  /// Per run, a copy inside the device that reads and writes as many bytes
+  /// as the kernels do: the memory's speed, for the ratio.
+  std::vector<double> copySeconds;
+  /// The bytes the kernels read and write (inputs and outputs).
+  int64_t bytes = 0;
+  /// The device memory's peak, from its clock and bus width (bytes per
+  /// second; 0 when the driver does not say).
+  double peakBytesPerSecond = 0;
+};
+
 class Executable {
 public:
   virtual ~Executable() = default;
@@ -84,6 +115,15 @@ public:
   virtual Expected<bool> runPhysical(const std::vector<const void *> &inputs,
                                      const std::vector<void *> &outputs,
                                      const RunOptions &options = {}) = 0;
+  /// Backend::Nvptx: copies the inputs (physical buffers) to the device
+  /// once, runs the kernels `repeat` times and times each run alone, and a
+  /// device copy of the same bytes as often. Other backends: an error.
+  virtual Expected<DeviceTiming>
+  timeOnDevice(const std::vector<const void *> &inputs, int repeat) {
+    (void)inputs;
+    (void)repeat;
+    return Error("timing on a device needs a GPU executable");
+  }
   /// Physical sizes in bytes of the ENTRY parameters and of the outputs.
   virtual std::vector<int64_t> inputBytes() const = 0;
   virtual std::vector<int64_t> outputBytes() const = 0;

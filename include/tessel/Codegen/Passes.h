@@ -16,11 +16,15 @@
 //   -tessel-unroll-loops       unroll small constant-trip scf.for loops
 //   -tessel-lower-grid-to-cpu  thread and block ids -> loops over a block
 //                              range given as two new arguments
+//   -tessel-lower-grid-to-nvvm (GPU, instead) thread and block ids -> PTX
+//                              special registers; entries -> NVVM kernels
 //   -tessel-lower-indexing     apply_indexing -> arith
 //   -tessel-lower-tensors      tensors -> !llvm.ptr, extract/insert ->
-//                              load/store
+//                              load/store; in an NVVM kernel, shared tiles
+//                              -> address space 3, sync_threads -> barrier
 //   -tessel-lower-to-llvm      math approximations, bf16 expansion, and
 //                              the upstream conversions to the llvm dialect
+//                              (with NVVM kernels: libdevice, not libm)
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_CODEGEN_PASSES_H
@@ -44,9 +48,16 @@ std::unique_ptr<mlir::Pass> createFlattenTensorsPass();
 std::unique_ptr<mlir::Pass> createVectorizeLoadsStoresPass();
 std::unique_ptr<mlir::Pass> createUnrollLoopsPass();
 std::unique_ptr<mlir::Pass> createLowerGridToCpuPass();
+std::unique_ptr<mlir::Pass> createLowerGridToNvvmPass();
 std::unique_ptr<mlir::Pass> createLowerIndexingPass();
 std::unique_ptr<mlir::Pass> createLowerTensorsPass();
 std::unique_ptr<mlir::Pass> createLowerToLlvmPass();
+
+/// On a kernel's entry function lowered for the GPU
+/// (-tessel-lower-grid-to-nvvm): -tessel-lower-tensors puts its shared
+/// tiles in shared memory, -tessel-lower-to-llvm makes it an NVVM kernel
+/// (`nvvm.kernel`, `nvvm.maxntid`: NVVM accepts them on llvm.func only).
+inline constexpr const char kGpuKernelAttr[] = "tessel.gpu_kernel";
 
 /// Registers every pass above with the global registry (for tessel-opt).
 void registerCodegenPasses();

@@ -14,12 +14,30 @@
 // function (with `tessel.num_threads`) returns nothing afterwards: its
 // outputs are the buffers it was given.
 //
+// In a GPU kernel (`tessel.gpu_kernel`, -tessel-lower-grid-to-nvvm) a shared
+// tile is a global of the block's shared memory, address space 3, used
+// through a generic pointer (LLVM infers the address space back):
+//
+//   %tile = tessel.allocate_shared : tensor<1056xf32>
+//     -> llvm.mlir.global internal @k_shared_0() {addr_space = 3 : i32}
+//        %s = llvm.mlir.addressof @k_shared_0 : !llvm.ptr<3>
+//        %tile = llvm.addrspacecast %s : !llvm.ptr<3> to !llvm.ptr
+//
+// `tessel.sync_threads` becomes `nvvm.barrier0` (its results are its
+// operands' buffers), loads from the kernel's inputs are `invariant` (the
+// kernel never writes them: XLA's `!invariant.load`, which lets the GPU read
+// them through its read-only cache), and a vector load or store is aligned
+// to its size: -tessel-vectorize-loads-stores proved its offset a multiple
+// of the vector size, and GPU buffers are aligned to at least 256 bytes
+// (shared tiles and constant globals to 16).
+//
 //===----------------------------------------------------------------------===//
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -78,6 +96,25 @@ void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
   b.create<mlir::LLVM::StoreOp>(loc, value, ptr, align);
 }
 
+/// Whether `op` is inside a GPU kernel's entry function.
+bool inGpuKernel(mlir::Operation *op) {
+  auto func = op->getParentOfType<mlir::func::FuncOp>();
+  return func && func->hasAttr(kGpuKernelAttr);
+}
+
+/// The alignment of a vector access: its element's size on the CPU, the
+/// vector's size (at most 16 bytes, the GPU's widest access) in a GPU
+/// kernel.
+unsigned vectorAlignment(mlir::Operation *op, mlir::VectorType type) {
+  unsigned element = (type.getElementTypeBitWidth() + 7) / 8;
+  if (!inGpuKernel(op))
+    return element;
+  uint64_t bytes = element * type.getNumElements();
+  if (!llvm::isPowerOf2_64(bytes))
+    return element;
+  return static_cast<unsigned>(std::min<uint64_t>(bytes, 16));
+}
+
 struct ExtractLowering : mlir::OpConversionPattern<mlir::tensor::ExtractOp> {
   using OpConversionPattern::OpConversionPattern;
   mlir::LogicalResult
@@ -119,7 +156,7 @@ struct TransferReadLowering
     mlir::Value ptr =
         elementPointer(rewriter, op.getLoc(), adaptor.getSource(),
                        type.getElementType(), adaptor.getIndices());
-    unsigned align = (type.getElementTypeBitWidth() + 7) / 8;
+    unsigned align = vectorAlignment(op, type);
     rewriter.replaceOp(op, load(rewriter, op.getLoc(), type, ptr, align));
     return mlir::success();
   }
@@ -139,7 +176,7 @@ struct TransferWriteLowering
     mlir::Value ptr =
         elementPointer(rewriter, op.getLoc(), adaptor.getSource(),
                        type.getElementType(), adaptor.getIndices());
-    unsigned align = (type.getElementTypeBitWidth() + 7) / 8;
+    unsigned align = vectorAlignment(op, type);
     store(rewriter, op.getLoc(), adaptor.getVector(), ptr, align);
     rewriter.replaceOp(op, adaptor.getSource());
     return mlir::success();
@@ -148,19 +185,62 @@ struct TransferWriteLowering
 
 /// A shared tile is scratch memory of the worker running the kernel: a
 /// stack buffer, allocated once per call (the grid lowering keeps it out
-/// of the block and thread loops).
+/// of the block and thread loops). In a GPU kernel it is the block's shared
+/// memory: a global in address space 3.
 struct AllocateSharedLowering : mlir::OpConversionPattern<AllocateSharedOp> {
   using OpConversionPattern::OpConversionPattern;
   mlir::LogicalResult
   matchAndRewrite(AllocateSharedOp op, OpAdaptor,
                   mlir::ConversionPatternRewriter &rewriter) const override {
     auto type = llvm::cast<mlir::RankedTensorType>(op.getType());
+    if (inGpuKernel(op)) {
+      auto func = op->getParentOfType<mlir::func::FuncOp>();
+      auto module = op->getParentOfType<mlir::ModuleOp>();
+      std::string name;
+      for (int i = 0;; ++i) {
+        name = (func.getName() + "_shared_" + llvm::Twine(i)).str();
+        if (!module.lookupSymbol(name))
+          break;
+      }
+      auto arrayType = mlir::LLVM::LLVMArrayType::get(
+          memoryType(type.getElementType()), type.getNumElements());
+      {
+        mlir::OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(module.getBody());
+        rewriter.create<mlir::LLVM::GlobalOp>(
+            op.getLoc(), arrayType, /*isConstant=*/false,
+            mlir::LLVM::Linkage::Internal, name, mlir::Attribute(),
+            /*alignment=*/16, /*addrSpace=*/3);
+      }
+      mlir::Value shared = rewriter.create<mlir::LLVM::AddressOfOp>(
+          op.getLoc(), mlir::LLVM::LLVMPointerType::get(op.getContext(), 3),
+          name);
+      rewriter.replaceOpWithNewOp<mlir::LLVM::AddrSpaceCastOp>(
+          op, mlir::LLVM::LLVMPointerType::get(op.getContext()), shared);
+      return mlir::success();
+    }
     mlir::Value count = rewriter.create<mlir::LLVM::ConstantOp>(
         op.getLoc(), rewriter.getI64Type(),
         rewriter.getI64IntegerAttr(type.getNumElements()));
     rewriter.replaceOpWithNewOp<mlir::LLVM::AllocaOp>(
         op, mlir::LLVM::LLVMPointerType::get(op.getContext()),
         memoryType(type.getElementType()), count, /*alignment=*/64);
+    return mlir::success();
+  }
+};
+
+/// A barrier of the block's threads; the tiles it hands on are the same
+/// buffers. Only GPU kernels keep barriers this far (the CPU's grid
+/// lowering turns them into separate thread loops).
+struct SyncThreadsLowering : mlir::OpConversionPattern<SyncThreadsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(SyncThreadsOp op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    if (!inGpuKernel(op))
+      return rewriter.notifyMatchFailure(op, "not in a GPU kernel");
+    rewriter.create<mlir::NVVM::Barrier0Op>(op.getLoc());
+    rewriter.replaceOp(op, adaptor.getOperands());
     return mlir::success();
   }
 };
@@ -186,15 +266,31 @@ struct ConstantLowering : mlir::OpConversionPattern<mlir::arith::ConstantOp> {
     {
       mlir::OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
+      // Aligned like a GPU's buffers: a vector load from it may assume 16.
       rewriter.create<mlir::LLVM::GlobalOp>(
           op.getLoc(), arrayType,
-          /*isConstant=*/true, mlir::LLVM::Linkage::Internal, name, dense);
+          /*isConstant=*/true, mlir::LLVM::Linkage::Internal, name, dense,
+          /*alignment=*/16);
     }
     rewriter.replaceOpWithNewOp<mlir::LLVM::AddressOfOp>(
         op, mlir::LLVM::LLVMPointerType::get(op.getContext()), name);
     return mlir::success();
   }
 };
+
+/// Loads through a GEP from one of a GPU kernel's inputs (the arguments
+/// before its outputs) read memory the kernel never writes.
+void markInputLoadsInvariant(mlir::func::FuncOp kernel) {
+  unsigned numInputs = kernel.getNumArguments() - kernel.getNumResults();
+  mlir::Block &entry = kernel.getBody().front();
+  kernel.walk([&](mlir::LLVM::LoadOp load) {
+    auto gep = load.getAddr().getDefiningOp<mlir::LLVM::GEPOp>();
+    mlir::Value base = gep ? gep.getBase() : load.getAddr();
+    auto arg = llvm::dyn_cast<mlir::BlockArgument>(base);
+    if (arg && arg.getOwner() == &entry && arg.getArgNumber() < numInputs)
+      load.setInvariant(true);
+  });
+}
 
 struct LowerTensorsPass
     : public mlir::PassWrapper<LowerTensorsPass,
@@ -205,7 +301,8 @@ struct LowerTensorsPass
     return "Lower tensors to LLVM pointers, extract/insert to load/store";
   }
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
-    registry.insert<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
+    registry.insert<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
+                    mlir::arith::ArithDialect>();
   }
 
   void runOnOperation() override {
@@ -235,10 +332,10 @@ struct LowerTensorsPass
     converter.addTargetMaterialization(cast);
 
     mlir::ConversionTarget target(*context);
-    target
-        .addLegalDialect<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
+    target.addLegalDialect<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
+                           mlir::arith::ArithDialect>();
     target.addIllegalOp<mlir::tensor::ExtractOp, mlir::tensor::InsertOp,
-                        AllocateSharedOp>();
+                        AllocateSharedOp, SyncThreadsOp>();
     target.addDynamicallyLegalOp<mlir::vector::TransferReadOp>(
         [](mlir::vector::TransferReadOp op) {
           return !llvm::isa<mlir::RankedTensorType>(op.getSource().getType());
@@ -261,7 +358,8 @@ struct LowerTensorsPass
     mlir::RewritePatternSet patterns(context);
     patterns.add<ExtractLowering, InsertLowering, ConstantLowering,
                  TransferReadLowering, TransferWriteLowering,
-                 AllocateSharedLowering>(converter, context);
+                 AllocateSharedLowering, SyncThreadsLowering>(converter,
+                                                              context);
     mlir::populateFunctionOpInterfaceTypeConversionPattern<mlir::func::FuncOp>(
         patterns, converter);
     mlir::populateReturnOpTypeConversionPattern(patterns, converter);
@@ -276,6 +374,8 @@ struct LowerTensorsPass
     for (auto func : module.getOps<mlir::func::FuncOp>()) {
       if (!func->hasAttr("tessel.num_threads") || func.isExternal())
         continue;
+      if (func->hasAttr(kGpuKernelAttr))
+        markInputLoadsInvariant(func);
       func.walk(
           [](mlir::func::ReturnOp ret) { ret.getOperandsMutable().clear(); });
       func.setFunctionType(mlir::FunctionType::get(

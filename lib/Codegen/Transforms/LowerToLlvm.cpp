@@ -17,6 +17,14 @@
 //   3. scf becomes cf.
 //   4. arith, math, func and cf become llvm; index is i64.
 //
+// A module of GPU kernels (`tessel.gpu_kernel`) has no C library:
+// steps 0 and 2 call CUDA's libdevice instead (`__nv_sinf`, `__nv_tanh`,
+// ...; the PTX compiler links it in), exp, log and pow too, since LLVM's
+// NVPTX backend has no instruction for them. Any other math op that is not
+// a plain PTX instruction is refused with its name and type. nvvm ops stay
+// (the LLVM IR translation knows them), and each kernel's llvm.func gets
+// `nvvm.kernel`, `nvvm.maxntid` (its block size) and `noalias` pointers.
+//
 //===----------------------------------------------------------------------===//
 #include "Bf16Rounding.h"
 #include "tessel/Codegen/Passes.h"
@@ -36,6 +44,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -55,6 +64,97 @@ mlir::LogicalResult lowerToLibm(mlir::ModuleOp module) {
   mlir::RewritePatternSet patterns(module.getContext());
   mlir::populateMathToLibmConversionPatterns(patterns);
   return mlir::applyPartialConversion(module, target, std::move(patterns));
+}
+
+/// A scalar f32/f64 math op as a call of libdevice's function of that
+/// type, declared in the module on first use.
+template <typename Op> struct LibdeviceCall : mlir::OpRewritePattern<Op> {
+  LibdeviceCall(mlir::MLIRContext *context, llvm::StringRef f32Name,
+                llvm::StringRef f64Name)
+      : mlir::OpRewritePattern<Op>(context), f32Name(f32Name),
+        f64Name(f64Name) {}
+  mlir::LogicalResult
+  matchAndRewrite(Op op, mlir::PatternRewriter &rewriter) const override {
+    mlir::Type type = op->getResult(0).getType();
+    llvm::StringRef name;
+    if (type.isF32())
+      name = f32Name;
+    else if (type.isF64())
+      name = f64Name;
+    if (name.empty())
+      return rewriter.notifyMatchFailure(op, "not a scalar f32 or f64");
+    auto module = op->template getParentOfType<mlir::ModuleOp>();
+    if (!module.lookupSymbol(name)) {
+      mlir::OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      llvm::SmallVector<mlir::Type> inputs(op->getNumOperands(), type);
+      auto decl = rewriter.create<mlir::func::FuncOp>(
+          op.getLoc(), name, rewriter.getFunctionType(inputs, {type}));
+      decl.setPrivate();
+    }
+    rewriter.replaceOpWithNewOp<mlir::func::CallOp>(op, name, type,
+                                                    op->getOperands());
+    return mlir::success();
+  }
+  std::string f32Name, f64Name;
+};
+
+/// libdevice's functions for the ops the CPU sends to the C library before
+/// the approximations (step 0).
+void populateLibdeviceEarlyPatterns(mlir::RewritePatternSet &patterns) {
+  mlir::MLIRContext *context = patterns.getContext();
+  patterns.add<LibdeviceCall<mlir::math::SinOp>>(context, "__nv_sinf",
+                                                 "__nv_sin");
+  patterns.add<LibdeviceCall<mlir::math::CosOp>>(context, "__nv_cosf",
+                                                 "__nv_cos");
+  patterns.add<LibdeviceCall<mlir::math::CbrtOp>>(context, "__nv_cbrtf",
+                                                  "__nv_cbrt");
+  patterns.add<LibdeviceCall<mlir::math::AtanOp>>(context, "__nv_atanf",
+                                                  "__nv_atan");
+  patterns.add<LibdeviceCall<mlir::math::Atan2Op>>(context, "__nv_atan2f",
+                                                   "__nv_atan2");
+}
+
+/// libdevice's functions for what the approximations left (step 2).
+void populateLibdeviceLatePatterns(mlir::RewritePatternSet &patterns) {
+  mlir::MLIRContext *context = patterns.getContext();
+  populateLibdeviceEarlyPatterns(patterns);
+  patterns.add<LibdeviceCall<mlir::math::TanhOp>>(context, "__nv_tanhf",
+                                                  "__nv_tanh");
+  patterns.add<LibdeviceCall<mlir::math::ErfOp>>(context, "__nv_erff",
+                                                 "__nv_erf");
+  patterns.add<LibdeviceCall<mlir::math::TanOp>>(context, "__nv_tanf",
+                                                 "__nv_tan");
+  patterns.add<LibdeviceCall<mlir::math::Log1pOp>>(context, "__nv_log1pf",
+                                                   "__nv_log1p");
+  patterns.add<LibdeviceCall<mlir::math::ExpM1Op>>(context, "__nv_expm1f",
+                                                   "__nv_expm1");
+  patterns.add<LibdeviceCall<mlir::math::ExpOp>>(context, "__nv_expf",
+                                                 "__nv_exp");
+  patterns.add<LibdeviceCall<mlir::math::LogOp>>(context, "__nv_logf",
+                                                 "__nv_log");
+  patterns.add<LibdeviceCall<mlir::math::PowFOp>>(context, "__nv_powf",
+                                                  "__nv_pow");
+}
+
+/// On the GPU, math ops that are not plain PTX instructions must have
+/// become libdevice calls: any other is refused.
+mlir::LogicalResult checkGpuMath(mlir::ModuleOp module) {
+  mlir::WalkResult result = module.walk([](mlir::Operation *op) {
+    if (!llvm::isa<mlir::math::MathDialect>(op->getDialect()))
+      return mlir::WalkResult::advance();
+    if (llvm::isa<mlir::math::AbsFOp, mlir::math::CeilOp, mlir::math::FloorOp,
+                  mlir::math::RoundOp, mlir::math::RoundEvenOp,
+                  mlir::math::TruncOp, mlir::math::CopySignOp,
+                  mlir::math::SqrtOp, mlir::math::FmaOp,
+                  mlir::math::CountLeadingZerosOp, mlir::math::CtPopOp>(op))
+      return mlir::WalkResult::advance();
+    op->emitOpError() << "on " << op->getResult(0).getType()
+                      << " is not supported on the GPU (no PTX instruction "
+                         "and no libdevice function for it)";
+    return mlir::WalkResult::interrupt();
+  });
+  return mlir::failure(result.wasInterrupted());
 }
 
 /// The integer type of the same shape as a bf16 type (scalar or vector),
@@ -108,21 +208,32 @@ struct LowerToLlvmPass
   }
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
     registry.insert<mlir::LLVM::LLVMDialect, mlir::cf::ControlFlowDialect,
-                    mlir::func::FuncDialect, mlir::arith::ArithDialect>();
+                    mlir::func::FuncDialect, mlir::arith::ArithDialect,
+                    mlir::NVVM::NVVMDialect>();
   }
 
   void runOnOperation() override {
     mlir::ModuleOp module = getOperation();
     mlir::MLIRContext *context = &getContext();
+    bool gpu = false;
+    module.walk(
+        [&](mlir::func::FuncOp func) { gpu |= func->hasAttr(kGpuKernelAttr); });
 
     // sin, cos, cbrt and atan2 go to the C library before any
     // approximation: MLIR's polynomials for them have no range reduction
     // for large arguments (sin(1e30) comes out infinite), take cbrt(inf) to
     // NaN and lose the sign of zero in atan2 (MathFunctionsTest).
-    if (mlir::failed(lowerToLibm<mlir::math::SinOp, mlir::math::CosOp,
-                                 mlir::math::CbrtOp, mlir::math::AtanOp,
-                                 mlir::math::Atan2Op>(module)))
+    if (gpu) {
+      mlir::RewritePatternSet early(context);
+      populateLibdeviceEarlyPatterns(early);
+      if (mlir::failed(
+              mlir::applyPatternsAndFoldGreedily(module, std::move(early))))
+        return signalPassFailure();
+    } else if (mlir::failed(lowerToLibm<mlir::math::SinOp, mlir::math::CosOp,
+                                        mlir::math::CbrtOp, mlir::math::AtanOp,
+                                        mlir::math::Atan2Op>(module))) {
       return signalPassFailure();
+    }
 
     mlir::RewritePatternSet expand(context);
     mlir::populateMathPolynomialApproximationPatterns(expand);
@@ -133,11 +244,20 @@ struct LowerToLlvmPass
             mlir::applyPatternsAndFoldGreedily(module, std::move(expand))))
       return signalPassFailure();
 
-    if (mlir::failed(lowerToLibm<mlir::math::TanhOp, mlir::math::ErfOp,
-                                 mlir::math::TanOp, mlir::math::AtanOp,
-                                 mlir::math::Atan2Op, mlir::math::Log1pOp,
-                                 mlir::math::ExpM1Op>(module)))
+    if (gpu) {
+      mlir::RewritePatternSet late(context);
+      populateLibdeviceLatePatterns(late);
+      if (mlir::failed(
+              mlir::applyPatternsAndFoldGreedily(module, std::move(late))) ||
+          mlir::failed(checkGpuMath(module)))
+        return signalPassFailure();
+    } else if (mlir::failed(
+                   lowerToLibm<mlir::math::TanhOp, mlir::math::ErfOp,
+                               mlir::math::TanOp, mlir::math::AtanOp,
+                               mlir::math::Atan2Op, mlir::math::Log1pOp,
+                               mlir::math::ExpM1Op>(module))) {
       return signalPassFailure();
+    }
 
     mlir::ConversionTarget cfTarget(*context);
     cfTarget.addIllegalDialect<mlir::scf::SCFDialect>();
@@ -151,6 +271,7 @@ struct LowerToLlvmPass
 
     mlir::LLVMConversionTarget target(*context);
     target.addLegalOp<mlir::ModuleOp>();
+    target.addLegalDialect<mlir::NVVM::NVVMDialect>();
     mlir::LLVMTypeConverter converter(context);
     // bf16 values, which only move once arithmetic is expanded, are i16:
     // LLVM would copy a bf16 through f32 and flush subnormals on the way
@@ -178,6 +299,27 @@ struct LowerToLlvmPass
     if (mlir::failed(
             mlir::applyFullConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+
+    module.walk([&](mlir::LLVM::LLVMFuncOp func) {
+      auto threads =
+          func->getAttrOfType<mlir::IntegerAttr>("tessel.num_threads");
+      if (!func->hasAttr(kGpuKernelAttr) || !threads)
+        return;
+      mlir::Builder b(context);
+      func->setAttr(mlir::NVVM::NVVMDialect::getKernelFuncAttrName(),
+                    b.getUnitAttr());
+      func->setAttr(mlir::NVVM::NVVMDialect::getMaxntidAttrName(),
+                    b.getDenseI32ArrayAttr(
+                        {static_cast<int32_t>(threads.getInt()), 1, 1}));
+      // A kernel's buffers: its outputs are its own, and the inputs it
+      // only reads (the same buffer may come twice), so no pointer aliases
+      // memory that another writes.
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        if (llvm::isa<mlir::LLVM::LLVMPointerType>(
+                func.getArgument(i).getType()))
+          func.setArgAttr(i, mlir::LLVM::LLVMDialect::getNoAliasAttrName(),
+                          b.getUnitAttr());
+    });
   }
 };
 

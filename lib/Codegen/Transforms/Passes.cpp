@@ -8,8 +8,8 @@ void registerCodegenPasses() {
        {createInlineSubgraphsPass, createSimplifyFpConversionsPass,
         createLowerLoopsPass, createFlattenTensorsPass,
         createVectorizeLoadsStoresPass, createUnrollLoopsPass,
-        createLowerGridToCpuPass, createLowerIndexingPass,
-        createLowerTensorsPass, createLowerToLlvmPass})
+        createLowerGridToCpuPass, createLowerGridToNvvmPass,
+        createLowerIndexingPass, createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
 

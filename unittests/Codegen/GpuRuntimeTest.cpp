@@ -1,0 +1,142 @@
+//===- GpuRuntimeTest.cpp - The GPU executable against a stand-in driver --===//
+//
+// tessel's use of the CUDA driver API, checked without a GPU: the
+// executable opens FakeCudaDriver.cpp's library (TESSEL_CUDA_DRIVER) in
+// place of libcuda.so.1, which keeps "device" memory on the host and logs
+// every call. The tests check the buffers allocated, the copies, each
+// launch's grid, block and arguments (as many as the PTX's .entry takes,
+// each an allocated buffer), the synchronization and the frees. The PTX
+// itself is not run (NvptxTest assembles it; a GPU runs it there).
+//
+// A test binary of its own: the driver is opened once per process.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Codegen/Compiler.h"
+#include "tessel/Hlo/HloEvaluator.h"
+#include "tessel/Hlo/HloParser.h"
+#include "tessel/Support/FileIO.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include <dlfcn.h>
+
+using namespace tessel;
+
+namespace {
+
+/// The fake driver's log since the last call (and clears it); allocations
+/// are counted from 0 again.
+std::string takeLog() {
+  void *library = dlopen(TESSEL_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+  if (!library)
+    return "the fake driver is not loaded";
+  auto log = reinterpret_cast<const char *(*)()>(dlsym(library, "fakeCudaLog"));
+  auto clear = reinterpret_cast<void (*)()>(dlsym(library, "fakeCudaClearLog"));
+  std::string text = log();
+  clear();
+  dlclose(library);
+  return text;
+}
+
+std::shared_ptr<Executable> compile(const std::string &text) {
+  setenv("TESSEL_CUDA_DRIVER", TESSEL_FAKE_CUDA_DRIVER, 1);
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  EXPECT_TRUE(module) << module.error().message;
+  if (!module)
+    return nullptr;
+  CompileOptions options;
+  options.backend = Backend::Nvptx;
+  options.smVersion = 0; // the device's: the fake is an sm_90
+  Expected<std::shared_ptr<Executable>> exe =
+      Executable::compile(**module, options);
+  EXPECT_TRUE(exe) << exe.error().message;
+  return exe ? *exe : nullptr;
+}
+
+TEST(GpuRuntimeTest, GeluIsOneLaunchOfItsLoopEmittersConfiguration) {
+  Expected<std::string> text =
+      readFileBytes(std::string(TESSEL_EXAMPLES) + "/gelu_small.hlo");
+  ASSERT_TRUE(text);
+  std::shared_ptr<Executable> exe = compile(*text);
+  ASSERT_TRUE(exe);
+  EXPECT_EQ(takeLog(), "load module\n");
+  // bf16[4,8]: 64 bytes in and out; 8 threads of 4 elements, one block.
+  Literal x = randomLiteral(exe->outputShapes()[0], 1, false);
+  Expected<Literal> y = exe->run({x});
+  ASSERT_TRUE(y) << y.error().message;
+  EXPECT_EQ(takeLog(), "alloc 64\n"
+                       "alloc 64\n"
+                       "to device 64\n"
+                       "launch kernel_0 grid 1x1x1 block 8x1x1 shared 0 args "
+                       "#0 #1\n"
+                       "synchronize\n"
+                       "to host 64\n"
+                       "free 64\n"
+                       "free 64\n");
+}
+
+TEST(GpuRuntimeTest, KernelsShareTheBufferBetweenThem) {
+  std::shared_ptr<Executable> exe = compile(R"(
+HloModule two
+%f {
+  %p = f32[300,40] parameter(0)
+  ROOT %t = f32[40,300] transpose(%p), dimensions={1,0}
+}
+ENTRY %e {
+  %p = f32[300,40] parameter(0)
+  %a = f32[40,300] fusion(%p), kind=kLoop, calls=%f
+  ROOT %n = f32[40,300] negate(%a)
+})");
+  ASSERT_TRUE(exe);
+  takeLog();
+  Literal x(Shape(PrimitiveType::F32, {300, 40}));
+  Expected<Literal> y = exe->run({x});
+  ASSERT_TRUE(y) << y.error().message;
+  // The transpose emitter's 20 blocks of 128 threads (its tile is static
+  // shared memory: no dynamic shared bytes), then the negate's 24 blocks
+  // of 128 threads of 4 elements, reading the buffer the first wrote.
+  EXPECT_EQ(takeLog(), "alloc 48000\n"
+                       "alloc 48000\n"
+                       "alloc 48000\n"
+                       "to device 48000\n"
+                       "launch kernel_0 grid 20x1x1 block 128x1x1 shared 0 "
+                       "args #0 #1\n"
+                       "launch kernel_1 grid 24x1x1 block 128x1x1 shared 0 "
+                       "args #1 #2\n"
+                       "synchronize\n"
+                       "to host 48000\n"
+                       "free 48000\n"
+                       "free 48000\n"
+                       "free 48000\n");
+}
+
+TEST(GpuRuntimeTest, TimingRunsTheKernelsAloneNextToADeviceCopy) {
+  Expected<std::string> text =
+      readFileBytes(std::string(TESSEL_EXAMPLES) + "/gelu_small.hlo");
+  ASSERT_TRUE(text);
+  std::shared_ptr<Executable> exe = compile(*text);
+  ASSERT_TRUE(exe);
+  takeLog();
+  std::string input(64, '\0');
+  Expected<DeviceTiming> timing = exe->timeOnDevice({input.data()}, 2);
+  ASSERT_TRUE(timing) << timing.error().message;
+  EXPECT_EQ(timing->kernelSeconds, std::vector<double>({1e-3, 1e-3}));
+  EXPECT_EQ(timing->copySeconds.size(), 2u);
+  EXPECT_EQ(timing->bytes, 128);
+  // 2 * 2619 MHz * 5120 bits / 8.
+  EXPECT_DOUBLE_EQ(timing->peakBytesPerSecond, 2.0 * 2619e6 * 640);
+  // A first run that is not counted, then two; the copy moves half the
+  // bytes each way.
+  std::string launch =
+      "launch kernel_0 grid 1x1x1 block 8x1x1 shared 0 args #0 #1\n";
+  EXPECT_EQ(takeLog(), "alloc 64\nalloc 64\nto device 64\nalloc 64\nalloc "
+                       "64\n" +
+                           launch + "device copy 64\n" + launch +
+                           "device copy 64\n" + launch +
+                           "device copy 64\nfree 64\nfree 64\nfree 64\nfree "
+                           "64\n");
+}
+
+} // namespace
