@@ -8,6 +8,7 @@
 #include "tessel/Hlo/HloEvaluator.h"
 
 #include "EvaluatorOps.h"
+#include "RawAttributes.h"
 
 #include "tessel/Support/Host.h"
 
@@ -67,6 +68,18 @@ constexpr const char *kElidedHint =
     "dump it with them, e.g. XLA_FLAGS='--xla_dump_to=DIR "
     "--xla_dump_hlo_as_text --xla_dump_large_constants', or print it with "
     "HloPrintOptions::print_large_constants";
+
+/// Ops the verifier does not check but the evaluator runs: it checks their
+/// operands and attributes itself.
+bool isEvaluatedOnly(HloOpcode op) {
+  switch (op) {
+  case HloOpcode::While:
+  case HloOpcode::Conditional:
+    return true;
+  default:
+    return false;
+  }
+}
 
 bool isCall(const HloInstruction &inst) {
   return (inst.opcode() == HloOpcode::Call ||
@@ -140,6 +153,10 @@ private:
                         const Literal &rhs);
   Expected<Literal> map(const HloInstruction &inst,
                         const std::vector<Value> &operands, int depth);
+  Expected<Literal> whileLoop(const HloInstruction &inst, const Value &init,
+                              int depth);
+  Expected<Literal> conditional(const HloInstruction &inst,
+                                const std::vector<Value> &operands, int depth);
   /// Applies a reducer to accumulators and elements (scalars), updating
   /// the accumulators.
   Expected<bool> combine(const HloComputation &reducer,
@@ -149,6 +166,8 @@ private:
 
   const EvaluatorOptions &options;
   int64_t maxBytes;
+  /// Loop iterations run so far (all loops), against options.maxSteps.
+  int64_t steps = 0;
 };
 
 Expected<Literal> Evaluator::run(const HloComputation &computation,
@@ -233,7 +252,7 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
     value.setLayout(shape.isTuple() ? std::nullopt : shape.layout);
     return value;
   }
-  if (!isSupportedOpcode(op))
+  if (!isSupportedOpcode(op) && !isEvaluatedOnly(op))
     return Error("opcode " + std::string(hloOpcodeName(op)) +
                  " is not supported by the evaluator");
   for (const Value &operand : operands)
@@ -319,6 +338,13 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
     return dot(inst, x(0), x(1));
   case HloOpcode::Map:
     return map(inst, operands, depth);
+  case HloOpcode::While:
+    if (operands.size() != 1)
+      return Error("while takes one operand, found " +
+                   std::to_string(operands.size()));
+    return whileLoop(inst, operands[0], depth);
+  case HloOpcode::Conditional:
+    return conditional(inst, operands, depth);
   default:
     return Error("opcode " + std::string(hloOpcodeName(op)) +
                  " is not supported by the evaluator");
@@ -732,6 +758,112 @@ Expected<Literal> Evaluator::map(const HloInstruction &inst,
     copyElement(*r, 0, out, i);
   }
   return out;
+}
+
+/// The one computation `key=` names (while's condition and body).
+Expected<const HloComputation *> oneCallee(const HloInstruction &inst,
+                                           std::string_view key) {
+  Expected<std::vector<const HloComputation *>> callees =
+      eval::calleesAttribute(inst, key);
+  if (!callees)
+    return callees.takeError();
+  if (callees->size() != 1)
+    return Error(std::string(hloOpcodeName(inst.opcode())) +
+                 " needs one computation in " + std::string(key) + "=");
+  return callees->front();
+}
+
+Expected<Literal> Evaluator::whileLoop(const HloInstruction &inst,
+                                       const Value &init, int depth) {
+  Expected<const HloComputation *> condition = oneCallee(inst, "condition");
+  if (!condition)
+    return condition.takeError();
+  Expected<const HloComputation *> body = oneCallee(inst, "body");
+  if (!body)
+    return body.takeError();
+  Value state = init;
+  for (;;) {
+    Expected<Literal> go = run(**condition, {state}, depth + 1);
+    if (!go)
+      return go.takeError();
+    if (go->isTuple() || go->elementType() != PrimitiveType::Pred ||
+        go->elementCount() != 1)
+      return Error("the condition %" + (*condition)->name() + " returns " +
+                   go->shape().toStringWithoutLayout() + ", expected pred[]");
+    if (go->getBits(0) == 0)
+      break;
+    if (steps >= options.maxSteps)
+      return Error("the loops ran " + std::to_string(steps) +
+                   " iterations, the most the evaluator may run "
+                   "(--max-steps); this loop has not ended");
+    ++steps;
+    Expected<Literal> next = run(**body, {state}, depth + 1);
+    if (!next)
+      return next.takeError();
+    if (next->shape().toStringWithoutLayout() !=
+        state->shape().toStringWithoutLayout())
+      return Error("the body %" + (*body)->name() + " returns " +
+                   next->shape().toStringWithoutLayout() + ", expected " +
+                   state->shape().toStringWithoutLayout());
+    state = std::make_shared<const Literal>(std::move(*next));
+  }
+  Literal result = *state;
+  result.setLayout(inst.shape().isTuple() ? std::nullopt : inst.shape().layout);
+  return result;
+}
+
+Expected<Literal> Evaluator::conditional(const HloInstruction &inst,
+                                         const std::vector<Value> &operands,
+                                         int depth) {
+  if (operands.empty())
+    return Error("conditional needs a predicate or branch index");
+  const Literal &selector = *operands[0];
+  if (selector.isTuple() || selector.elementCount() != 1 ||
+      (selector.elementType() != PrimitiveType::Pred &&
+       selector.elementType() != PrimitiveType::S32))
+    return Error("the branch selector is " +
+                 selector.shape().toStringWithoutLayout() +
+                 ", expected pred[] or s32[]");
+  std::vector<const HloComputation *> branches;
+  if (selector.elementType() == PrimitiveType::Pred &&
+      !inst.rawAttribute("branch_computations")) {
+    // true_computation=, false_computation=: branch 0 is the true one.
+    for (const char *key : {"true_computation", "false_computation"}) {
+      Expected<const HloComputation *> branch = oneCallee(inst, key);
+      if (!branch)
+        return branch.takeError();
+      branches.push_back(*branch);
+    }
+  } else {
+    Expected<std::vector<const HloComputation *>> all =
+        eval::calleesAttribute(inst, "branch_computations");
+    if (!all)
+      return all.takeError();
+    branches = std::move(*all);
+  }
+  if (branches.empty() || branches.size() + 1 != operands.size())
+    return Error("conditional has " + std::to_string(branches.size()) +
+                 " branches and " + std::to_string(operands.size() - 1) +
+                 " branch operands, expected one operand per branch");
+  // A pred selects branch 0 when true; an index out of range runs the last
+  // branch (XLA's semantics).
+  int64_t n = static_cast<int64_t>(branches.size());
+  int64_t k;
+  if (selector.elementType() == PrimitiveType::Pred) {
+    k = selector.getBits(0) ? 0 : 1;
+  } else {
+    k = selector.getInt(0);
+    if (k < 0 || k >= n)
+      k = n - 1;
+  }
+  if (k >= n)
+    return Error("a pred selector needs two branches");
+  Expected<Literal> result = run(*branches[k], {operands[k + 1]}, depth + 1);
+  if (!result)
+    return result.takeError();
+  result->setLayout(inst.shape().isTuple() ? std::nullopt
+                                           : inst.shape().layout);
+  return result;
 }
 
 } // namespace
