@@ -11,6 +11,9 @@
 #include "tessel/Hlo/HloInstruction.h"
 #include "tessel/Support/Expected.h"
 
+#include <functional>
+#include <optional>
+
 namespace tessel::eval {
 
 /// How an element type computes.
@@ -39,6 +42,25 @@ Expected<Literal> select(const Literal &p, const Literal &t, const Literal &f,
                          const Shape &result);
 Expected<Literal> clamp(const Literal &lo, const Literal &x, const Literal &hi,
                         const Shape &result);
+
+/// gather with XLA's dimension numbers (read from the verbatim attributes),
+/// start indices clamped so each slice fits the operand.
+Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,
+                         const Literal &indices);
+
+/// Combines update element `u` of the updates (operands[firstUpdate..]) into
+/// element `o` of every result, through scatter's to_apply.
+using ScatterCombiner = std::function<std::optional<Error>(
+    std::vector<Literal> &results, int64_t o,
+    const std::vector<const Literal *> &operands, size_t firstUpdate,
+    int64_t u)>;
+
+/// scatter (variadic: n operands, the indices, n updates); updates whose
+/// window does not fit the operand are skipped, the others are combined in
+/// row-major order of the updates.
+Expected<Literal> scatter(const HloInstruction &inst,
+                          const std::vector<const Literal *> &operands,
+                          const ScatterCombiner &combine);
 
 } // namespace tessel::eval
 

@@ -75,6 +75,8 @@ bool isEvaluatedOnly(HloOpcode op) {
   switch (op) {
   case HloOpcode::While:
   case HloOpcode::Conditional:
+  case HloOpcode::Gather:
+  case HloOpcode::Scatter:
     return true;
   default:
     return false;
@@ -153,6 +155,8 @@ private:
                         const Literal &rhs);
   Expected<Literal> map(const HloInstruction &inst,
                         const std::vector<Value> &operands, int depth);
+  Expected<Literal> scatter(const HloInstruction &inst,
+                            const std::vector<Value> &operands, int depth);
   Expected<Literal> whileLoop(const HloInstruction &inst, const Value &init,
                               int depth);
   Expected<Literal> conditional(const HloInstruction &inst,
@@ -345,6 +349,12 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
     return whileLoop(inst, operands[0], depth);
   case HloOpcode::Conditional:
     return conditional(inst, operands, depth);
+  case HloOpcode::Gather:
+    if (operands.size() != 2)
+      return Error("gather takes an operand and indices");
+    return eval::gather(inst, x(0), x(1));
+  case HloOpcode::Scatter:
+    return scatter(inst, operands, depth);
   default:
     return Error("opcode " + std::string(hloOpcodeName(op)) +
                  " is not supported by the evaluator");
@@ -758,6 +768,60 @@ Expected<Literal> Evaluator::map(const HloInstruction &inst,
     copyElement(*r, 0, out, i);
   }
   return out;
+}
+
+Expected<Literal> Evaluator::scatter(const HloInstruction &inst,
+                                     const std::vector<Value> &operands,
+                                     int depth) {
+  Expected<std::vector<const HloComputation *>> callees =
+      eval::calleesAttribute(inst, "to_apply");
+  if (!callees)
+    return callees.takeError();
+  if (callees->size() != 1)
+    return Error("scatter needs one computation in to_apply=");
+  const HloComputation &combiner = *callees->front();
+  size_t n = operands.size() / 2;
+  std::optional<HloOpcode> fast =
+      n == 1 ? simpleBinary(combiner) : std::nullopt;
+  if (fast &&
+      (combiner.root()->shape().elementType != operands[0]->elementType() ||
+       operands[2]->elementType() != operands[0]->elementType()))
+    fast.reset();
+  std::vector<const Literal *> literals;
+  for (const Value &operand : operands)
+    literals.push_back(operand.get());
+  auto combineAt = [&](std::vector<Literal> &results, int64_t o,
+                       const std::vector<const Literal *> &all,
+                       size_t firstUpdate, int64_t u) -> std::optional<Error> {
+    if (fast) {
+      eval::binaryAt(*fast, results[0], o, *all[firstUpdate], u, results[0], o);
+      return std::nullopt;
+    }
+    std::vector<Literal> accumulators(n);
+    for (size_t k = 0; k < n; ++k) {
+      accumulators[k] = Literal(Shape(results[k].elementType(), {}));
+      copyElement(results[k], o, accumulators[k], 0);
+    }
+    std::vector<Value> updates;
+    for (size_t k = 0; k < n; ++k)
+      updates.push_back(std::shared_ptr<const Literal>(
+          std::shared_ptr<const Literal>(), all[firstUpdate + k]));
+    Expected<bool> ok = this->combine(combiner, accumulators, updates,
+                                      std::vector<int64_t>(n, u), depth);
+    if (!ok)
+      return ok.takeError();
+    for (size_t k = 0; k < n; ++k) {
+      if (accumulators[k].isTuple() ||
+          accumulators[k].elementType() != results[k].elementType() ||
+          accumulators[k].elementCount() != 1)
+        return Error("the combiner %" + combiner.name() + " returns " +
+                     accumulators[k].shape().toStringWithoutLayout() +
+                     ", expected a scalar of the operand's type");
+      copyElement(accumulators[k], 0, results[k], o);
+    }
+    return std::nullopt;
+  };
+  return eval::scatter(inst, literals, combineAt);
 }
 
 /// The one computation `key=` names (while's condition and body).
