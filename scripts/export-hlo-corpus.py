@@ -252,7 +252,7 @@ def scatters(x, idx, v):
 def sorts(x, k):
     return (jnp.sort(x, axis=1), jnp.argsort(x, axis=0, stable=True).astype(jnp.int32),
             jnp.sort(k), jnp.argsort(-k, descending=True).astype(jnp.int32),
-            lax.sort((x[:, 0], x[:, 1]), num_keys=1), *lax.top_k(x, 3))
+            *lax.sort((x[:, 0], x[:, 1]), num_keys=1), *lax.top_k(x, 3))
 
 
 def convolutions(x, w, g, d):

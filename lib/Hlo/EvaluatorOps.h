@@ -20,6 +20,10 @@ namespace tessel::eval {
 enum class Kind { Pred, Signed, Unsigned, Narrow, F64, Complex, Other };
 Kind kindOf(PrimitiveType type);
 
+/// A key that orders the floats of x in XLA's total order (-NaN < -inf <
+/// ... < -0 < +0 < ... < inf < NaN). @pre x holds floats.
+int64_t totalOrderKeyAt(const Literal &x, int64_t i);
+
 /// Whether `op` on elements of `type` is defined here (binaryAt may be
 /// used).
 bool supportsBinary(HloOpcode op, PrimitiveType type);
@@ -61,6 +65,27 @@ using ScatterCombiner = std::function<std::optional<Error>(
 Expected<Literal> scatter(const HloInstruction &inst,
                           const std::vector<const Literal *> &operands,
                           const ScatterCombiner &combine);
+
+/// Whether the element at linear index i of the operands goes before the
+/// one at j (sort's comparator applied to lhs_0, rhs_0, lhs_1, rhs_1, ...).
+using SortComparator = std::function<Expected<bool>(
+    const std::vector<const Literal *> &operands, int64_t i, int64_t j)>;
+
+/// sort along `dimensions={d}`, stable (which also serves is_stable=false).
+Expected<Literal> sort(const HloInstruction &inst,
+                       const std::vector<const Literal *> &operands,
+                       const SortComparator &less);
+
+/// The TopK custom-call: the first k (the result's last dim) of each line
+/// along the last dim, sorted by the comparator on (x, iota), and their
+/// positions.
+Expected<Literal> topK(const HloInstruction &inst, const Literal &operand,
+                       const SortComparator &less);
+
+/// The topk op (`k=`, `largest=`): the k largest (or smallest) of each line
+/// along the last dim in XLA's total order, ties by position, and their
+/// positions.
+Expected<Literal> topKOp(const HloInstruction &inst, const Literal &operand);
 
 } // namespace tessel::eval
 

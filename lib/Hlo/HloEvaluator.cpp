@@ -77,6 +77,8 @@ bool isEvaluatedOnly(HloOpcode op) {
   case HloOpcode::Conditional:
   case HloOpcode::Gather:
   case HloOpcode::Scatter:
+  case HloOpcode::Sort:
+  case HloOpcode::TopK:
     return true;
   default:
     return false;
@@ -157,6 +159,8 @@ private:
                         const std::vector<Value> &operands, int depth);
   Expected<Literal> scatter(const HloInstruction &inst,
                             const std::vector<Value> &operands, int depth);
+  Expected<Literal> sort(const HloInstruction &inst,
+                         const std::vector<Value> &operands, int depth);
   Expected<Literal> whileLoop(const HloInstruction &inst, const Value &init,
                               int depth);
   Expected<Literal> conditional(const HloInstruction &inst,
@@ -256,7 +260,13 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
     value.setLayout(shape.isTuple() ? std::nullopt : shape.layout);
     return value;
   }
-  if (!isSupportedOpcode(op) && !isEvaluatedOnly(op))
+  const std::string *target = inst.rawAttribute("custom_call_target");
+  bool isTopK = op == HloOpcode::CustomCall && target && *target == "\"TopK\"";
+  if (op == HloOpcode::CustomCall && target && !isTopK)
+    return Error("custom-call " + *target +
+                 " is not supported by the evaluator (it runs TopK, "
+                 "Sharding)");
+  if (!isSupportedOpcode(op) && !isEvaluatedOnly(op) && !isTopK)
     return Error("opcode " + std::string(hloOpcodeName(op)) +
                  " is not supported by the evaluator");
   for (const Value &operand : operands)
@@ -355,6 +365,13 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
     return eval::gather(inst, x(0), x(1));
   case HloOpcode::Scatter:
     return scatter(inst, operands, depth);
+  case HloOpcode::Sort:
+  case HloOpcode::CustomCall:
+    return sort(inst, operands, depth);
+  case HloOpcode::TopK:
+    if (operands.size() != 1)
+      return Error("topk takes one operand");
+    return eval::topKOp(inst, x(0));
   default:
     return Error("opcode " + std::string(hloOpcodeName(op)) +
                  " is not supported by the evaluator");
@@ -822,6 +839,50 @@ Expected<Literal> Evaluator::scatter(const HloInstruction &inst,
     return std::nullopt;
   };
   return eval::scatter(inst, literals, combineAt);
+}
+
+Expected<Literal> Evaluator::sort(const HloInstruction &inst,
+                                  const std::vector<Value> &operands,
+                                  int depth) {
+  bool isTopK = inst.opcode() == HloOpcode::CustomCall;
+  Expected<std::vector<const HloComputation *>> callees =
+      eval::calleesAttribute(inst, isTopK ? "called_computations" : "to_apply");
+  if (!callees)
+    return callees.takeError();
+  if (callees->size() != 1)
+    return Error(std::string(isTopK ? "TopK" : "sort") +
+                 " needs one comparator computation");
+  const HloComputation &comparator = *callees->front();
+  auto less = [&](const std::vector<const Literal *> &arrays, int64_t i,
+                  int64_t j) -> Expected<bool> {
+    // A comparator of two parameters sees the first operand only (TopK's
+    // may take just the values).
+    size_t used = comparator.parameters().size() == 2 ? 1 : arrays.size();
+    std::vector<Value> args;
+    for (size_t k = 0; k < used; ++k)
+      for (int64_t at : {i, j}) {
+        Literal element(Shape(arrays[k]->elementType(), {}));
+        copyElement(*arrays[k], at, element, 0);
+        args.push_back(std::make_shared<const Literal>(std::move(element)));
+      }
+    Expected<Literal> r = run(comparator, args, depth + 1);
+    if (!r)
+      return r.takeError();
+    if (r->isTuple() || r->elementType() != PrimitiveType::Pred ||
+        r->elementCount() != 1)
+      return Error("the comparator %" + comparator.name() + " returns " +
+                   r->shape().toStringWithoutLayout() + ", expected pred[]");
+    return r->getBits(0) != 0;
+  };
+  std::vector<const Literal *> literals;
+  for (const Value &operand : operands)
+    literals.push_back(operand.get());
+  if (isTopK) {
+    if (literals.size() != 1)
+      return Error("TopK takes one operand");
+    return eval::topK(inst, *literals[0], less);
+  }
+  return eval::sort(inst, literals, less);
 }
 
 /// The one computation `key=` names (while's condition and body).

@@ -250,6 +250,10 @@ template <typename T> bool compareValues(ComparisonDirection d, T a, T b) {
 
 } // namespace
 
+int64_t totalOrderKeyAt(const Literal &x, int64_t i) {
+  return totalOrderKey(x.getBits(i), bitWidth(x.elementType()));
+}
+
 bool supportsBinary(HloOpcode op, PrimitiveType type) {
   switch (kindOf(type)) {
   case Kind::Pred:

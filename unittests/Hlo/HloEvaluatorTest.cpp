@@ -222,7 +222,8 @@ TEST(HloEvaluator, RefusesWhatItCannotDo) {
       run("  p = f32[4] parameter(0)\n"
           "  ROOT c = f32[4] custom-call(p), custom_call_target=\"x\"\n",
           {"{1, 2, 3, 4}"}),
-      "error: 9:3: %c: opcode custom-call is not supported by the evaluator");
+      "error: 9:3: %c: custom-call \"x\" is not supported by the evaluator "
+      "(it runs TopK, Sharding)");
   EXPECT_EQ(run("  ROOT c = f32[3] constant({...})\n"),
             "error: 8:3: %c: the constant has elided contents {...}: XLA "
             "printed the module without the values of its large constants; "
