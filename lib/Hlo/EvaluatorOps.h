@@ -47,6 +47,25 @@ Expected<Literal> select(const Literal &p, const Literal &t, const Literal &f,
 Expected<Literal> clamp(const Literal &lo, const Literal &x, const Literal &hi,
                         const Shape &result);
 
+/// c64/c128 (EvaluatorComplex.cpp): binary ops add, subtract, multiply,
+/// divide, power; unary ops negate, abs (to the part type), sign and the
+/// transcendental functions; real, imag and complex.
+bool supportsComplexBinary(HloOpcode op);
+void complexBinaryAt(HloOpcode op, const Literal &a, int64_t i,
+                     const Literal &b, int64_t j, Literal &out, int64_t o);
+Expected<Literal> complexUnary(HloOpcode op, const Literal &x,
+                               const Shape &result);
+Expected<Literal> realOrImag(HloOpcode op, const Literal &x,
+                             const Shape &result);
+Expected<Literal> makeComplex(const Literal &re, const Literal &im,
+                              const Shape &result);
+
+/// reduce-precision with `exponent_bits=` and `mantissa_bits=`, as XLA
+/// computes it on the bits (round to nearest even, then overflow to
+/// infinity and underflow to zero of the narrow format).
+Expected<Literal> reducePrecision(const HloInstruction &inst, const Literal &x,
+                                  const Shape &result);
+
 /// gather with XLA's dimension numbers (read from the verbatim attributes),
 /// start indices clamped so each slice fits the operand.
 Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,

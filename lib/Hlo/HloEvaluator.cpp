@@ -79,6 +79,10 @@ bool isEvaluatedOnly(HloOpcode op) {
   case HloOpcode::Scatter:
   case HloOpcode::Sort:
   case HloOpcode::TopK:
+  case HloOpcode::Real:
+  case HloOpcode::Imag:
+  case HloOpcode::Complex:
+  case HloOpcode::ReducePrecision:
     return true;
   default:
     return false;
@@ -368,6 +372,24 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
   case HloOpcode::Sort:
   case HloOpcode::CustomCall:
     return sort(inst, operands, depth);
+  case HloOpcode::Real:
+  case HloOpcode::Imag:
+  case HloOpcode::ReducePrecision:
+    if (operands.size() != 1 || x(0).isTuple() || shape.isTuple() ||
+        x(0).dims() != shape.dims)
+      return Error(std::string(hloOpcodeName(op)) +
+                   " takes one array of the result's dims");
+    if (op == HloOpcode::ReducePrecision)
+      return x(0).elementType() == shape.elementType
+                 ? eval::reducePrecision(inst, x(0), shape)
+                 : Error("reduce-precision keeps the element type");
+    return eval::realOrImag(op, x(0), shape);
+  case HloOpcode::Complex:
+    if (operands.size() != 2 || x(0).isTuple() || x(1).isTuple() ||
+        shape.isTuple() || x(0).dims() != shape.dims ||
+        x(1).dims() != shape.dims)
+      return Error("complex takes two arrays of the result's dims");
+    return eval::makeComplex(x(0), x(1), shape);
   case HloOpcode::TopK:
     if (operands.size() != 1)
       return Error("topk takes one operand");
