@@ -66,6 +66,11 @@ Expected<Literal> makeComplex(const Literal &re, const Literal &im,
 Expected<Literal> reducePrecision(const HloInstruction &inst, const Literal &x,
                                   const Shape &result);
 
+/// convolution with dim_labels, window (strides, padding, lhs and rhs
+/// dilation, reversal), feature_group_count and batch_group_count.
+Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
+                              const Literal &rhs);
+
 /// gather with XLA's dimension numbers (read from the verbatim attributes),
 /// start indices clamped so each slice fits the operand.
 Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,

@@ -83,6 +83,7 @@ bool isEvaluatedOnly(HloOpcode op) {
   case HloOpcode::Imag:
   case HloOpcode::Complex:
   case HloOpcode::ReducePrecision:
+  case HloOpcode::Convolution:
     return true;
   default:
     return false;
@@ -384,6 +385,10 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
                  ? eval::reducePrecision(inst, x(0), shape)
                  : Error("reduce-precision keeps the element type");
     return eval::realOrImag(op, x(0), shape);
+  case HloOpcode::Convolution:
+    if (operands.size() != 2)
+      return Error("convolution takes an input and a kernel");
+    return eval::convolution(inst, x(0), x(1));
   case HloOpcode::Complex:
     if (operands.size() != 2 || x(0).isTuple() || x(1).isTuple() ||
         shape.isTuple() || x(0).dims() != shape.dims ||
