@@ -231,9 +231,13 @@ def rng_bit_generators(key):
                       lax.RandomAlgorithm.RNG_PHILOX):
         state, bits = lax.rng_bit_generator(key, (5, 7), dtype=jnp.uint32,
                                             algorithm=algorithm)
-        _, bits64 = lax.rng_bit_generator(state, (3,), dtype=jnp.uint64,
+        state2, bits3 = lax.rng_bit_generator(state, (3,), dtype=jnp.uint32,
+                                              algorithm=algorithm)
+        state3, even = lax.rng_bit_generator(state2, (3, 4, 6), dtype=jnp.uint32,
+                                             algorithm=algorithm)
+        _, scalar = lax.rng_bit_generator(state3, (), dtype=jnp.uint32,
                                           algorithm=algorithm)
-        outs += [state, bits, bits64]
+        outs += [state, bits, bits3, even, scalar]
     return tuple(outs)
 
 

@@ -71,6 +71,11 @@ Expected<Literal> reducePrecision(const HloInstruction &inst, const Literal &x,
 Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
                               const Literal &rhs);
 
+/// rng-bit-generator with `algorithm=` rng_three_fry, rng_philox or
+/// rng_default (Philox, as XLA:CPU), bit-exact with XLA's expansion.
+Expected<Literal> rngBitGenerator(const HloInstruction &inst,
+                                  const Literal &state);
+
 /// gather with XLA's dimension numbers (read from the verbatim attributes),
 /// start indices clamped so each slice fits the operand.
 Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,

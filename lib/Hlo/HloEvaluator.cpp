@@ -84,6 +84,7 @@ bool isEvaluatedOnly(HloOpcode op) {
   case HloOpcode::Complex:
   case HloOpcode::ReducePrecision:
   case HloOpcode::Convolution:
+  case HloOpcode::RngBitGenerator:
     return true;
   default:
     return false;
@@ -385,6 +386,10 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
                  ? eval::reducePrecision(inst, x(0), shape)
                  : Error("reduce-precision keeps the element type");
     return eval::realOrImag(op, x(0), shape);
+  case HloOpcode::RngBitGenerator:
+    if (operands.size() != 1)
+      return Error("rng-bit-generator takes the state");
+    return eval::rngBitGenerator(inst, x(0));
   case HloOpcode::Convolution:
     if (operands.size() != 2)
       return Error("convolution takes an input and a kernel");
