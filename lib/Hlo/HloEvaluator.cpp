@@ -159,6 +159,11 @@ private:
                            const std::vector<Value> &operands, int depth);
   Expected<Literal> reduceWindow(const HloInstruction &inst,
                                  const std::vector<Value> &operands, int depth);
+  /// reduce-window when it is a prefix scan along `dim` (prefixScanDim).
+  Expected<Literal> prefixScan(const std::vector<Value> &operands,
+                               std::vector<Literal> results, int64_t dim,
+                               const HloOpcode *fast,
+                               const HloComputation &reducer, int depth);
   Expected<Literal> dot(const HloInstruction &inst, const Literal &lhs,
                         const Literal &rhs);
   Expected<Literal> map(const HloInstruction &inst,
@@ -653,6 +658,71 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
   return Literal::makeTuple(std::move(results));
 }
 
+/// The dim along which a reduce-window is a prefix scan (cumsum, cumprod,
+/// cummax as jax lowers them): there the window spans the whole dim or more
+/// with size-1 padding before and none after, every other dim has a window
+/// of 1, strides and dilations are 1 and nothing is reversed. Then output i
+/// covers input elements 0..i exactly.
+std::optional<int64_t> prefixScanDim(const std::vector<WindowDim> &window,
+                                     const std::vector<int64_t> &inDims,
+                                     const std::vector<int64_t> &outDims) {
+  if (window.size() != inDims.size() || inDims != outDims)
+    return std::nullopt;
+  std::optional<int64_t> scan;
+  for (size_t d = 0; d < window.size(); ++d) {
+    const WindowDim &w = window[d];
+    if (w.stride != 1 || w.baseDilation != 1 || w.windowDilation != 1 ||
+        w.reversal || w.paddingHigh != 0)
+      return std::nullopt;
+    if (w.size == 1 && w.paddingLow == 0)
+      continue;
+    if (scan || w.paddingLow != w.size - 1 || w.size < inDims[d])
+      return std::nullopt;
+    scan = static_cast<int64_t>(d);
+  }
+  return scan;
+}
+
+Expected<Literal> Evaluator::prefixScan(const std::vector<Value> &operands,
+                                        std::vector<Literal> results,
+                                        int64_t dim, const HloOpcode *fast,
+                                        const HloComputation &reducer,
+                                        int depth) {
+  // Output i along dim folds elements 0..i in order: output i-1 folded with
+  // element i. One pass per row, not one per output.
+  size_t n = operands.size() / 2;
+  std::vector<Value> inputs(operands.begin(), operands.begin() + n);
+  const Literal &first = *inputs[0];
+  int64_t stride = 1;
+  for (int64_t k = dim + 1; k < first.rank(); ++k)
+    stride *= first.dims()[k];
+  int64_t length = first.dims()[dim];
+  std::vector<Literal> accumulators(n);
+  for (int64_t o = 0; o < results[0].elementCount(); ++o) {
+    bool starts = (o / stride) % length == 0;
+    for (size_t k = 0; k < n; ++k)
+      copyElement(starts ? *operands[n + k] : results[k],
+                  starts ? 0 : o - stride, results[k], o);
+    if (fast) {
+      eval::binaryAt(*fast, results[0], o, first, o, results[0], o);
+      continue;
+    }
+    for (size_t j = 0; j < n; ++j) {
+      accumulators[j] = Literal(Shape(results[j].elementType(), {}));
+      copyElement(results[j], o, accumulators[j], 0);
+    }
+    Expected<bool> ok = combine(reducer, accumulators, inputs,
+                                std::vector<int64_t>(n, o), depth);
+    if (!ok)
+      return ok.takeError();
+    for (size_t j = 0; j < n; ++j)
+      copyElement(accumulators[j], 0, results[j], o);
+  }
+  if (n == 1)
+    return std::move(results[0]);
+  return Literal::makeTuple(std::move(results));
+}
+
 Expected<Literal> Evaluator::reduceWindow(const HloInstruction &inst,
                                           const std::vector<Value> &operands,
                                           int depth) {
@@ -673,6 +743,9 @@ Expected<Literal> Evaluator::reduceWindow(const HloInstruction &inst,
   std::optional<HloOpcode> fast = n == 1 ? simpleBinary(reducer) : std::nullopt;
   if (fast && reducer.root()->shape().elementType != first.elementType())
     fast.reset();
+  if (std::optional<int64_t> d = prefixScanDim(window, first.dims(), outDims))
+    return prefixScan(operands, std::move(results), *d, fast ? &*fast : nullptr,
+                      reducer, depth);
   int64_t windowCount = 1;
   for (int64_t size : windowDims)
     windowCount *= size;
