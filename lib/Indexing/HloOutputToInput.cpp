@@ -392,7 +392,7 @@ Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
     return unsupported(inst, "dynamic shapes have no indexing maps");
   const Dims &out = shape->dims;
   HloOpcode op = inst.opcode();
-  if (isElementwise(op))
+  if (hasElementwiseMaps(op))
     return elementwise(inst, out, context);
   // opt-barrier and the Sharding custom-call: output j is (element j of)
   // the operand, as for get-tuple-element.
@@ -435,8 +435,13 @@ Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
   case HloOpcode::Tuple:
   case HloOpcode::GetTupleElement:
     return oneOperandMap(inst, outputId, *shape, context);
-  default:
-    return unsupported(inst, "no indexing maps for this op");
+  default: {
+    // XLA's `unknown indexing`: any operand element may be read.
+    HloInstructionIndexing r;
+    for (int64_t k = 0; k < inst.operandCount(); ++k)
+      r.markUnknown(static_cast<size_t>(k));
+    return r;
+  }
   }
 }
 
