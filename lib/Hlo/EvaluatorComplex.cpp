@@ -160,8 +160,7 @@ Expected<Literal> realOrImag(HloOpcode op, const Literal &x,
       C<double> z = x.getComplex(i);
       out.setDouble(i, op == HloOpcode::Real ? z.real() : z.imag());
     } else if (op == HloOpcode::Real) {
-      std::memcpy(out.data() + i * out.elementBytes(),
-                  x.data() + i * x.elementBytes(), x.elementBytes());
+      out.setDouble(i, x.getDouble(i));
     } // imag of a real is zero, as constructed
   }
   return out;

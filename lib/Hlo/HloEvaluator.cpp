@@ -237,6 +237,16 @@ Expected<Literal> Evaluator::run(const HloComputation &computation,
       values[i] = it->second.second;
     } else {
       Expected<Literal> result = evaluate(inst, operands, arguments, depth);
+      // The verifier does not check the ops only the evaluator runs: a
+      // value of another shape than declared would mislead its users.
+      if (result && !inst.passesValueThrough() &&
+          (isEvaluatedOnly(inst.opcode()) ||
+           inst.opcode() == HloOpcode::CustomCall) &&
+          result->shape().toStringWithoutLayout() !=
+              inst.shape().toStringWithoutLayout())
+        result = Error(
+            "the op gives " + result->shape().toStringWithoutLayout() +
+            ", its declared shape is " + inst.shape().toStringWithoutLayout());
       if (!result)
         return Error(isCall(inst) ? result.error().message
                                   : at(inst) + "%" + inst.name() + ": " +

@@ -240,4 +240,38 @@ ENTRY e {
       << evaluateToString(noBody, {});
 }
 
+TEST(HloControlFlow, ValuesOfAnotherShapeThanDeclaredAreErrors) {
+  // The verifier does not check these ops: the evaluator must not hand a
+  // value of another shape to users that trust the declaration.
+  const char *branch = R"(HloModule m
+small {
+  x = f32[2] parameter(0)
+  ROOT r = f32[1] slice(x), slice={[0:1]}
+}
+ENTRY e {
+  k = s32[] parameter(0)
+  x = f32[2] parameter(1)
+  c = f32[2] conditional(k, x), branch_computations={small}
+  ROOT n = f32[2] negate(c)
+}
+)";
+  EXPECT_EQ(evaluateToString(branch, {"0", "{1, 2}"}),
+            "error: 9:3: %c: the op gives f32[1], its declared shape is "
+            "f32[2]");
+  const char *sorted = R"(HloModule m
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = f32[3] parameter(0)
+  ROOT s = f32[4] sort(x), dimensions={0}, to_apply=less
+}
+)";
+  EXPECT_EQ(evaluateToString(sorted, {"{3, 1, 2}"}),
+            "error: 9:3: %s: the op gives f32[3], its declared shape is "
+            "f32[4]");
+}
+
 } // namespace
