@@ -574,4 +574,15 @@ Expected<Literal> parseLiteral(std::string_view text, const Shape &shape) {
   return literal;
 }
 
+Expected<std::vector<WindowDim>> parseWindow(std::string_view text) {
+  HloLexer lexer(text, /*columnsOnly=*/true);
+  std::vector<WindowDim> window;
+  if (!lexer.parseWindow(window))
+    return lexer.takeError();
+  if (!lexer.atEnd())
+    return Error(std::to_string(lexer.position() + 1) +
+                 ": expected the end of the window but found " + lexer.found());
+  return window;
+}
+
 } // namespace tessel
