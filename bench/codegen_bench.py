@@ -86,7 +86,41 @@ def jax_convert_f32_bf16(jnp, x):
     return x.astype(jnp.bfloat16).astype(jnp.float32) * x
 
 
+def jax_transpose_f32(jnp, x):
+    return x.T
+
+
+def jax_column_sum_f32(jnp, x):
+    return jnp.sum(x, axis=0)
+
+
+def jax_row_sum_f32(jnp, x):
+    return jnp.sum(x, axis=1)
+
+
+def jax_row_max_f32(jnp, x):
+    return jnp.max(x, axis=1)
+
+
+def jax_softmax_f32(jnp, x):
+    e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
+    return e / jnp.sum(e, axis=1, keepdims=True)
+
+
+def jax_layernorm_f32(jnp, x, gamma):
+    mean = jnp.sum(x, axis=1, keepdims=True) / jnp.float32(x.shape[1])
+    centered = x - mean
+    var = jnp.sum(centered * centered, axis=1, keepdims=True) / jnp.float32(x.shape[1])
+    return centered * (1 / jnp.sqrt(var + jnp.float32(1e-5))) * gamma
+
+
 JAX_FUNCTIONS = {
+    "transpose_f32": jax_transpose_f32,
+    "column_sum_f32": jax_column_sum_f32,
+    "row_max_f32": jax_row_max_f32,
+    "row_sum_f32": jax_row_sum_f32,
+    "softmax_f32": jax_softmax_f32,
+    "layernorm_f32": jax_layernorm_f32,
     "gelu": jax_gelu,
     "f32_chain": jax_f32_chain,
     "broadcast_add": jax_broadcast_add,
@@ -112,7 +146,10 @@ def entry_signature(path):
     start = text.find("ENTRY")
     if start < 0:
         raise ValueError(f"{path}: no ENTRY computation")
-    body = text[start:text.find("}", text.find("{", start)) + 1]
+    # The computation ends at a "}" of its own line (attributes such as
+    # dimensions={1} have braces too).
+    end = text.find("\n}", start)
+    body = text[start:end + 2 if end >= 0 else len(text)]
     params = {}
     for m in ENTRY_PARAM.finditer(body):
         dims = [int(d) for d in m.group(2).split(",") if d.strip()]

@@ -34,6 +34,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 namespace tessel {
@@ -136,7 +137,15 @@ public:
       build;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::vector<CompiledKernel> kernels;
+  Target target = Target::Cpu;
   double compileMs = 0;
+
+  /// Runs the kernels of `group` a chunk of rows at a time (RowGroup), the
+  /// chunks spread over the workers; false (nothing run) when their blocks
+  /// do not line up with rows or there are too few chunks.
+  bool runRowGroup(const RowGroup &group,
+                   const std::vector<std::vector<void *>> &pointers,
+                   int threads);
 };
 
 /// One arena per thread count, made once: creating an arena per kernel call
@@ -151,15 +160,21 @@ tbb::task_arena &arenaFor(int threads) {
   return *arena;
 }
 
+/// Runs blocks [begin, end) of `kernel` on the calling thread.
+void callKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
+                int64_t begin, int64_t end) {
+  std::vector<void *> args;
+  for (void *&p : pointers)
+    args.push_back(&p);
+  args.push_back(&begin);
+  args.push_back(&end);
+  kernel.function(args.data());
+}
+
 void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
                int threads) {
   auto call = [&](int64_t begin, int64_t end) {
-    std::vector<void *> args;
-    for (void *&p : pointers)
-      args.push_back(&p);
-    args.push_back(&begin);
-    args.push_back(&end);
-    kernel.function(args.data());
+    callKernel(kernel, pointers, begin, end);
   };
   int64_t blocks = kernel.numBlocks;
   if (threads <= 1 || blocks == 1)
@@ -173,6 +188,62 @@ void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
                         call(range.begin(), range.end());
                       });
   });
+}
+
+bool CpuExecutable::runRowGroup(
+    const RowGroup &group, const std::vector<std::vector<void *>> &pointers,
+    int threads) {
+  // On the CPU a loop kernel's block b writes elements [b T, (b + 1) T) of
+  // its outputs in row-major order (T threads, one element each): rows
+  // [r0, r1) are blocks [r0 E / T, r1 E / T) for E elements per row, whole
+  // blocks when r0 E and r1 E are multiples of T.
+  if (target != Target::Cpu || threads <= 1)
+    return false;
+  int64_t rows = 1;
+  for (int64_t d : group.rowDims)
+    rows *= d;
+  int64_t unit = 1, widest = 1;
+  std::vector<int64_t> perRow;
+  for (size_t k = group.first; k <= group.last; ++k) {
+    const Shape &shape = plan.buffers[plan.kernels[k].outputs.front()];
+    int64_t elements = 1;
+    for (int64_t d : shape.dims)
+      elements *= d;
+    int64_t e = elements / rows, t = kernels[k].numThreads;
+    perRow.push_back(e);
+    widest = std::max(widest,
+                      e * std::max<int64_t>(1, byteWidth(shape.elementType)));
+    unit = std::lcm(unit, t / std::gcd(t, e));
+    if (unit > rows)
+      return false;
+  }
+  // About 256 KiB of the widest output per chunk, so that the kernels after
+  // the first find the chunk's rows in cache; at least two chunks per
+  // worker.
+  int64_t chunk = unit * std::max<int64_t>(1, (256 << 10) / (unit * widest));
+  while (chunk > unit && (rows + chunk - 1) / chunk < 2 * threads)
+    chunk -= unit;
+  int64_t chunks = (rows + chunk - 1) / chunk;
+  if (chunks < 2 * threads)
+    return false;
+  arenaFor(threads).execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, chunks, 1),
+        [&](const tbb::blocked_range<int64_t> &range) {
+          for (int64_t c = range.begin(); c < range.end(); ++c) {
+            int64_t r0 = c * chunk, r1 = std::min(rows, r0 + chunk);
+            for (size_t k = group.first; k <= group.last; ++k) {
+              const CompiledKernel &kernel = kernels[k];
+              int64_t e = perRow[k - group.first], t = kernel.numThreads;
+              int64_t begin = r0 * e / t;
+              int64_t end = std::min(kernel.numBlocks, (r1 * e + t - 1) / t);
+              if (begin < end)
+                callKernel(kernel, pointers[k], begin, end);
+            }
+          }
+        });
+  });
+  return true;
 }
 
 Expected<bool>
@@ -201,13 +272,23 @@ CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
           std::max<int64_t>(bufferBytes(plan.buffers[b]), 1));
       buffers[b] = temporaries.back().data();
     }
+  std::vector<std::vector<void *>> pointers(kernels.size());
   for (size_t k = 0; k < kernels.size(); ++k) {
-    std::vector<void *> pointers;
     for (int b : plan.kernels[k].inputs)
-      pointers.push_back(buffers[b]);
+      pointers[k].push_back(buffers[b]);
     for (int b : plan.kernels[k].outputs)
-      pointers.push_back(buffers[b]);
-    runKernel(kernels[k], pointers, threads);
+      pointers[k].push_back(buffers[b]);
+  }
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const RowGroup *group = nullptr;
+    for (const RowGroup &g : plan.rowGroups)
+      if (g.first == k)
+        group = &g;
+    if (group && options.rowChunks && runRowGroup(*group, pointers, threads)) {
+      k = group->last;
+      continue;
+    }
+    runKernel(kernels[k], pointers[k], threads);
   }
   // An output that is an input (or another output) is copied.
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -289,6 +370,7 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
   if (!plan)
     return plan.error();
   exe->plan = std::move(*plan);
+  exe->target = options.target;
   exe->context = createCodegenContext();
   auto mlirModule = emitKernels(exe->plan, options, exe->context.get());
   if (!mlirModule)
@@ -406,7 +488,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                     .toString() +
                 "\n";
       } else {
-        LaunchConfig config = getLoopLaunchConfig(shape, options.target);
+        LaunchConfig config = getLoopLaunchConfig(
+            shape, options.target, getLoopWorkPerElement(*kernel.computation));
         IndexingMap map =
             getLoopThreadToOutputMap(shape, config, context.get());
         text += "  launch: " + std::to_string(config.numBlocks) +
@@ -429,6 +512,16 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                                  : "") +
             " " + all[i].shape().toString();
       text += "\n";
+    }
+    for (const RowGroup &group : plan->rowGroups) {
+      std::string rows;
+      for (int64_t d : group.rowDims)
+        rows += (rows.empty() ? "" : "x") + std::to_string(d);
+      text += "kernel_" + std::to_string(group.first) + " to kernel_" +
+              std::to_string(group.last) + " run a chunk of rows at a time (" +
+              rows +
+              " rows; each reads the values computed once only at its own "
+              "row): the chunk stays in cache from one to the next\n";
     }
     Expected<std::string> partition =
         emitHloModule(module, EmitKind::Partition, options);

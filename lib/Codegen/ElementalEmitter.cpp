@@ -3,6 +3,7 @@
 
 #include "ScalarOps.h"
 #include "tessel/Dialect/TesselDialect.h"
+#include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Indexing/HloIndexing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -507,54 +508,23 @@ emitLoopNest(mlir::OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> bounds,
   return nest(0, inits);
 }
 
-/// Lanes of emitPartialReduce: enough for a 256-bit vector of f32 or a
-/// 512-bit one of 16-bit values after LLVM's SLP vectorizer.
-static constexpr int64_t kPartialLanes = 16;
-
-bool ElementalEmitter::isExactInAnyOrder(const HloInstruction &reduce) {
-  if (reduce.operandCount() != 2 || reduce.shape().isTuple())
-    return false;
-  const HloComputation &reducer = *reduce.calledComputation();
-  const HloInstruction *root = reducer.root();
-  if (root->operandCount() != 2 ||
-      root->operand(0)->opcode() != HloOpcode::Parameter ||
-      root->operand(1)->opcode() != HloOpcode::Parameter ||
-      root->operand(0) == root->operand(1) || reducer.parameterCount() != 2)
-    return false;
-  PrimitiveType type = reduce.shape().elementType;
-  HloOpcode op = root->opcode();
-  // Only bf16/f16 max/min: they are spelled out as compares and selects
-  // (ScalarOps.cpp), which LLVM's loop vectorizer does not take for a
-  // reduction. f32/f64 max/min (llvm.maximum) and integer reductions it
-  // vectorizes by itself, faster than the partial results (a row max of
-  // f32[4096,4099]: copy speed against 66%).
-  // max/min pick an element: NaN wins whatever the order, +0 is above -0
-  // whatever the order, so the bits do not depend on it.
-  bool orderFree =
-      (type == PrimitiveType::BF16 || type == PrimitiveType::F16) &&
-      (op == HloOpcode::Maximum || op == HloOpcode::Minimum);
-  if (!orderFree)
-    return false;
-  // The last reduced dim must be the operand's minor one, in memory order.
-  const Shape &input = reduce.operand(0)->shape();
-  const std::vector<int64_t> &reduced = reduce.dimensions();
-  if (reduced.empty())
-    return false;
-  int64_t last = *std::max_element(reduced.begin(), reduced.end());
-  Layout layout = input.layoutOrDefault();
-  return layout.tiles.empty() && !layout.minorToMajor.empty() &&
-         layout.minorToMajor.front() == last &&
-         input.dims[last] >= 2 * kPartialLanes;
-}
+/// Lanes of emitPartialReduce (reducesInPartials, HloEvaluator.h): one
+/// 512-bit vector of f32 or two of 16-bit values, or four 256-bit ones of
+/// f64 after LLVM's SLP vectorizer. f32/f64 max/min (llvm.maximum) and
+/// integer reductions are not among them: LLVM's loop vectorizer takes them
+/// as they are, across the threads (a row max of f32[4096,4099] runs near
+/// copy speed).
+static constexpr int64_t kPartialLanes = kReductionPartials;
 
 mlir::FailureOr<SmallVector<Value>> ElementalEmitter::emitPartialReduce(
     const HloInstruction &instruction, ValueRange indices,
     llvm::ArrayRef<int64_t> bounds, const std::vector<bool> &isReduced,
     Value init) {
-  // The reducer gives the same result in any order (isExactInAnyOrder), so
-  // the minor reduced dim runs as kPartialLanes independent partial
-  // results over consecutive elements, which LLVM turns into one vector
-  // operation per chunk, then folds them into the accumulator.
+  // The compiler's reduction order (reducesInPartials, which the evaluator
+  // reproduces with compilerReductionOrder): the minor reduced dim runs as
+  // kPartialLanes independent partial results over consecutive elements,
+  // which LLVM turns into one vector operation per chunk, then they are
+  // folded into the accumulator in order, then the tail.
   Location loc = b.getUnknownLoc();
   const Shape &inputShape = instruction.operand(0)->shape();
   const HloComputation &reducer = *instruction.calledComputation();
@@ -663,7 +633,7 @@ ElementalEmitter::emitReduce(const HloInstruction &instruction,
       return mlir::failure();
     inits.push_back(*v);
   }
-  if (isExactInAnyOrder(instruction))
+  if (reducesInPartials(instruction))
     return emitPartialReduce(instruction, indices, bounds, isReduced,
                              inits.front());
   return emitLoopNest(

@@ -89,12 +89,9 @@ private:
   emitConcatenate(const HloInstruction &instruction, mlir::ValueRange indices);
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emitReduce(const HloInstruction &instruction, mlir::ValueRange indices);
-  /// Whether `reduce` is a bf16/f16 max or min (the same bits in any order
-  /// of its elements, and a reduction LLVM does not vectorize by itself)
-  /// over its operand's minor dim, at least 32 elements of it.
-  static bool isExactInAnyOrder(const HloInstruction &reduce);
-  /// A reduce of that kind with the minor dim as independent partial
-  /// results (SIMD lanes on the CPU) folded at the end.
+  /// A reduce in the compiler's partial order (reducesInPartials in
+  /// HloEvaluator.h): the minor dim as independent partial results (SIMD
+  /// lanes on the CPU) folded at the end.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emitPartialReduce(const HloInstruction &instruction, mlir::ValueRange indices,
                     llvm::ArrayRef<int64_t> bounds,

@@ -33,7 +33,34 @@ static std::vector<int64_t> majorToMinor(const Shape &shape) {
   return std::vector<int64_t>(order.rbegin(), order.rend());
 }
 
-LaunchConfig getLoopLaunchConfig(const Shape &output, Target target) {
+int64_t getLoopWorkPerElement(const HloComputation &computation) {
+  int64_t work = 1;
+  for (const auto &instruction : computation.instructions()) {
+    switch (instruction->opcode()) {
+    case HloOpcode::Reduce: {
+      const Shape &result = instruction->shape().isTuple()
+                                ? instruction->shape().tupleShapes.front()
+                                : instruction->shape();
+      work = std::max(
+          work,
+          std::max<int64_t>(elementCount(instruction->operand(0)->shape()), 1) /
+              std::max<int64_t>(elementCount(result), 1));
+      break;
+    }
+    case HloOpcode::ReduceWindow:
+    case HloOpcode::Dot:
+      // A window or a contraction per element: heavy enough to split.
+      work = std::max<int64_t>(work, 64);
+      break;
+    default:
+      break;
+    }
+  }
+  return work;
+}
+
+LaunchConfig getLoopLaunchConfig(const Shape &output, Target target,
+                                 int64_t workPerElement) {
   int64_t n = std::max<int64_t>(elementCount(output), 1);
   LaunchConfig config;
   if (target == Target::Gpu) {
@@ -60,6 +87,14 @@ LaunchConfig getLoopLaunchConfig(const Shape &output, Target target) {
         break;
       }
       threads *= size;
+    }
+    // An element that reduces a row is much work: blocks of fewer
+    // elements, at least 64 of them when there are 64K reads in all, so
+    // that every worker gets a share (a row sum of f32[8192,4096] was one
+    // block, on one core).
+    if (workPerElement > 1 && n * workPerElement >= (int64_t(1) << 16)) {
+      int64_t perBlock = std::max<int64_t>(16, (n + 63) / 64);
+      threads = std::min(threads, (perBlock + 15) / 16 * 16);
     }
     config.numThreads = std::min(std::max<int64_t>(threads, 1), n);
   }
@@ -521,7 +556,8 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target,
     }
   }
   const Shape &shape = outputs.front().shape();
-  LaunchConfig config = getLoopLaunchConfig(shape, target);
+  LaunchConfig config =
+      getLoopLaunchConfig(shape, target, getLoopWorkPerElement(computation));
   IndexingMap map = getLoopThreadToOutputMap(shape, config, context);
 
   SmallVector<mlir::Type> inputs = paramTypes();

@@ -1,10 +1,15 @@
 //===- ModulePlan.cpp - An HLO module as a sequence of kernels ------------===//
 #include "ModulePlan.h"
 
+#include "Pipeline.h"
 #include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Indexing/HloIndexing.h"
 
 #include "tessel/Layout/TiledLayout.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 namespace tessel {
@@ -46,6 +51,206 @@ static HloComputation *wrapInstruction(HloModule &scratch,
   return scratch.addComputation(std::move(computation));
 }
 
+/// A value is *materialized* when a kernel of its own writes it to a buffer
+/// that the rest of the computation reads. A kernel computes each element
+/// where it writes it, so a reduce, reduce-window or dot read at other
+/// indices than its own (through a broadcast, a reshape, another
+/// reduction) would be computed again for every element that reads it (a
+/// softmax in one fusion: each element would reduce its row twice). These
+/// values, in definition order: the instruction itself, or for a variadic
+/// reduce its get-tuple-elements. Empty when nothing needs it, or when a
+/// variadic reduce is read otherwise than through get-tuple-element (the
+/// computation is then compiled whole, as before).
+static std::vector<const HloInstruction *>
+materializedValues(const HloComputation &computation) {
+  // Whether every element of `value` is read once, at its own index: by
+  // the ROOT tuple, or by elementwise ops of its dims whose values are read
+  // so in turn (an epilogue: mean = sum / n).
+  auto readByRootOnly = [&](const HloInstruction &value) {
+    std::vector<const HloInstruction *> work{&value};
+    std::set<const HloInstruction *> seen;
+    while (!work.empty()) {
+      const HloInstruction *v = work.back();
+      work.pop_back();
+      if (!seen.insert(v).second)
+        continue;
+      for (const HloInstruction *user : v->users()) {
+        if (user == computation.root() && user->opcode() == HloOpcode::Tuple)
+          continue;
+        if (!isElementwise(user->opcode()) || !user->shape().isArray() ||
+            user->shape().dims != value.shape().dims)
+          return false;
+        work.push_back(user);
+      }
+    }
+    return true;
+  };
+  std::vector<const HloInstruction *> values;
+  for (const auto &instruction : computation.instructions()) {
+    HloOpcode op = instruction->opcode();
+    if (op != HloOpcode::Reduce && op != HloOpcode::ReduceWindow &&
+        op != HloOpcode::Dot)
+      continue;
+    if (instruction->shape().isArray()) {
+      if (!readByRootOnly(*instruction))
+        values.push_back(instruction.get());
+      continue;
+    }
+    bool readElsewhere = false, onlyElements = true;
+    for (const HloInstruction *user : instruction->users()) {
+      if (user->opcode() != HloOpcode::GetTupleElement)
+        onlyElements = false;
+      else if (!readByRootOnly(*user))
+        readElsewhere = true;
+    }
+    if (!readElsewhere)
+      continue;
+    if (!onlyElements)
+      return {};
+    for (const HloInstruction *user : instruction->users())
+      values.push_back(user);
+  }
+  std::sort(values.begin(), values.end(),
+            [](const HloInstruction *a, const HloInstruction *b) {
+              return a->index() < b->index();
+            });
+  return values;
+}
+
+/// A computation of copies of `roots` and of what they read in `source`,
+/// back to the values in `cut` (other than the roots) and to `source`'s
+/// parameters, which become
+/// its parameters (in the order they are first read). `sources` receives
+/// the value of `source` that each parameter stands for. Several roots make
+/// a ROOT tuple.
+static HloComputation *
+extractSubgraph(HloModule &scratch, const HloComputation &source,
+                const std::vector<const HloInstruction *> &roots,
+                const std::set<const HloInstruction *> &cut,
+                const std::string &name,
+                std::vector<const HloInstruction *> &sources) {
+  std::set<const HloInstruction *> rootSet(roots.begin(), roots.end());
+  auto isInput = [&](const HloInstruction *value) {
+    return (cut.count(value) && !rootSet.count(value)) ||
+           value->opcode() == HloOpcode::Parameter;
+  };
+  // What the roots read, back to the inputs (a worklist: no recursion
+  // that follows the input's depth).
+  std::set<const HloInstruction *> needed;
+  std::vector<const HloInstruction *> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    const HloInstruction *value = work.back();
+    work.pop_back();
+    if (!needed.insert(value).second || isInput(value))
+      continue;
+    for (const HloInstruction *operand : value->operands())
+      work.push_back(operand);
+  }
+  auto computation = std::make_unique<HloComputation>(name);
+  std::map<const HloInstruction *, HloInstruction *> copies;
+  auto copyOf = [&](const HloInstruction *value) -> HloInstruction * {
+    auto it = copies.find(value);
+    if (it != copies.end())
+      return it->second;
+    // An input: the next parameter.
+    auto param = std::make_unique<HloInstruction>(
+        HloOpcode::Parameter, value->name(), value->shape());
+    param->mutableAttributes().parameterNumber =
+        static_cast<int64_t>(sources.size());
+    param->setLocation(value->location());
+    sources.push_back(value);
+    return copies[value] = computation->addInstruction(std::move(param));
+  };
+  for (const auto &owned : source.instructions()) {
+    const HloInstruction *instruction = owned.get();
+    if (!needed.count(instruction) || isInput(instruction))
+      continue;
+    auto copy = std::make_unique<HloInstruction>(
+        instruction->opcode(), instruction->name(), instruction->shape());
+    copy->mutableAttributes() = instruction->attributes();
+    copy->mutableRawAttributes() = instruction->rawAttributes();
+    copy->setLocation(instruction->location());
+    for (HloComputation *called : instruction->calledComputations())
+      copy->appendCalledComputation(called);
+    for (const HloInstruction *operand : instruction->operands())
+      copy->appendOperand(copyOf(operand));
+    copies[instruction] = computation->addInstruction(std::move(copy));
+  }
+  if (roots.size() == 1) {
+    computation->setRoot(copyOf(roots.front()));
+  } else {
+    std::vector<Shape> shapes;
+    for (const HloInstruction *root : roots)
+      shapes.push_back(root->shape());
+    auto tuple = std::make_unique<HloInstruction>(
+        HloOpcode::Tuple, "outputs", Shape::makeTuple(std::move(shapes)));
+    for (const HloInstruction *root : roots)
+      tuple->appendOperand(copyOf(root));
+    computation->setRoot(computation->addInstruction(std::move(tuple)));
+  }
+  return scratch.addComputation(std::move(computation));
+}
+
+/// Whether every map from an output of `part` to each parameter that
+/// stands for a materialized value (`isMaterialized`) is the projection on
+/// the first `rank` dims: (d0, ..., dn) -> (d0, ..., d{rank-1}).
+static bool readsAtLeadingDims(const HloComputation &part,
+                               const std::vector<bool> &isMaterialized,
+                               size_t rank, mlir::MLIRContext *context) {
+  // computeOutputToInputIndexing composes the maps of a fusion: wrap the
+  // part in one.
+  HloComputation wrapper("wrapper");
+  std::vector<HloInstruction *> params = part.parameters();
+  auto fusion = std::make_unique<HloInstruction>(HloOpcode::Fusion, "part",
+                                                 part.root()->shape());
+  fusion->appendCalledComputation(const_cast<HloComputation *>(&part));
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!params[i])
+      return false;
+    auto param = std::make_unique<HloInstruction>(
+        HloOpcode::Parameter, "p" + std::to_string(i), params[i]->shape());
+    param->mutableAttributes().parameterNumber = static_cast<int64_t>(i);
+    fusion->appendOperand(wrapper.addInstruction(std::move(param)));
+  }
+  HloInstruction *call = wrapper.addInstruction(std::move(fusion));
+  int64_t outputs =
+      part.root()->shape().isTuple()
+          ? static_cast<int64_t>(part.root()->shape().tupleShapes.size())
+          : 1;
+  for (int64_t output = 0; output < outputs; ++output) {
+    Expected<HloInstructionIndexing> indexing =
+        computeOutputToInputIndexing(*call, output, context);
+    if (!indexing)
+      return false;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!isMaterialized[i])
+        continue;
+      if (i >= indexing->maps.size())
+        return false;
+      for (const IndexingMap &map : indexing->maps[i]) {
+        mlir::AffineMap affine = map.getAffineMap();
+        if (map.getNumSymbols() != 0 || affine.getNumResults() != rank)
+          return false;
+        for (size_t d = 0; d < rank; ++d)
+          if (affine.getResult(d) != mlir::getAffineDimExpr(d, context))
+            return false;
+      }
+    }
+  }
+  return true;
+}
+
+static bool isRowMajor(const Shape &shape) {
+  Layout layout = shape.layoutOrDefault();
+  if (!layout.tiles.empty())
+    return false;
+  for (size_t i = 0; i < layout.minorToMajor.size(); ++i)
+    if (layout.minorToMajor[i] !=
+        static_cast<int64_t>(layout.minorToMajor.size() - 1 - i))
+      return false;
+  return true;
+}
+
 Expected<ModulePlan> planModule(const HloModule &module) {
   const HloComputation *entry = module.entry();
   if (!entry)
@@ -72,33 +277,34 @@ Expected<ModulePlan> planModule(const HloModule &module) {
   bool hasFusion = false;
   for (const auto &instruction : entry->instructions())
     hasFusion |= instruction->opcode() == HloOpcode::Fusion;
-  // An ENTRY without fusions is compiled whole, as one kernel, unless a
-  // reduction's value feeds more computation (softmax: x - max(x)): one
-  // kernel computes every element where it is written, so each output
-  // element would reduce a row again (and a reduction of such values a row
-  // of rows). Then each instruction becomes a kernel of its own, and every
-  // reduction is computed once.
+  // An ENTRY without fusions is compiled as one computation (split at its
+  // materialized values, see materializedValues), unless it has tuples
+  // other than its ROOT (around an opt-barrier, jax's checkpoints): those
+  // only name buffers between kernels, so each instruction becomes a kernel.
   bool kernelPerInstruction = hasFusion;
-  for (const auto &instruction : entry->instructions()) {
-    HloOpcode op = instruction->opcode();
-    // Tuples inside the computation (around an opt-barrier, jax's
-    // checkpoints) only name buffers between kernels.
-    if (op == HloOpcode::Tuple && instruction.get() != entry->root())
+  for (const auto &instruction : entry->instructions())
+    if (instruction->opcode() == HloOpcode::Tuple &&
+        instruction.get() != entry->root())
       kernelPerInstruction = true;
-    if (op != HloOpcode::Reduce && op != HloOpcode::ReduceWindow &&
-        op != HloOpcode::Dot)
-      continue;
-    for (const HloInstruction *user : instruction->users())
-      if (user->opcode() != HloOpcode::Tuple &&
-          user->opcode() != HloOpcode::GetTupleElement)
-        kernelPerInstruction = true;
-  }
 
-  // The kernels of `computation` (one per dims of its outputs); the
-  // instruction's buffers are its outputs' buffers, in order.
-  auto addKernel = [&](const HloInstruction &instruction,
-                       const HloComputation *computation,
-                       std::vector<int> inputs) -> Expected<bool> {
+  // Where a kernel comes from, for --explain.
+  auto originOf = [&](const HloInstruction &instruction,
+                      const HloComputation *computation) -> std::string {
+    if (computation == entry)
+      return "the ENTRY computation (no fusions)";
+    if (instruction.opcode() == HloOpcode::Fusion)
+      return "fusion %" + instruction.name();
+    return "%" + instruction.name() + " (" +
+           std::string(hloOpcodeName(instruction.opcode())) +
+           ", not in a fusion)";
+  };
+
+  // The kernels of `computation` (one per dims of its outputs), whose
+  // parameters read `inputs`; returns its outputs' buffers, in order.
+  auto addKernel =
+      [&](const HloInstruction &instruction, const HloComputation *computation,
+          std::vector<int> inputs,
+          const std::string &origin) -> Expected<std::vector<int>> {
     std::vector<FusionOutput> outputs = getFusionOutputs(*computation);
     std::vector<int> buffers;
     for (const FusionOutput &output : outputs) {
@@ -114,13 +320,7 @@ Expected<ModulePlan> planModule(const HloModule &module) {
         continue;
       PlannedKernel kernel;
       kernel.name = "kernel_" + std::to_string(plan.kernels.size());
-      kernel.origin =
-          computation == entry ? "the ENTRY computation (no fusions)"
-          : instruction.opcode() == HloOpcode::Fusion
-              ? "fusion %" + instruction.name()
-              : "%" + instruction.name() + " (" +
-                    std::string(hloOpcodeName(instruction.opcode())) +
-                    ", not in a fusion)";
+      kernel.origin = origin;
       kernel.computation = computation;
       kernel.inputs = inputs;
       for (size_t i = first; i < outputs.size(); ++i)
@@ -132,15 +332,131 @@ Expected<ModulePlan> planModule(const HloModule &module) {
         }
       plan.kernels.push_back(std::move(kernel));
     }
-    buffersOf[&instruction] = buffers;
-    return true;
+    return buffers;
+  };
+
+  // The kernels from `first` on of a split computation as a RowGroup, when
+  // they qualify (see RowGroup).
+  std::unique_ptr<mlir::MLIRContext> indexingContext;
+  auto addRowGroup =
+      [&](size_t first, const std::vector<const HloInstruction *> &values,
+          const std::vector<
+              std::pair<const HloComputation *, std::vector<bool>>> &parts) {
+        if (plan.kernels.size() - first < 2)
+          return;
+        const Shape &rows = values.front()->shape();
+        if (!rows.isArray() || rows.dims.empty() || !isRowMajor(rows))
+          return;
+        size_t rank = rows.dims.size();
+        for (const HloInstruction *value : values)
+          if (!value->shape().isArray() || value->shape().dims != rows.dims)
+            return;
+        for (size_t k = first; k < plan.kernels.size(); ++k) {
+          const PlannedKernel &kernel = plan.kernels[k];
+          for (int b : kernel.outputs) {
+            const Shape &shape = plan.buffers[b];
+            if (shape.dims.size() < rank || !isRowMajor(shape) ||
+                !std::equal(rows.dims.begin(), rows.dims.end(),
+                            shape.dims.begin()))
+              return;
+          }
+          if (analyzeFusion(*kernel.computation, kernel.outputIndices).kind !=
+              EmitterKind::Loop)
+            return;
+        }
+        if (!indexingContext)
+          indexingContext = createCodegenContext();
+        for (const auto &[part, isMaterialized] : parts)
+          if (!readsAtLeadingDims(*part, isMaterialized, rank,
+                                  indexingContext.get()))
+            return;
+        RowGroup group;
+        group.first = first;
+        group.last = plan.kernels.size() - 1;
+        group.rowDims = rows.dims;
+        plan.rowGroups.push_back(std::move(group));
+      };
+
+  // The kernels of `computation`, split at its materialized values: a
+  // kernel for each of them (with what it reads, back to the inputs and the
+  // values before it), then one for the rest.
+  auto addComputation =
+      [&](const HloInstruction &instruction, const HloComputation *computation,
+          const std::vector<int> &inputs) -> Expected<std::vector<int>> {
+    std::string origin = originOf(instruction, computation);
+    std::vector<const HloInstruction *> values =
+        materializedValues(*computation);
+    if (values.empty())
+      return addKernel(instruction, computation, inputs, origin);
+    std::map<const HloInstruction *, int> bufferOf;
+    for (HloInstruction *param : computation->parameters())
+      if (param)
+        bufferOf[param] = inputs[param->parameterNumber()];
+    std::set<const HloInstruction *> cut(values.begin(), values.end());
+    size_t firstKernel = plan.kernels.size();
+    // Each part, and which of its parameters are materialized values.
+    std::vector<std::pair<const HloComputation *, std::vector<bool>>> parts;
+    auto addPart = [&](const std::vector<const HloInstruction *> &roots,
+                       const std::string &what) -> Expected<std::vector<int>> {
+      std::vector<const HloInstruction *> sources;
+      std::string name = computation->name() + ".part" +
+                         std::to_string(plan.scratch->computations().size());
+      HloComputation *part = extractSubgraph(*plan.scratch, *computation, roots,
+                                             cut, name, sources);
+      std::vector<bool> isMaterialized;
+      for (const HloInstruction *value : sources)
+        isMaterialized.push_back(cut.count(value) > 0);
+      parts.emplace_back(part, std::move(isMaterialized));
+      std::vector<int> partInputs;
+      for (const HloInstruction *value : sources)
+        partInputs.push_back(bufferOf.at(value));
+      return addKernel(instruction, part, partInputs,
+                       origin + ", the part that computes " + what);
+    };
+    for (const HloInstruction *value : values) {
+      Expected<std::vector<int>> buffers =
+          addPart({value}, "%" + value->name() + " once");
+      if (!buffers)
+        return buffers.error();
+      bufferOf[value] = buffers->front();
+    }
+    // The rest. A parameter or a materialized value in the ROOT tuple only
+    // names its buffer.
+    const HloInstruction *root = computation->root();
+    if (root->opcode() != HloOpcode::Tuple) {
+      if (bufferOf.count(root))
+        return std::vector<int>{bufferOf.at(root)};
+      Expected<std::vector<int>> buffers = addPart({root}, "the ROOT");
+      if (buffers)
+        addRowGroup(firstKernel, values, parts);
+      return buffers;
+    }
+    std::vector<const HloInstruction *> computed;
+    for (const HloInstruction *element : root->operands())
+      if (!bufferOf.count(element))
+        computed.push_back(element);
+    std::vector<int> computedBuffers;
+    if (!computed.empty()) {
+      Expected<std::vector<int>> buffers = addPart(computed, "the ROOT");
+      if (!buffers)
+        return buffers.error();
+      computedBuffers = std::move(*buffers);
+    }
+    std::vector<int> buffers;
+    size_t next = 0;
+    for (const HloInstruction *element : root->operands())
+      buffers.push_back(bufferOf.count(element) ? bufferOf.at(element)
+                                                : computedBuffers[next++]);
+    addRowGroup(firstKernel, values, parts);
+    return buffers;
   };
 
   if (!kernelPerInstruction) {
-    std::vector<int> inputs = plan.inputs;
-    Expected<bool> added = addKernel(*entry->root(), entry, inputs);
-    if (!added)
-      return added.error();
+    Expected<std::vector<int>> buffers =
+        addComputation(*entry->root(), entry, plan.inputs);
+    if (!buffers)
+      return buffers.error();
+    buffersOf[entry->root()] = std::move(*buffers);
   } else {
     for (const auto &owned : entry->instructions()) {
       const HloInstruction &instruction = *owned;
@@ -220,9 +536,11 @@ Expected<ModulePlan> planModule(const HloModule &module) {
           instruction.opcode() == HloOpcode::Fusion
               ? instruction.calledComputation()
               : wrapInstruction(*plan.scratch, instruction);
-      Expected<bool> added = addKernel(instruction, computation, inputs);
-      if (!added)
-        return added.error();
+      Expected<std::vector<int>> buffers =
+          addComputation(instruction, computation, inputs);
+      if (!buffers)
+        return buffers.error();
+      buffersOf[&instruction] = std::move(*buffers);
     }
   }
   const HloInstruction *root = entry->root();

@@ -9,13 +9,24 @@
 //
 // A fusion is a kernel of its called computation; any other instruction
 // that computes something becomes a kernel of a one-instruction computation
-// made for it. An ENTRY without fusions is compiled whole, unless a
-// reduce, reduce-window or dot feeds other instructions (one kernel would
-// compute the reduction again for every element that reads it) or it has
-// a tuple other than its ROOT: then every instruction is a kernel.
-// opt-barrier and the Sharding custom-call name their operand's buffers.
-// A computation
-// whose outputs have different dims becomes one kernel per dims.
+// made for it. An ENTRY without fusions is compiled as one computation,
+// unless it has a tuple other than its ROOT: then every instruction is a
+// kernel. A computation is split at its *materialized* values: a reduce,
+// reduce-window or dot that is read at other indices than its own (through
+// a broadcast: softmax, layer norm) gets a kernel of its own, with what it
+// reads, and the rest reads its buffer, so that it is computed once rather
+// than once per element that reads it:
+//
+//   fusion %f: rowmax = reduce(x); e = exp(x - broadcast(rowmax));
+//              rowsum = reduce(e); ROOT e / broadcast(rowsum)
+//     kernel_0: %rowmax once          reads x, writes rowmax
+//     kernel_1: %rowsum once          reads x, rowmax (e computed again)
+//     kernel_2: the ROOT              reads x, rowmax, rowsum
+//
+// An epilogue read at the value's own index (mean = sum / n) stays in its
+// kernel. opt-barrier and the Sharding custom-call name their operand's
+// buffers. A computation whose outputs have different dims becomes one
+// kernel per dims.
 // get-tuple-element, tuple and bitcast (same byte size) only name
 // buffers.
 //
@@ -45,6 +56,19 @@ struct PlannedKernel {
   std::vector<int> outputs; ///< buffer per written output
 };
 
+/// Kernels of one split computation (softmax: the max, the sum, the
+/// output) that may run a chunk of rows at a time, one after the other,
+/// while the chunk is in cache: every output of each starts with the same
+/// leading dims (`rowDims`, row-major, untiled), each is a loop kernel, and
+/// each reads the materialized values at the leading dims of its own
+/// output index only (a row's max, not another row's). The executable runs
+/// them over chunks of rows instead of each over all of them; the results
+/// are the same, since no kernel reads a materialized value of another row.
+struct RowGroup {
+  size_t first = 0, last = 0; ///< kernels [first, last]
+  std::vector<int64_t> rowDims;
+};
+
 struct ModulePlan {
   /// Array shapes (with layouts) of every buffer.
   std::vector<Shape> buffers;
@@ -54,6 +78,7 @@ struct ModulePlan {
   std::vector<int> outputs;
   bool tupleResult = false;
   std::vector<PlannedKernel> kernels;
+  std::vector<RowGroup> rowGroups;
   /// Computations made for instructions outside fusions.
   std::unique_ptr<HloModule> scratch;
 };

@@ -53,13 +53,24 @@ Value ScalarOpEmitter::narrow(Value x, PrimitiveType type,
 
 Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
   mlir::Type t = x.getType();
+  // f32 exp, log, tanh and erf become MLIR's polynomial approximations,
+  // which convert to integers on the way (2^k): for a NaN that LLVM knows
+  // at compile time (inf * 0 folded from constants) the conversion is
+  // poison and the folded result anything (exp came out 0). A NaN argument
+  // is passed through by a select that folds before that.
+  auto keepNaN = [&](Value result) -> Value {
+    if (!t.isF32())
+      return result;
+    Value isNaN = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
+    return b.create<arith::SelectOp>(loc, isNaN, x, result);
+  };
   switch (op) {
   case HloOpcode::Abs:
     return b.create<math::AbsFOp>(loc, x);
   case HloOpcode::Negate:
     return b.create<arith::NegFOp>(loc, x);
   case HloOpcode::Exp:
-    return b.create<math::ExpOp>(loc, x);
+    return keepNaN(b.create<math::ExpOp>(loc, x));
   case HloOpcode::ExponentialMinusOne:
     return b.create<math::ExpM1Op>(loc, x);
   case HloOpcode::Log: {
@@ -75,15 +86,16 @@ Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
     Value log = b.create<math::LogOp>(loc, scaled);
     Value corrected = b.create<arith::SubFOp>(
         loc, log, floatConst(t, 24 * 0.693147180559945309417));
-    return b.create<arith::SelectOp>(loc, tiny, corrected, log);
+    return keepNaN(b.create<arith::SelectOp>(loc, tiny, corrected, log));
   }
   case HloOpcode::LogPlusOne:
     return b.create<math::Log1pOp>(loc, x);
   case HloOpcode::Tanh:
-    return b.create<math::TanhOp>(loc, x);
+    return keepNaN(b.create<math::TanhOp>(loc, x));
   case HloOpcode::Logistic: {
     Value one = floatConst(t, 1.0);
-    Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+    Value e =
+        keepNaN(b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x)));
     return b.create<arith::DivFOp>(loc, one,
                                    b.create<arith::AddFOp>(loc, one, e));
   }
@@ -109,7 +121,7 @@ Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
   case HloOpcode::RoundNearestEven:
     return b.create<math::RoundEvenOp>(loc, x);
   case HloOpcode::Erf:
-    return b.create<math::ErfOp>(loc, x);
+    return keepNaN(b.create<math::ErfOp>(loc, x));
   case HloOpcode::Sign: {
     // NaN and +-0 map to themselves, anything else to +-1.
     Value zero = floatConst(t, 0.0);
@@ -242,9 +254,10 @@ mlir::FailureOr<Value> ScalarOpEmitter::integerUnary(HloOpcode op, Value x,
   }
 }
 
-Value ScalarOpEmitter::integerPower(Value base, Value exponent, bool isSigned) {
-  // Square and multiply over the exponent's bits; a negative exponent gives
-  // 1 for a base of 1 and 0 otherwise (the evaluator's rule).
+Value ScalarOpEmitter::integerPower(Value base, Value exponent) {
+  // Square and multiply over the exponent's bits; a negative exponent (top
+  // bit set, whatever the type's signedness) gives 1 for a base of 1 and 0
+  // otherwise (the evaluator's rule).
   mlir::Type t = base.getType();
   unsigned width = t.getIntOrFloatBitWidth();
   Value lo = b.create<arith::ConstantIndexOp>(loc, 0);
@@ -268,8 +281,8 @@ Value ScalarOpEmitter::integerPower(Value base, Value exponent, bool isSigned) {
         nb.create<mlir::scf::YieldOp>(l, mlir::ValueRange{result, square});
       });
   Value result = loop.getResult(0);
-  if (!isSigned)
-    return result;
+  // The exponent's sign is its top bit for unsigned types too, as for the
+  // evaluator (and XLA, which compares it with 0 as a signed number).
   Value zero = intConst(t, 0);
   Value negative =
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, exponent, zero);
@@ -364,7 +377,7 @@ mlir::FailureOr<Value> ScalarOpEmitter::integerBinary(HloOpcode op, Value x,
         loc, tooFar, sign, b.create<arith::ShRSIOp>(loc, x, safe)));
   }
   case HloOpcode::Power:
-    return integerPower(x, y, isSigned);
+    return integerPower(x, y);
   default:
     return fail(std::string(hloOpcodeName(op)) + " is not defined on " +
                 std::string(primitiveTypeName(type)));

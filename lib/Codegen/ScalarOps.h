@@ -58,8 +58,7 @@ private:
                                             PrimitiveType type);
   mlir::FailureOr<mlir::Value> integerBinary(HloOpcode op, mlir::Value x,
                                              mlir::Value y, PrimitiveType type);
-  mlir::Value integerPower(mlir::Value base, mlir::Value exponent,
-                           bool isSigned);
+  mlir::Value integerPower(mlir::Value base, mlir::Value exponent);
   /// compare with type=TOTALORDER of two floats in their storage type.
   mlir::Value totalOrderCompare(ComparisonDirection direction, mlir::Value x,
                                 mlir::Value y);

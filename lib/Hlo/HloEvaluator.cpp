@@ -54,6 +54,36 @@ std::optional<HloOpcode> simpleBinary(const HloComputation &computation) {
   return root->opcode();
 }
 
+} // namespace
+
+bool reducesInPartials(const HloInstruction &reduce) {
+  if (reduce.opcode() != HloOpcode::Reduce || reduce.operandCount() != 2 ||
+      reduce.shape().isTuple())
+    return false;
+  std::optional<HloOpcode> op = simpleBinary(*reduce.calledComputation());
+  PrimitiveType type = reduce.shape().elementType;
+  if (!op || reduce.calledComputation()->root()->shape().elementType != type)
+    return false;
+  bool wideAdd = *op == HloOpcode::Add &&
+                 (type == PrimitiveType::F32 || type == PrimitiveType::F64);
+  bool narrowMaxMin =
+      (*op == HloOpcode::Maximum || *op == HloOpcode::Minimum) &&
+      (type == PrimitiveType::BF16 || type == PrimitiveType::F16);
+  if (!wideAdd && !narrowMaxMin)
+    return false;
+  const Shape &input = reduce.operand(0)->shape();
+  const std::vector<int64_t> &reduced = reduce.dimensions();
+  if (reduced.empty())
+    return false;
+  int64_t last = *std::max_element(reduced.begin(), reduced.end());
+  Layout layout = input.layoutOrDefault();
+  return layout.tiles.empty() && !layout.minorToMajor.empty() &&
+         layout.minorToMajor.front() == last &&
+         input.dims[last] >= 2 * kReductionPartials;
+}
+
+namespace {
+
 /// "LINE:COLUMN: " of a parsed instruction, else nothing.
 std::string at(const HloInstruction &inst) {
   SourceLocation loc = inst.location();
@@ -640,6 +670,53 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
   if (fast && reducer.root()->shape().elementType != first.elementType())
     fast.reset();
   std::vector<int64_t> index(first.rank(), 0), outIndex(outDims.size(), 0);
+  if (fast && options.compilerReductionOrder && reducesInPartials(inst)) {
+    // The compiled kernels' order (reducesInPartials): per output element,
+    // per index of the other reduced dims, 16 partial results over the
+    // last reduced dim, folded in, then its tail.
+    int64_t last =
+        *std::max_element(inst.dimensions().begin(), inst.dimensions().end());
+    int64_t size = first.dims()[last];
+    int64_t chunks = size / kReductionPartials;
+    std::vector<int64_t> outerDims;
+    for (int64_t d = 0; d < last; ++d)
+      if (reduced[d])
+        outerDims.push_back(first.dims()[d]);
+    int64_t outerCount = 1;
+    for (int64_t d : outerDims)
+      outerCount *= d;
+    Literal partials(Shape(first.elementType(), {kReductionPartials}));
+    Literal &result = results[0];
+    std::vector<int64_t> outer(outerDims.size(), 0);
+    for (int64_t count = 0; count < result.elementCount();
+         ++count, nextIndex(outIndex, outDims)) {
+      int64_t o = result.linearIndex(outIndex);
+      std::fill(outer.begin(), outer.end(), 0);
+      for (int64_t r = 0; r < outerCount; ++r, nextIndex(outer, outerDims)) {
+        size_t k = 0, m = 0;
+        for (int64_t d = 0; d < first.rank(); ++d)
+          if (!reduced[d])
+            index[d] = outIndex[k++];
+          else if (d != last)
+            index[d] = outer[m++];
+        auto at = [&](int64_t t) {
+          index[last] = t;
+          return first.linearIndex(index);
+        };
+        for (int64_t j = 0; j < kReductionPartials; ++j)
+          copyElement(first, at(j), partials, j);
+        for (int64_t c = 1; c < chunks; ++c)
+          for (int64_t j = 0; j < kReductionPartials; ++j)
+            eval::binaryAt(*fast, partials, j, first,
+                           at(c * kReductionPartials + j), partials, j);
+        for (int64_t j = 0; j < kReductionPartials; ++j)
+          eval::binaryAt(*fast, result, o, partials, j, result, o);
+        for (int64_t t = chunks * kReductionPartials; t < size; ++t)
+          eval::binaryAt(*fast, result, o, first, at(t), result, o);
+      }
+    }
+    return std::move(results[0]);
+  }
   std::vector<Literal> accumulators(n);
   for (int64_t i = 0; i < first.elementCount();
        ++i, nextIndex(index, first.dims())) {

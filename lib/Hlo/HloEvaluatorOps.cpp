@@ -461,6 +461,14 @@ Expected<Literal> convert(const Literal &x, const Shape &result) {
       out.setBits(i, nonzero ? 1 : 0);
     } else if (from == Kind::Narrow || from == Kind::F64) {
       out.setDouble(i, x.getDouble(i)); // rounds or saturates
+    } else if (x.elementType() == PrimitiveType::U64 &&
+               (to == Kind::Narrow || to == Kind::F64)) {
+      // Above 2^63 a u64 is no int64: convert the unsigned value (to f32
+      // first for the narrow types, as setInt does).
+      uint64_t value = x.getBits(i);
+      out.setDouble(i, to == Kind::F64
+                           ? static_cast<double>(value)
+                           : static_cast<double>(static_cast<float>(value)));
     } else {
       out.setInt(i, x.getInt(i)); // wraps, or converts to float
     }

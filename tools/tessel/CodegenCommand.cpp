@@ -165,6 +165,12 @@ int runRun(int argc, char **argv) {
                              "threads of up to 4 elements, vector loads) on "
                              "the CPU"),
                     cl::cat(cli::category()));
+  cl::opt<bool> kernelAtATime(
+      "kernel-at-a-time",
+      cl::desc("run each kernel over all its blocks before the next, also "
+               "the kernels of a split softmax or layer norm that otherwise "
+               "run a chunk of rows at a time (for comparisons)"),
+      cl::cat(cli::category()));
   cl::opt<uint64_t> seed("seed", cl::desc("seed of the random arguments"),
                          cl::init(1), cl::cat(cli::category()));
   cl::opt<bool> specials(
@@ -251,6 +257,7 @@ int runRun(int argc, char **argv) {
   Executable &exe = **compiled;
   RunOptions runOptions;
   runOptions.threads = static_cast<int>(threads);
+  runOptions.rowChunks = !kernelAtATime;
   Expected<Literal> result = exe.run(arguments, runOptions);
   if (!result)
     return cli::fail(cli::atFile(path, result.error().message));
@@ -263,7 +270,22 @@ int runRun(int argc, char **argv) {
 
   bool checkFailed = false;
   if (check) {
-    Expected<Literal> reference = evaluateHloModule(*module, arguments);
+    // The evaluator reduces in the kernels' order, so that sums compare bit
+    // for bit (reducesInPartials).
+    EvaluatorOptions evaluatorOptions;
+    evaluatorOptions.compilerReductionOrder = true;
+    bool partialSums = false;
+    for (const auto &computation : module->computations())
+      for (const auto &instruction : computation->instructions())
+        partialSums |=
+            reducesInPartials(*instruction) &&
+            (instruction->shape().elementType == PrimitiveType::F32 ||
+             instruction->shape().elementType == PrimitiveType::F64);
+    if (partialSums)
+      llvm::outs() << "check: the evaluator sums in the kernels' order (16 "
+                      "partial sums along the minor dim, docs/codegen.md)\n";
+    Expected<Literal> reference =
+        evaluateHloModule(*module, arguments, evaluatorOptions);
     if (!reference)
       return cli::fail(path +
                        ": the evaluator failed: " + reference.error().message);

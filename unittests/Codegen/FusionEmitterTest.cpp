@@ -73,6 +73,29 @@ TEST(LoopEmitterTest, SeedGeluOnTheCpu) {
   EXPECT_EQ(config.vectorSize, 1);
 }
 
+TEST(LoopEmitterTest, RowReductionsSpreadOverBlocks) {
+  // A row reduction's output is small, but each element reads a row: on
+  // the CPU it gets at least 64 blocks, and the map still writes every
+  // element exactly once.
+  mlir::MLIRContext context;
+  for (const char *text : {"f32[8192]", "f32[4096]", "f32[1000]", "f32[3,300]",
+                           "f32[64,2]{0,1}"}) {
+    SCOPED_TRACE(text);
+    Shape shape = *parseShape(text);
+    int64_t n = 1;
+    for (int64_t d : shape.dims)
+      n *= d;
+    LaunchConfig config = getLoopLaunchConfig(shape, Target::Cpu, 4096);
+    EXPECT_GE(config.numBlocks, std::min<int64_t>(64, n / 16)) << text;
+    EXPECT_EQ(config.numThreads % 16 == 0 || config.numThreads == n, true);
+    IndexingMap map = getLoopThreadToOutputMap(shape, config, &context);
+    EXPECT_EQ(checkExactlyOnce(map, shape), "") << map.toString();
+  }
+  // Without work per element (elementwise), the blocks stay as large.
+  EXPECT_EQ(
+      getLoopLaunchConfig(*parseShape("f32[8192]"), Target::Cpu).numBlocks, 1);
+}
+
 TEST(LoopEmitterTest, SmallShapesExactlyOnce) {
   mlir::MLIRContext context;
   for (const char *text :

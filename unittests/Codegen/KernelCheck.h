@@ -57,7 +57,11 @@ inline KernelCheckResult checkKernels(const HloModule &module,
     check.failure = "run failed: " + got.error().message;
     return check;
   }
-  Expected<Literal> want = evaluateHloModule(module, arguments);
+  // Sums in the kernels' order (reducesInPartials): bit for bit.
+  EvaluatorOptions evaluatorOptions;
+  evaluatorOptions.compilerReductionOrder = true;
+  Expected<Literal> want =
+      evaluateHloModule(module, arguments, evaluatorOptions);
   if (!want) {
     check.failure = "the evaluator failed: " + want.error().message;
     return check;

@@ -264,7 +264,28 @@ bool RandomFusionGenerator::growConvert(const Value &x) {
     std::vector<PrimitiveType> types = sameWidth(x.type);
     if (types.empty())
       return false;
-    add(oneOf(rng, types), x.dims, "bitcast-convert(" + x.name + ")");
+    PrimitiveType to = oneOf(rng, types);
+    if (!isFloatType(x.type) || isFloatType(to)) {
+      add(to, x.dims, "bitcast-convert(" + x.name + ")");
+      return true;
+    }
+    // The sign of a NaN is not part of the value: LLVM may fold
+    // -7 + -x into -7 - x, whose NaN has x's sign. Before its bits become
+    // an integer, every NaN is made one NaN.
+    std::string nan = add(x.type, {}, "constant(nan)").name;
+    std::string nans =
+        x.dims.empty()
+            ? nan
+            : add(x.type, x.dims, "broadcast(" + nan + "), dimensions={}").name;
+    std::string isNaN =
+        add(PrimitiveType::Pred, x.dims,
+            "compare(" + x.name + ", " + x.name + "), direction=NE")
+            .name;
+    std::string canonical =
+        add(x.type, x.dims,
+            "select(" + isNaN + ", " + nans + ", " + x.name + ")")
+            .name;
+    add(to, x.dims, "bitcast-convert(" + canonical + ")");
     return true;
   }
   add(randomType(), x.dims, "convert(" + x.name + ")");
@@ -457,6 +478,34 @@ bool RandomFusionGenerator::growDynamicSlice(const Value &x) {
   return true;
 }
 
+bool RandomFusionGenerator::growReduce(const Value &x) {
+  if (x.dims.empty())
+    return false;
+  // Any set of dims, in increasing order.
+  std::vector<int64_t> reduced, kept;
+  for (size_t d = 0; d < x.dims.size(); ++d)
+    (chance(50) ? reduced : kept).push_back(static_cast<int64_t>(d));
+  if (reduced.empty())
+    reduced.push_back(kept.back()), kept.pop_back();
+  std::vector<int64_t> dims;
+  for (int64_t d : kept)
+    dims.push_back(x.dims[d]);
+  std::vector<std::string> ops;
+  if (x.type == PrimitiveType::Pred)
+    ops = {"and", "or"};
+  else
+    ops = {"add", "multiply", "maximum", "minimum"};
+  std::string op = oneOf(rng, ops);
+  std::string reducer = std::string("reduce_") + op + "_" +
+                        std::string(primitiveTypeName(x.type));
+  reducers.insert(reducer);
+  Value init = scalarConstant(x.type);
+  add(x.type, dims,
+      "reduce(" + x.name + ", " + init.name + "), dimensions=" + list(reduced) +
+          ", to_apply=" + reducer);
+  return true;
+}
+
 bool RandomFusionGenerator::growIota() {
   std::vector<int64_t> dims = randomDims();
   if (dims.empty())
@@ -481,7 +530,7 @@ bool RandomFusionGenerator::growApproximate(const Value &x) {
 
 bool RandomFusionGenerator::grow() {
   const Value x = pick();
-  switch (uniform(0, 14)) {
+  switch (uniform(0, 15)) {
   case 0:
   case 1:
   case 2:
@@ -506,8 +555,10 @@ bool RandomFusionGenerator::grow() {
     return growPad(x);
   case 13:
     return chance(50) ? growConcatenate(x) : growIota();
-  default:
+  case 14:
     return growDynamicSlice(x);
+  default:
+    return options.reductions ? growReduce(x) : growDynamicSlice(x);
   }
 }
 
@@ -560,6 +611,7 @@ RandomFusionGenerator::fusion(const std::string &name) {
 
 RandomModule RandomFusionGenerator::module(int fusions) {
   RandomModule m;
+  reducers.clear();
   std::string entry = "ENTRY main {\n";
   std::vector<std::string> results;
   std::vector<std::string> resultShapes;
@@ -609,7 +661,17 @@ RandomModule RandomFusionGenerator::module(int fusions) {
     operands += (i ? ", " : "") + results[i];
   }
   entry += "  ROOT result = " + tuple + ") tuple(" + operands + ")\n}\n";
-  m.text = "HloModule random\n\n" + m.text + entry;
+  // The reducers the fusions call: `reduce_<op>_<type>`.
+  std::string computations;
+  for (const std::string &reducer : reducers) {
+    size_t opEnd = reducer.find('_', 7);
+    std::string op = reducer.substr(7, opEnd - 7);
+    std::string type = reducer.substr(opEnd + 1);
+    computations +=
+        reducer + " {\n  a = " + type + "[] parameter(0)\n  b = " + type +
+        "[] parameter(1)\n  ROOT r = " + type + "[] " + op + "(a, b)\n}\n\n";
+  }
+  m.text = "HloModule random\n\n" + computations + m.text + entry;
   return m;
 }
 

@@ -5,7 +5,8 @@
 // the loop emitter handles: elementwise unary and binary ops of every type
 // (with compare, select, clamp), converts and bitcast-converts, broadcast,
 // reshape, transpose, slice, pad, reverse, concatenate, iota, constants,
-// dynamic-slice and dynamic-update-slice. A module holds several such
+// dynamic-slice and dynamic-update-slice, reduces over any dims. A module
+// holds several such
 // fusions, each called from ENTRY, whose ROOT is the tuple of all their
 // outputs:
 //
@@ -40,6 +41,9 @@ struct RandomFusionOptions {
   int64_t maxElements = 2048;
   /// Allow exp, log, tanh, ... at the roots.
   bool approximateFunctions = false;
+  /// Grow reduces too (over any set of dims, with add, multiply, maximum,
+  /// minimum, or and/or for pred), which later ops may broadcast again.
+  bool reductions = true;
 };
 
 struct RandomModule {
@@ -88,6 +92,7 @@ private:
   bool growReverse(const Value &x);
   bool growConcatenate(const Value &x);
   bool growDynamicSlice(const Value &x);
+  bool growReduce(const Value &x);
   bool growIota();
   bool growApproximate(const Value &x);
 
@@ -112,6 +117,8 @@ private:
   std::vector<Value> pool;
   std::vector<Value> params;
   std::set<std::string> used;
+  /// The reducer computations the module's reduces call.
+  std::set<std::string> reducers;
   std::string body;
   int counter = 0;
 };

@@ -146,6 +146,7 @@ TEST(RandomFusionGeneratorTest, MakesValidModulesOfEveryKind) {
                          " clamp(",
                          " dynamic-slice(",
                          " dynamic-update-slice(",
+                         " reduce(",
                          " bf16[",
                          " f16[",
                          " s8[",

@@ -233,18 +233,21 @@ TEST(ColumnReductionEmitterTest, RandomReductionsMatchTheEvaluator) {
   }
 }
 
-TEST(RowReductionTest, OrderFreeReducersAsPartialsMatchTheEvaluator) {
-  // Reducers whose result does not depend on the order over the minor dim:
-  // bf16/f16 max/min run as 16 partial results, the others as one loop
-  // LLVM vectorizes; the bits must be the evaluator's either way, NaNs and
-  // signed zeros included, with a tail past the last chunk of 16.
+TEST(RowReductionTest, RowReductionsMatchTheEvaluatorInTheirOrder) {
+  // f32/f64 sums run in the compiler's order (reducesInPartials: 16
+  // partial sums), which the evaluator reproduces, and bf16/f16 max/min as
+  // partial results too (the same bits in any order); the others as one
+  // loop LLVM vectorizes. The bits must be the evaluator's either way, NaNs
+  // and signed zeros included, with a tail past the last chunk of 16.
   struct Case {
     const char *type, *op, *init;
-  } cases[] = {{"f32", "maximum", "-inf"},  {"f32", "minimum", "inf"},
-               {"bf16", "maximum", "-inf"}, {"f16", "minimum", "inf"},
-               {"s32", "add", "3"},         {"s8", "multiply", "1"},
-               {"u16", "xor", "0"},         {"s64", "maximum", "-5"},
-               {"pred", "or", "false"},     {"pred", "and", "true"}};
+  } cases[] = {{"f32", "add", "0.5"},     {"f64", "add", "-2"},
+               {"f32", "multiply", "1"},  {"f32", "maximum", "-inf"},
+               {"f32", "minimum", "inf"}, {"bf16", "maximum", "-inf"},
+               {"f16", "minimum", "inf"}, {"s32", "add", "3"},
+               {"s8", "multiply", "1"},   {"u16", "xor", "0"},
+               {"s64", "maximum", "-5"},  {"pred", "or", "false"},
+               {"pred", "and", "true"}};
   std::mt19937 rng(17);
   int trial = 0;
   for (const Case &c : cases) {
@@ -268,3 +271,95 @@ TEST(RowReductionTest, OrderFreeReducersAsPartialsMatchTheEvaluator) {
 }
 
 } // namespace
+
+namespace {
+
+/// A softmax-like fusion over the minor dim of f32[rows, cols] whose max is
+/// read back through `readMax` (an HLO snippet that makes f32[rows, cols]
+/// %bm from f32[rows] %m).
+std::string splitModule(int64_t rows, int64_t cols,
+                        const std::string &readMax) {
+  std::string r = std::to_string(rows), c = std::to_string(cols);
+  std::string full = "f32[" + r + "," + c + "]", row = "f32[" + r + "]";
+  return "HloModule m\n" + reducer("f32", "maximum") +
+         "%add {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+         "  ROOT %s = f32[] add(%a, %b)\n}\n"
+         "%body {\n  %x = " +
+         full + " parameter(0)\n  %ninf = f32[] constant(-inf)\n  %m = " + row +
+         " reduce(%x, %ninf), dimensions={1}, to_apply=%red\n" + readMax +
+         "  %d = " + full + " subtract(%x, %bm)\n  %z = f32[] constant(0)\n" +
+         "  %s = " + row + " reduce(%d, %z), dimensions={1}, to_apply=%add\n" +
+         "  %bs = " + full + " broadcast(%s), dimensions={0}\n" +
+         "  ROOT %o = " + full + " multiply(%d, %bs)\n}\n" +
+         "ENTRY e {\n  %p = " + full + " parameter(0)\n  ROOT %f = " + full +
+         " fusion(%p), kind=kLoop, calls=%body\n}\n";
+}
+
+} // namespace
+
+TEST(RowGroupTest, ChunksOfRowsMatchTheEvaluatorAndTheKernelAtATimeRun) {
+  // A split computation whose kernels read the values computed once only
+  // at their own row runs a chunk of rows at a time: the same bits as the
+  // evaluator and as one kernel after the other, for rows that do and do
+  // not fill the last chunk.
+  // The first three run in chunks with two workers (64 rows per kernel
+  // block of the max at most, about 256 KiB per chunk, 4 chunks or more);
+  // small random ones may fall back to a kernel at a time.
+  std::mt19937 rng(23);
+  const int64_t fixed[][2] = {{3000, 100}, {4000, 300}, {2049, 33}};
+  for (int trial = 0; trial < 8; ++trial) {
+    int64_t rows = trial < 3 ? fixed[trial][0] : 1 + rng() % 700;
+    int64_t cols = trial < 3 ? fixed[trial][1] : 1 + rng() % 300;
+    std::string full =
+        "f32[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+    std::string text = splitModule(
+        rows, cols, "  %bm = " + full + " broadcast(%m), dimensions={0}\n");
+    SCOPED_TRACE(text);
+    auto module = parse(text);
+    ASSERT_TRUE(module);
+    CompileOptions options;
+    std::vector<Literal> arguments = randomArguments(*module, 70 + trial);
+    KernelCheckResult check = checkKernels(*module, arguments, options, 2);
+    EXPECT_EQ(check.failure, "");
+    auto exe = Executable::compile(*module, options);
+    ASSERT_TRUE(exe);
+    RunOptions chunked, whole;
+    chunked.threads = whole.threads = 2;
+    whole.rowChunks = false;
+    Expected<Literal> a = (*exe)->run(arguments, chunked);
+    Expected<Literal> b = (*exe)->run(arguments, whole);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->toString(), b->toString());
+  }
+}
+
+TEST(RowGroupTest, OnlyKernelsThatReadTheirOwnRowsAreGrouped) {
+  auto explain = [](const std::string &text) {
+    auto module = parse(text);
+    if (!module)
+      return std::string("parse failed");
+    Expected<std::string> out =
+        emitHloModule(*module, EmitKind::Explain, CompileOptions{});
+    return out ? *out : out.error().message;
+  };
+  std::string full = "f32[256,64]";
+  // Own rows: grouped.
+  EXPECT_NE(explain(splitModule(256, 64,
+                                "  %bm = " + full +
+                                    " broadcast(%m), dimensions={0}\n"))
+                .find("run a chunk of rows at a time"),
+            std::string::npos);
+  // The max of another row (reversed): each kernel must see all rows.
+  EXPECT_EQ(explain(splitModule(256, 64,
+                                "  %rm = f32[256] reverse(%m), dimensions={0}\n"
+                                "  %bm = " +
+                                    full + " broadcast(%rm), dimensions={0}\n"))
+                .find("run a chunk of rows at a time"),
+            std::string::npos);
+  // A column's value (the max of the first 64 rows, broadcast along rows).
+  EXPECT_EQ(explain(splitModule(64, 64,
+                                "  %bm = f32[64,64] broadcast(%m), "
+                                "dimensions={1}\n"))
+                .find("run a chunk of rows at a time"),
+            std::string::npos);
+}

@@ -369,3 +369,110 @@ TEST(HloEvaluator, PrefixReduceWindowFoldsInOrder) {
 }
 
 } // namespace
+
+namespace {
+
+/// f32[rows, n] summed along dim 1 (the minor one), starting at `init`.
+std::unique_ptr<HloModule> rowSumModule(int64_t rows, int64_t n) {
+  std::string text =
+      "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] "
+      "parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[" +
+      std::to_string(rows) + "," + std::to_string(n) +
+      "] parameter(0)\n  z = f32[] constant(0.375)\n  ROOT r = f32[" +
+      std::to_string(rows) +
+      "] reduce(p, z), dimensions={1}, to_apply=add\n}\n";
+  return std::move(*parseHloModule(text));
+}
+
+/// The documented order (reducesInPartials), written out in plain floats.
+float partialSum(const std::vector<float> &x, float init) {
+  int64_t n = static_cast<int64_t>(x.size()), chunks = n / 16;
+  float partial[16];
+  for (int j = 0; j < 16; ++j)
+    partial[j] = x[j];
+  for (int64_t c = 1; c < chunks; ++c)
+    for (int j = 0; j < 16; ++j)
+      partial[j] = partial[j] + x[c * 16 + j];
+  float acc = init;
+  for (int j = 0; j < 16; ++j)
+    acc = acc + partial[j];
+  for (int64_t t = chunks * 16; t < n; ++t)
+    acc = acc + x[t];
+  return acc;
+}
+
+} // namespace
+
+TEST(HloEvaluator, CompilerReductionOrderIsTheDocumentedOne) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(-1000.0f, 1000.0f);
+  for (int64_t n : {32, 33, 47, 48, 100, 1000, 4099}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const int64_t rows = 3;
+    std::unique_ptr<HloModule> module = rowSumModule(rows, n);
+    ASSERT_TRUE(reducesInPartials(*module->entry()->root()));
+    Literal x(Shape(PrimitiveType::F32, {rows, n}));
+    std::vector<std::vector<float>> data(rows, std::vector<float>(n));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t i = 0; i < n; ++i) {
+        // Magnitudes over 12 decades, so that the order shows in the bits.
+        float v =
+            value(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40) - 20);
+        data[r][i] = v;
+        x.setDouble({r, i}, v);
+      }
+    EvaluatorOptions options;
+    options.compilerReductionOrder = true;
+    Expected<Literal> partial = evaluateHloModule(*module, {x}, options);
+    Expected<Literal> sequential = evaluateHloModule(*module, {x});
+    ASSERT_TRUE(partial && sequential);
+    bool anyDiffers = false;
+    for (int64_t r = 0; r < rows; ++r) {
+      float want = partialSum(data[r], 0.375f);
+      EXPECT_EQ(partial->getDouble({r}), static_cast<double>(want)) << r;
+      // Both orders are within their error bounds of the exact sum.
+      double exact = 0.375, magnitude = 0.375;
+      for (float v : data[r]) {
+        exact += v; // double: exact enough against f32's bounds
+        magnitude += std::fabs(v);
+      }
+      double u = std::ldexp(1.0, -24);
+      double bound = (double(n) + double(n) / 16 + 32) * u * magnitude * 1.01;
+      EXPECT_LE(std::fabs(partial->getDouble({r}) - sequential->getDouble({r})),
+                bound);
+      EXPECT_LE(std::fabs(partial->getDouble({r}) - exact),
+                (double(n) / 16 + 33) * u * magnitude * 1.01);
+      anyDiffers |= partial->getDouble({r}) != sequential->getDouble({r});
+    }
+    if (n >= 100) {
+      EXPECT_TRUE(anyDiffers) << "the two orders gave the same bits: the "
+                                 "test does not tell them apart";
+    }
+  }
+}
+
+TEST(HloEvaluator, OnlyWideSumsAndNarrowMaxMinOverTheMinorDimArePartial) {
+  auto reduceOf = [](const std::string &type, const std::string &op,
+                     const std::string &dims, const std::string &layout,
+                     const std::string &reduced) {
+    std::string text =
+        "HloModule m\nr {\n  a = " + type + "[] parameter(0)\n  b = " + type +
+        "[] parameter(1)\n  ROOT s = " + type + "[] " + op +
+        "(a, b)\n}\nENTRY e {\n  p = " + type + "[" + dims + "]" + layout +
+        " parameter(0)\n  z = " + type + "[] constant(0)\n  ROOT x = " + type +
+        "[4] reduce(p, z), dimensions={" + reduced + "}, to_apply=r\n}\n";
+    auto module = parseHloModule(text);
+    EXPECT_TRUE(module) << text;
+    return module ? reducesInPartials(*(*module)->entry()->root()) : false;
+  };
+  EXPECT_TRUE(reduceOf("f32", "add", "4,64", "", "1"));
+  EXPECT_TRUE(reduceOf("f64", "add", "4,64", "", "1"));
+  EXPECT_TRUE(reduceOf("bf16", "maximum", "4,64", "", "1"));
+  EXPECT_FALSE(reduceOf("bf16", "add", "4,64", "", "1"));
+  EXPECT_FALSE(reduceOf("f32", "maximum", "4,64", "", "1"));
+  EXPECT_FALSE(reduceOf("s32", "add", "4,64", "", "1"));
+  EXPECT_FALSE(reduceOf("f32", "add", "4,31", "", "1"));      // too short
+  EXPECT_FALSE(reduceOf("f32", "add", "64,4", "", "0"));      // a column sum
+  EXPECT_FALSE(reduceOf("f32", "add", "4,64", "{0,1}", "1")); // not minor
+  EXPECT_TRUE(reduceOf("f32", "add", "64,4", "{0,1}", "0"));  // minor in memory
+}

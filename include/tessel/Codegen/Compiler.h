@@ -62,6 +62,11 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
 struct RunOptions {
   /// Worker threads; 0 means one per core.
   int threads = 0;
+  /// The kernels of a computation split at its reductions (softmax, layer
+  /// norm) run a chunk of rows at a time, each chunk's kernels one after
+  /// the other on one worker while its rows are in cache. Off: each kernel
+  /// runs over all its blocks before the next.
+  bool rowChunks = true;
 };
 
 class Executable {

@@ -57,11 +57,19 @@ struct LaunchConfig {
   int64_t vectorSize = 1;
 };
 
+/// Elements read per output element by the heaviest reduction in
+/// `computation` (a reduce's reduced elements; 64 for a reduce-window or a
+/// dot), 1 without one.
+int64_t getLoopWorkPerElement(const HloComputation &computation);
+
 /// The loop emitter's launch configuration for an output shape.
 /// GPU: 128 threads, up to 4 elements per thread (XLA's choice);
 /// CPU: one element per thread, the minor dims' elements (at most 16384)
-/// per block.
-LaunchConfig getLoopLaunchConfig(const Shape &output, Target target);
+/// per block; when each element reads `workPerElement` > 1 elements (a row
+/// reduction) and there are 64K reads in all, at most n/64 (a multiple of
+/// 16, at least 16) per block, so that every worker gets blocks.
+LaunchConfig getLoopLaunchConfig(const Shape &output, Target target,
+                                 int64_t workPerElement = 1);
 
 /// The map (th_x, bl_x)[vector_index] -> output index of the loop emitter:
 /// threads walk the output in its layout's order (minor dim fastest).

@@ -50,7 +50,29 @@ struct EvaluatorOptions {
   /// together; a loop that would run more is stopped with an error that
   /// names it (a runaway loop, or a real one that needs a higher limit).
   int64_t maxSteps = 100'000'000;
+  /// Reduce as the compiled kernels do (reducesInPartials): `tessel run
+  /// --check` compares them with the evaluator bit for bit this way. Off,
+  /// every reduce adds its elements one by one in row-major order.
+  bool compilerReductionOrder = false;
 };
+
+/// The partial results of the compiler's reduction order.
+inline constexpr int64_t kReductionPartials = 16;
+
+/// Whether the compiled kernels reduce `reduce` in partial results rather
+/// than one element after the other: a reduce of one operand by a lone add
+/// of f32 or f64, or a max or min of bf16 or f16 (whose result does not
+/// depend on the order), whose last reduced dim is the operand's minor dim
+/// in memory (untiled) with at least 2 * kReductionPartials elements. For
+/// each index of the other reduced dims (in row-major order), the kernel
+/// runs that dim as 16 partial results over consecutive elements (partial j
+/// starts at element j and takes j + 16, j + 32, ...), folds the partials
+/// into the accumulator in order 0..15, then the elements past the last
+/// whole run of 16 one by one. A sum of n elements in this order is within
+/// (n / 16 + 33) u sum |x| of the exact sum (u = 2^-24 for f32), the
+/// one-by-one sum within (n - 1) u sum |x|: the two differ by at most the
+/// sum of both (HloEvaluatorTest checks it on random rows).
+bool reducesInPartials(const HloInstruction &reduce);
 
 /// Evaluates the ENTRY computation. The arguments must match the entry's
 /// parameters in element type and dims. @pre the module verifies
