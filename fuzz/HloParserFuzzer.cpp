@@ -68,6 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   EvaluatorOptions options;
   options.maxElements = 1 << 16;
+  options.maxSteps = 10000; // while loops: a runaway one ends the iteration
+
   Expected<Literal> result = evaluateHloModule(**module, arguments, options);
   if (!result && result.error().message.empty())
     abort();

@@ -12,6 +12,7 @@ and MANIFEST.txt lists the cases with the tolerance tessel's evaluator must
 meet: `name rtol atol` (0 0 means bit-exact). Run it from anywhere:
 
   scripts/export-hlo-corpus.py          # installs requirements-jax.txt into .venv
+  scripts/export-hlo-corpus.py NAME...  # only these cases (MANIFEST lists all)
 
 The outputs are deterministic for a given jax/jaxlib version (pinned in
 requirements-jax.txt); the test suite only reads the committed files.
@@ -196,6 +197,99 @@ def mixed_bf16_dot(x, w):
     return jnp.dot(x, w, preferred_element_type=jnp.float32)
 
 
+def while_loops(x):
+    def body(i, acc):
+        return acc * 0.5 + jnp.sin(acc) * i.astype(acc.dtype)
+    a = lax.fori_loop(0, 5, body, x)
+    def step(carry, row):
+        carry = carry + row
+        return carry, carry * 2
+    last, ys = lax.scan(step, jnp.zeros(x.shape[1:], x.dtype), x)
+    n = lax.while_loop(lambda c: c[1] < 100.0, lambda c: (c[0] + 1, c[1] * 2.0 + 1.0),
+                       (jnp.int32(0), jnp.abs(x[0, 0]) + 0.1))
+    return a, last, ys, n[0]
+
+
+def conditionals(x, k):
+    a = lax.cond(k > 1, lambda v: jnp.tanh(v), lambda v: v * 3.0, x)
+    b = lax.switch(k, [lambda v: v + 1.0, lambda v: v - 1.0, lambda v: jnp.exp(v)], x)
+    c = lax.cond(k < 1, lambda v: lax.fori_loop(0, 3, lambda i, w: w * 2.0, v),
+                 lambda v: v, x)
+    return a, b, c
+
+
+def random_numbers(seed):
+    key = jax.random.key(seed)
+    k1, k2 = jax.random.split(key)
+    return (jax.random.uniform(k1, (4, 8)), jax.random.normal(k2, (16,)),
+            jax.random.randint(k1, (10,), 0, 100), jax.random.bits(k2, (3, 5)))
+
+
+def rng_bit_generators(key):
+    outs = []
+    for algorithm in (lax.RandomAlgorithm.RNG_DEFAULT, lax.RandomAlgorithm.RNG_THREE_FRY,
+                      lax.RandomAlgorithm.RNG_PHILOX):
+        state, bits = lax.rng_bit_generator(key, (5, 7), dtype=jnp.uint32,
+                                            algorithm=algorithm)
+        state2, bits3 = lax.rng_bit_generator(state, (3,), dtype=jnp.uint32,
+                                              algorithm=algorithm)
+        state3, even = lax.rng_bit_generator(state2, (3, 4, 6), dtype=jnp.uint32,
+                                             algorithm=algorithm)
+        _, scalar = lax.rng_bit_generator(state3, (), dtype=jnp.uint32,
+                                          algorithm=algorithm)
+        outs += [state, bits, bits3, even, scalar]
+    return tuple(outs)
+
+
+def gathers(x, idx, rows):
+    return (x[idx], jnp.take(x, idx, axis=1, mode="clip"), x[idx, 1:3],
+            jnp.take(x, idx - 3, axis=0, mode="fill", fill_value=-1.0),
+            jax.vmap(lambda r, i: r[i])(x[:4], rows), x[rows[:, None], idx[None, :3]])
+
+
+def scatters(x, idx, v):
+    return (x.at[idx].add(v), x.at[idx].set(v), x.at[idx].max(v),
+            x.at[idx - 2].add(v, mode="drop"), x.at[:, idx[:3]].multiply(2.0),
+            jax.vmap(lambda r, i, w: r.at[i].add(w))(x[:3], idx[:3], v[:3, 0]))
+
+
+def sorts(x, k):
+    return (jnp.sort(x, axis=1), jnp.argsort(x, axis=0, stable=True).astype(jnp.int32),
+            jnp.sort(k), jnp.argsort(-k, descending=True).astype(jnp.int32),
+            *lax.sort((x[:, 0], x[:, 1]), num_keys=1), *lax.top_k(x, 3))
+
+
+def convolutions(x, w, g, d):
+    dn = ("NHWC", "HWIO", "NHWC")
+    a = lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn)
+    b = lax.conv_general_dilated(x, w, (2, 1), ((1, 2), (0, 1)), lhs_dilation=(1, 2),
+                                 rhs_dilation=(2, 1), dimension_numbers=dn)
+    c = lax.conv_general_dilated(x, g, (1, 1), "VALID", dimension_numbers=dn,
+                                 feature_group_count=3)
+    e = lax.conv_general_dilated(jnp.transpose(x, (0, 3, 1, 2)), d, (1, 1), "VALID",
+                                 dimension_numbers=("NCHW", "OIHW", "NCHW"),
+                                 batch_group_count=2)
+    return a, b, c, e
+
+
+def complex_math(x, y):
+    z = lax.complex(x, y)
+    w = lax.complex(y, x * 0.5)
+    return (jnp.real(z * w), jnp.imag(z / w), jnp.abs(z), jnp.real(jnp.exp(z)),
+            jnp.imag(jnp.sqrt(z)), jnp.real(jnp.log(z) + z - w), jnp.imag(jnp.conj(z) * 2),
+            z * w + z)
+
+
+def reduce_precisions(x):
+    return (lax.reduce_precision(x, exponent_bits=5, mantissa_bits=10),
+            lax.reduce_precision(x, exponent_bits=8, mantissa_bits=7),
+            lax.reduce_precision(x * 1e5, exponent_bits=4, mantissa_bits=3))
+
+
+def cumulative(x):
+    return jnp.cumsum(x, axis=1), jnp.cumprod(x, axis=0), lax.cummax(x, axis=1)
+
+
 ints = lambda seed, shape, lo, hi, dt: (  # noqa: E731
     np.random.RandomState(seed).randint(lo, hi, size=shape).astype(dt))
 
@@ -250,6 +344,29 @@ CASES = [
     ("iota_broadcast_f32", iota_broadcast, [rand(41, (3, 4), F32)], 0, 0),
     ("nested_call_f32", nested_call, [rand(42, (4, 8), F32)], 4e-6, 1e-6),
     ("bitcast_convert_f32", bitcast_convert, [rand(43, (4, 8), F32)], 0, 0),
+    ("while_loops_f32", while_loops, [rand(44, (6, 5), F32)], 4e-6, 1e-6),
+    ("conditionals_f32", conditionals, [rand(45, (3, 4), F32), np.int32(2)], 4e-6, 1e-6),
+    ("random_u32", random_numbers, [np.uint32(42)], 0, 0),
+    ("rng_bit_generator_u32", rng_bit_generators,
+     [np.array([1, 2, 3, 4], np.uint32)], 0, 0),
+    ("gather_f32", gathers,
+     [rand(46, (7, 5), F32), np.array([4, 0, 6, 2, 9, -1], np.int32),
+      np.array([3, 0, 4, 1], np.int32)], 0, 0),
+    ("scatter_f32", scatters,
+     [rand(47, (6, 5), F32), np.array([1, 3, 1, 5, 8, 0], np.int32),
+      rand(48, (6, 5), F32)], 0, 0),
+    ("sort_f32", sorts,
+     [np.concatenate([rand(49, (6, 7), F32),
+                      np.array([[np.nan, -0.0, 0.0, 1, 1, -np.inf, np.inf]], F32)]),
+      ints(50, (20,), -5, 5, np.int32)], 0, 0),
+    ("convolution_f32", convolutions,
+     [rand(51, (2, 6, 5, 3), F32), rand(52, (3, 2, 3, 4), F32), rand(53, (2, 2, 1, 6), F32),
+      rand(54, (4, 3, 2, 2), F32)], 1e-5, 1e-5),
+    ("complex_c64", complex_math, [rand(55, (4, 6), F32), rand(56, (4, 6), F32)], 1e-5, 1e-6),
+    ("reduce_precision_f32", reduce_precisions,
+     [np.concatenate([rand(57, (60,), F32, 100),
+                      np.array([np.nan, np.inf, 1e-30, 65520.0], F32)])], 0, 0),
+    ("cumulative_f32", cumulative, [rand(58, (5, 9), F32)], 1e-5, 1e-6),
 ]
 
 
@@ -265,7 +382,11 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     lines = ["# name rtol atol (0 0: bit-exact); written by scripts/export-hlo-corpus.py",
              "# jax %s, jaxlib %s, XLA:CPU" % (jax.__version__, jax.lib.__version__)]
+    only = set(sys.argv[1:])
     for name, fn, inputs, rtol, atol in CASES:
+        lines.append("%s %g %g" % (name, rtol, atol))
+        if only and name not in only:
+            continue
         case = os.path.join(OUT, name)
         os.makedirs(case, exist_ok=True)
         for old in os.listdir(case):
@@ -283,7 +404,6 @@ def main():
             save(os.path.join(case, "input%d.npy" % i), x)
         for i, y in enumerate(outputs):
             save(os.path.join(case, "output%d.npy" % i), y)
-        lines.append("%s %g %g" % (name, rtol, atol))
         print("export-hlo-corpus: %s (%d inputs, %d outputs)" % (name, len(inputs), len(outputs)))
     with open(os.path.join(OUT, "MANIFEST.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")

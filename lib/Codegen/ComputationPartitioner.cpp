@@ -167,9 +167,15 @@ std::optional<Error> Partitioner::check() const {
 const Expected<HloInstructionIndexing> &
 Partitioner::indexingOf(const HloInstruction &user) {
   auto it = indexing.find(&user);
-  if (it == indexing.end())
-    it = indexing.emplace(&user, computeOutputToInputIndexing(user, 0, context))
-             .first;
+  if (it == indexing.end()) {
+    Expected<HloInstructionIndexing> maps =
+        computeOutputToInputIndexing(user, 0, context);
+    // The partitioner needs every read: unknown indexing is no answer.
+    if (maps && maps->hasUnknown())
+      maps = Error(std::string(hloOpcodeName(user.opcode())) + " %" +
+                   user.name() + ": no indexing maps for this op");
+    it = indexing.emplace(&user, std::move(maps)).first;
+  }
   return it->second;
 }
 

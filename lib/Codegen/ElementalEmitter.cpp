@@ -373,6 +373,8 @@ ElementalEmitter::emitThroughMap(const HloInstruction &instruction,
       computeOutputToInputIndexing(instruction, 0, b.getContext());
   if (!reads)
     return fail(instruction, reads.error().message);
+  if (reads->isUnknown(0))
+    return fail(instruction, "no indexing maps for this op");
   if (reads->maps.empty() || reads->maps[0].size() != 1)
     return fail(instruction, "expected one indexing map for operand 0");
   const IndexingMap &map = reads->maps[0].front();
@@ -391,6 +393,8 @@ ElementalEmitter::emitPad(const HloInstruction &instruction,
       computeOutputToInputIndexing(instruction, 0, b.getContext());
   if (!reads)
     return fail(instruction, reads.error().message);
+  if (reads->maps.empty() || reads->maps[0].empty())
+    return fail(instruction, "expected an indexing map for operand 0");
   const IndexingMap &map = reads->maps[0].front();
   auto padValue = emitOperand(instruction, 1, {});
   if (mlir::failed(padValue))

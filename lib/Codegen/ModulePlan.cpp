@@ -518,6 +518,15 @@ Expected<ModulePlan> planModule(const HloModule &module) {
       }
       std::vector<int> inputs;
       for (int64_t i = 0; i < instruction.operandCount(); ++i) {
+        // A kernel reads arrays: a tuple operand (of a conditional, a
+        // while, a call) would reach the emitters as a tensor of no type.
+        if (!instruction.operand(i)->shape().isArray())
+          return Error(where(instruction) + "cannot compile %" +
+                       instruction.name() + " (" +
+                       std::string(hloOpcodeName(instruction.opcode())) +
+                       "): operand " + std::to_string(i) +
+                       " is a tuple, which the compiler reads only through "
+                       "get-tuple-element");
         Expected<int> b = operandBuffer(i);
         if (!b)
           return b.error();

@@ -11,11 +11,18 @@
 #include "tessel/Hlo/HloInstruction.h"
 #include "tessel/Support/Expected.h"
 
+#include <functional>
+#include <optional>
+
 namespace tessel::eval {
 
 /// How an element type computes.
 enum class Kind { Pred, Signed, Unsigned, Narrow, F64, Complex, Other };
 Kind kindOf(PrimitiveType type);
+
+/// A key that orders the floats of x in XLA's total order (-NaN < -inf <
+/// ... < -0 < +0 < ... < inf < NaN). @pre x holds floats.
+int64_t totalOrderKeyAt(const Literal &x, int64_t i);
 
 /// Whether `op` on elements of `type` is defined here (binaryAt may be
 /// used).
@@ -39,6 +46,75 @@ Expected<Literal> select(const Literal &p, const Literal &t, const Literal &f,
                          const Shape &result);
 Expected<Literal> clamp(const Literal &lo, const Literal &x, const Literal &hi,
                         const Shape &result);
+
+/// c64/c128 (EvaluatorComplex.cpp): binary ops add, subtract, multiply,
+/// divide, power; unary ops negate, abs (to the part type), sign and the
+/// transcendental functions; real, imag and complex.
+bool supportsComplexBinary(HloOpcode op);
+void complexBinaryAt(HloOpcode op, const Literal &a, int64_t i,
+                     const Literal &b, int64_t j, Literal &out, int64_t o);
+Expected<Literal> complexUnary(HloOpcode op, const Literal &x,
+                               const Shape &result);
+Expected<Literal> realOrImag(HloOpcode op, const Literal &x,
+                             const Shape &result);
+Expected<Literal> makeComplex(const Literal &re, const Literal &im,
+                              const Shape &result);
+
+/// reduce-precision with `exponent_bits=` and `mantissa_bits=`, as XLA
+/// computes it on the bits (round to nearest even, then overflow to
+/// infinity and underflow to zero of the narrow format).
+Expected<Literal> reducePrecision(const HloInstruction &inst, const Literal &x,
+                                  const Shape &result);
+
+/// convolution with dim_labels, window (strides, padding, lhs and rhs
+/// dilation, reversal), feature_group_count and batch_group_count.
+Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
+                              const Literal &rhs);
+
+/// rng-bit-generator with `algorithm=` rng_three_fry, rng_philox or
+/// rng_default (Philox, as XLA:CPU), bit-exact with XLA's expansion.
+Expected<Literal> rngBitGenerator(const HloInstruction &inst,
+                                  const Literal &state);
+
+/// gather with XLA's dimension numbers (read from the verbatim attributes),
+/// start indices clamped so each slice fits the operand.
+Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,
+                         const Literal &indices);
+
+/// Combines update element `u` of the updates (operands[firstUpdate..]) into
+/// element `o` of every result, through scatter's to_apply.
+using ScatterCombiner = std::function<std::optional<Error>(
+    std::vector<Literal> &results, int64_t o,
+    const std::vector<const Literal *> &operands, size_t firstUpdate,
+    int64_t u)>;
+
+/// scatter (variadic: n operands, the indices, n updates); updates whose
+/// window does not fit the operand are skipped, the others are combined in
+/// row-major order of the updates.
+Expected<Literal> scatter(const HloInstruction &inst,
+                          const std::vector<const Literal *> &operands,
+                          const ScatterCombiner &combine);
+
+/// Whether the element at linear index i of the operands goes before the
+/// one at j (sort's comparator applied to lhs_0, rhs_0, lhs_1, rhs_1, ...).
+using SortComparator = std::function<Expected<bool>(
+    const std::vector<const Literal *> &operands, int64_t i, int64_t j)>;
+
+/// sort along `dimensions={d}`, stable (which also serves is_stable=false).
+Expected<Literal> sort(const HloInstruction &inst,
+                       const std::vector<const Literal *> &operands,
+                       const SortComparator &less);
+
+/// The TopK custom-call: the first k (the result's last dim) of each line
+/// along the last dim, sorted by the comparator on (x, iota), and their
+/// positions.
+Expected<Literal> topK(const HloInstruction &inst, const Literal &operand,
+                       const SortComparator &less);
+
+/// The topk op (`k=`, `largest=`): the k largest (or smallest) of each line
+/// along the last dim in XLA's total order, ties by position, and their
+/// positions.
+Expected<Literal> topKOp(const HloInstruction &inst, const Literal &operand);
 
 } // namespace tessel::eval
 

@@ -8,6 +8,7 @@
 #include "tessel/Hlo/HloEvaluator.h"
 
 #include "EvaluatorOps.h"
+#include "RawAttributes.h"
 
 #include "tessel/Support/Host.h"
 
@@ -98,6 +99,28 @@ constexpr const char *kElidedHint =
     "--xla_dump_hlo_as_text --xla_dump_large_constants', or print it with "
     "HloPrintOptions::print_large_constants";
 
+/// Ops the verifier does not check but the evaluator runs: it checks their
+/// operands and attributes itself.
+bool isEvaluatedOnly(HloOpcode op) {
+  switch (op) {
+  case HloOpcode::While:
+  case HloOpcode::Conditional:
+  case HloOpcode::Gather:
+  case HloOpcode::Scatter:
+  case HloOpcode::Sort:
+  case HloOpcode::TopK:
+  case HloOpcode::Real:
+  case HloOpcode::Imag:
+  case HloOpcode::Complex:
+  case HloOpcode::ReducePrecision:
+  case HloOpcode::Convolution:
+  case HloOpcode::RngBitGenerator:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool isCall(const HloInstruction &inst) {
   return (inst.opcode() == HloOpcode::Call ||
           inst.opcode() == HloOpcode::Fusion) &&
@@ -166,10 +189,23 @@ private:
                            const std::vector<Value> &operands, int depth);
   Expected<Literal> reduceWindow(const HloInstruction &inst,
                                  const std::vector<Value> &operands, int depth);
+  /// reduce-window when it is a prefix scan along `dim` (prefixScanDim).
+  Expected<Literal> prefixScan(const std::vector<Value> &operands,
+                               std::vector<Literal> results, int64_t dim,
+                               const HloOpcode *fast,
+                               const HloComputation &reducer, int depth);
   Expected<Literal> dot(const HloInstruction &inst, const Literal &lhs,
                         const Literal &rhs);
   Expected<Literal> map(const HloInstruction &inst,
                         const std::vector<Value> &operands, int depth);
+  Expected<Literal> scatter(const HloInstruction &inst,
+                            const std::vector<Value> &operands, int depth);
+  Expected<Literal> sort(const HloInstruction &inst,
+                         const std::vector<Value> &operands, int depth);
+  Expected<Literal> whileLoop(const HloInstruction &inst, const Value &init,
+                              int depth);
+  Expected<Literal> conditional(const HloInstruction &inst,
+                                const std::vector<Value> &operands, int depth);
   /// Applies a reducer to accumulators and elements (scalars), updating
   /// the accumulators.
   Expected<bool> combine(const HloComputation &reducer,
@@ -179,6 +215,8 @@ private:
 
   const EvaluatorOptions &options;
   int64_t maxBytes;
+  /// Loop iterations run so far (all loops), against options.maxSteps.
+  int64_t steps = 0;
 };
 
 Expected<Literal> Evaluator::run(const HloComputation &computation,
@@ -229,6 +267,16 @@ Expected<Literal> Evaluator::run(const HloComputation &computation,
       values[i] = it->second.second;
     } else {
       Expected<Literal> result = evaluate(inst, operands, arguments, depth);
+      // The verifier does not check the ops only the evaluator runs: a
+      // value of another shape than declared would mislead its users.
+      if (result && !inst.passesValueThrough() &&
+          (isEvaluatedOnly(inst.opcode()) ||
+           inst.opcode() == HloOpcode::CustomCall) &&
+          result->shape().toStringWithoutLayout() !=
+              inst.shape().toStringWithoutLayout())
+        result = Error(
+            "the op gives " + result->shape().toStringWithoutLayout() +
+            ", its declared shape is " + inst.shape().toStringWithoutLayout());
       if (!result)
         return Error(isCall(inst) ? result.error().message
                                   : at(inst) + "%" + inst.name() + ": " +
@@ -263,7 +311,13 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
     value.setLayout(shape.isTuple() ? std::nullopt : shape.layout);
     return value;
   }
-  if (!isSupportedOpcode(op))
+  const std::string *target = inst.rawAttribute("custom_call_target");
+  bool isTopK = op == HloOpcode::CustomCall && target && *target == "\"TopK\"";
+  if (op == HloOpcode::CustomCall && target && !isTopK)
+    return Error("custom-call " + *target +
+                 " is not supported by the evaluator (it runs TopK, "
+                 "Sharding)");
+  if (!isSupportedOpcode(op) && !isEvaluatedOnly(op) && !isTopK)
     return Error("opcode " + std::string(hloOpcodeName(op)) +
                  " is not supported by the evaluator");
   for (const Value &operand : operands)
@@ -349,6 +403,52 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
     return dot(inst, x(0), x(1));
   case HloOpcode::Map:
     return map(inst, operands, depth);
+  case HloOpcode::While:
+    if (operands.size() != 1)
+      return Error("while takes one operand, found " +
+                   std::to_string(operands.size()));
+    return whileLoop(inst, operands[0], depth);
+  case HloOpcode::Conditional:
+    return conditional(inst, operands, depth);
+  case HloOpcode::Gather:
+    if (operands.size() != 2)
+      return Error("gather takes an operand and indices");
+    return eval::gather(inst, x(0), x(1));
+  case HloOpcode::Scatter:
+    return scatter(inst, operands, depth);
+  case HloOpcode::Sort:
+  case HloOpcode::CustomCall:
+    return sort(inst, operands, depth);
+  case HloOpcode::Real:
+  case HloOpcode::Imag:
+  case HloOpcode::ReducePrecision:
+    if (operands.size() != 1 || x(0).isTuple() || shape.isTuple() ||
+        x(0).dims() != shape.dims)
+      return Error(std::string(hloOpcodeName(op)) +
+                   " takes one array of the result's dims");
+    if (op == HloOpcode::ReducePrecision)
+      return x(0).elementType() == shape.elementType
+                 ? eval::reducePrecision(inst, x(0), shape)
+                 : Error("reduce-precision keeps the element type");
+    return eval::realOrImag(op, x(0), shape);
+  case HloOpcode::RngBitGenerator:
+    if (operands.size() != 1)
+      return Error("rng-bit-generator takes the state");
+    return eval::rngBitGenerator(inst, x(0));
+  case HloOpcode::Convolution:
+    if (operands.size() != 2)
+      return Error("convolution takes an input and a kernel");
+    return eval::convolution(inst, x(0), x(1));
+  case HloOpcode::Complex:
+    if (operands.size() != 2 || x(0).isTuple() || x(1).isTuple() ||
+        shape.isTuple() || x(0).dims() != shape.dims ||
+        x(1).dims() != shape.dims)
+      return Error("complex takes two arrays of the result's dims");
+    return eval::makeComplex(x(0), x(1), shape);
+  case HloOpcode::TopK:
+    if (operands.size() != 1)
+      return Error("topk takes one operand");
+    return eval::topKOp(inst, x(0));
   default:
     return Error("opcode " + std::string(hloOpcodeName(op)) +
                  " is not supported by the evaluator");
@@ -645,6 +745,71 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
   return Literal::makeTuple(std::move(results));
 }
 
+/// The dim along which a reduce-window is a prefix scan (cumsum, cumprod,
+/// cummax as jax lowers them): there the window spans the whole dim or more
+/// with size-1 padding before and none after, every other dim has a window
+/// of 1, strides and dilations are 1 and nothing is reversed. Then output i
+/// covers input elements 0..i exactly.
+std::optional<int64_t> prefixScanDim(const std::vector<WindowDim> &window,
+                                     const std::vector<int64_t> &inDims,
+                                     const std::vector<int64_t> &outDims) {
+  if (window.size() != inDims.size() || inDims != outDims)
+    return std::nullopt;
+  std::optional<int64_t> scan;
+  for (size_t d = 0; d < window.size(); ++d) {
+    const WindowDim &w = window[d];
+    if (w.stride != 1 || w.baseDilation != 1 || w.windowDilation != 1 ||
+        w.reversal || w.paddingHigh != 0)
+      return std::nullopt;
+    if (w.size == 1 && w.paddingLow == 0)
+      continue;
+    if (scan || w.paddingLow != w.size - 1 || w.size < inDims[d])
+      return std::nullopt;
+    scan = static_cast<int64_t>(d);
+  }
+  return scan;
+}
+
+Expected<Literal> Evaluator::prefixScan(const std::vector<Value> &operands,
+                                        std::vector<Literal> results,
+                                        int64_t dim, const HloOpcode *fast,
+                                        const HloComputation &reducer,
+                                        int depth) {
+  // Output i along dim folds elements 0..i in order: output i-1 folded with
+  // element i. One pass per row, not one per output.
+  size_t n = operands.size() / 2;
+  std::vector<Value> inputs(operands.begin(), operands.begin() + n);
+  const Literal &first = *inputs[0];
+  int64_t stride = 1;
+  for (int64_t k = dim + 1; k < first.rank(); ++k)
+    stride *= first.dims()[k];
+  int64_t length = first.dims()[dim];
+  std::vector<Literal> accumulators(n);
+  for (int64_t o = 0; o < results[0].elementCount(); ++o) {
+    bool starts = (o / stride) % length == 0;
+    for (size_t k = 0; k < n; ++k)
+      copyElement(starts ? *operands[n + k] : results[k],
+                  starts ? 0 : o - stride, results[k], o);
+    if (fast) {
+      eval::binaryAt(*fast, results[0], o, first, o, results[0], o);
+      continue;
+    }
+    for (size_t j = 0; j < n; ++j) {
+      accumulators[j] = Literal(Shape(results[j].elementType(), {}));
+      copyElement(results[j], o, accumulators[j], 0);
+    }
+    Expected<bool> ok = combine(reducer, accumulators, inputs,
+                                std::vector<int64_t>(n, o), depth);
+    if (!ok)
+      return ok.takeError();
+    for (size_t j = 0; j < n; ++j)
+      copyElement(accumulators[j], 0, results[j], o);
+  }
+  if (n == 1)
+    return std::move(results[0]);
+  return Literal::makeTuple(std::move(results));
+}
+
 Expected<Literal> Evaluator::reduceWindow(const HloInstruction &inst,
                                           const std::vector<Value> &operands,
                                           int depth) {
@@ -665,6 +830,9 @@ Expected<Literal> Evaluator::reduceWindow(const HloInstruction &inst,
   std::optional<HloOpcode> fast = n == 1 ? simpleBinary(reducer) : std::nullopt;
   if (fast && reducer.root()->shape().elementType != first.elementType())
     fast.reset();
+  if (std::optional<int64_t> d = prefixScanDim(window, first.dims(), outDims))
+    return prefixScan(operands, std::move(results), *d, fast ? &*fast : nullptr,
+                      reducer, depth);
   int64_t windowCount = 1;
   for (int64_t size : windowDims)
     windowCount *= size;
@@ -809,6 +977,210 @@ Expected<Literal> Evaluator::map(const HloInstruction &inst,
     copyElement(*r, 0, out, i);
   }
   return out;
+}
+
+Expected<Literal> Evaluator::scatter(const HloInstruction &inst,
+                                     const std::vector<Value> &operands,
+                                     int depth) {
+  Expected<std::vector<const HloComputation *>> callees =
+      eval::calleesAttribute(inst, "to_apply");
+  if (!callees)
+    return callees.takeError();
+  if (callees->size() != 1)
+    return Error("scatter needs one computation in to_apply=");
+  const HloComputation &combiner = *callees->front();
+  size_t n = operands.size() / 2;
+  std::optional<HloOpcode> fast =
+      n == 1 ? simpleBinary(combiner) : std::nullopt;
+  if (fast &&
+      (combiner.root()->shape().elementType != operands[0]->elementType() ||
+       operands[2]->elementType() != operands[0]->elementType()))
+    fast.reset();
+  std::vector<const Literal *> literals;
+  for (const Value &operand : operands)
+    literals.push_back(operand.get());
+  auto combineAt = [&](std::vector<Literal> &results, int64_t o,
+                       const std::vector<const Literal *> &all,
+                       size_t firstUpdate, int64_t u) -> std::optional<Error> {
+    if (fast) {
+      eval::binaryAt(*fast, results[0], o, *all[firstUpdate], u, results[0], o);
+      return std::nullopt;
+    }
+    std::vector<Literal> accumulators(n);
+    for (size_t k = 0; k < n; ++k) {
+      accumulators[k] = Literal(Shape(results[k].elementType(), {}));
+      copyElement(results[k], o, accumulators[k], 0);
+    }
+    std::vector<Value> updates;
+    for (size_t k = 0; k < n; ++k)
+      updates.push_back(std::shared_ptr<const Literal>(
+          std::shared_ptr<const Literal>(), all[firstUpdate + k]));
+    Expected<bool> ok = this->combine(combiner, accumulators, updates,
+                                      std::vector<int64_t>(n, u), depth);
+    if (!ok)
+      return ok.takeError();
+    for (size_t k = 0; k < n; ++k) {
+      if (accumulators[k].isTuple() ||
+          accumulators[k].elementType() != results[k].elementType() ||
+          accumulators[k].elementCount() != 1)
+        return Error("the combiner %" + combiner.name() + " returns " +
+                     accumulators[k].shape().toStringWithoutLayout() +
+                     ", expected a scalar of the operand's type");
+      copyElement(accumulators[k], 0, results[k], o);
+    }
+    return std::nullopt;
+  };
+  return eval::scatter(inst, literals, combineAt);
+}
+
+Expected<Literal> Evaluator::sort(const HloInstruction &inst,
+                                  const std::vector<Value> &operands,
+                                  int depth) {
+  bool isTopK = inst.opcode() == HloOpcode::CustomCall;
+  Expected<std::vector<const HloComputation *>> callees =
+      eval::calleesAttribute(inst, isTopK ? "called_computations" : "to_apply");
+  if (!callees)
+    return callees.takeError();
+  if (callees->size() != 1)
+    return Error(std::string(isTopK ? "TopK" : "sort") +
+                 " needs one comparator computation");
+  const HloComputation &comparator = *callees->front();
+  auto less = [&](const std::vector<const Literal *> &arrays, int64_t i,
+                  int64_t j) -> Expected<bool> {
+    // A comparator of two parameters sees the first operand only (TopK's
+    // may take just the values).
+    size_t used = comparator.parameters().size() == 2 ? 1 : arrays.size();
+    std::vector<Value> args;
+    for (size_t k = 0; k < used; ++k)
+      for (int64_t at : {i, j}) {
+        Literal element(Shape(arrays[k]->elementType(), {}));
+        copyElement(*arrays[k], at, element, 0);
+        args.push_back(std::make_shared<const Literal>(std::move(element)));
+      }
+    Expected<Literal> r = run(comparator, args, depth + 1);
+    if (!r)
+      return r.takeError();
+    if (r->isTuple() || r->elementType() != PrimitiveType::Pred ||
+        r->elementCount() != 1)
+      return Error("the comparator %" + comparator.name() + " returns " +
+                   r->shape().toStringWithoutLayout() + ", expected pred[]");
+    return r->getBits(0) != 0;
+  };
+  std::vector<const Literal *> literals;
+  for (const Value &operand : operands)
+    literals.push_back(operand.get());
+  if (isTopK) {
+    if (literals.size() != 1)
+      return Error("TopK takes one operand");
+    return eval::topK(inst, *literals[0], less);
+  }
+  return eval::sort(inst, literals, less);
+}
+
+/// The one computation `key=` names (while's condition and body).
+Expected<const HloComputation *> oneCallee(const HloInstruction &inst,
+                                           std::string_view key) {
+  Expected<std::vector<const HloComputation *>> callees =
+      eval::calleesAttribute(inst, key);
+  if (!callees)
+    return callees.takeError();
+  if (callees->size() != 1)
+    return Error(std::string(hloOpcodeName(inst.opcode())) +
+                 " needs one computation in " + std::string(key) + "=");
+  return callees->front();
+}
+
+Expected<Literal> Evaluator::whileLoop(const HloInstruction &inst,
+                                       const Value &init, int depth) {
+  Expected<const HloComputation *> condition = oneCallee(inst, "condition");
+  if (!condition)
+    return condition.takeError();
+  Expected<const HloComputation *> body = oneCallee(inst, "body");
+  if (!body)
+    return body.takeError();
+  Value state = init;
+  for (;;) {
+    Expected<Literal> go = run(**condition, {state}, depth + 1);
+    if (!go)
+      return go.takeError();
+    if (go->isTuple() || go->elementType() != PrimitiveType::Pred ||
+        go->elementCount() != 1)
+      return Error("the condition %" + (*condition)->name() + " returns " +
+                   go->shape().toStringWithoutLayout() + ", expected pred[]");
+    if (go->getBits(0) == 0)
+      break;
+    if (steps >= options.maxSteps)
+      return Error("the loops ran " + std::to_string(steps) +
+                   " iterations, the most the evaluator may run "
+                   "(--max-steps); this loop has not ended");
+    ++steps;
+    Expected<Literal> next = run(**body, {state}, depth + 1);
+    if (!next)
+      return next.takeError();
+    if (next->shape().toStringWithoutLayout() !=
+        state->shape().toStringWithoutLayout())
+      return Error("the body %" + (*body)->name() + " returns " +
+                   next->shape().toStringWithoutLayout() + ", expected " +
+                   state->shape().toStringWithoutLayout());
+    state = std::make_shared<const Literal>(std::move(*next));
+  }
+  Literal result = *state;
+  result.setLayout(inst.shape().isTuple() ? std::nullopt : inst.shape().layout);
+  return result;
+}
+
+Expected<Literal> Evaluator::conditional(const HloInstruction &inst,
+                                         const std::vector<Value> &operands,
+                                         int depth) {
+  if (operands.empty())
+    return Error("conditional needs a predicate or branch index");
+  const Literal &selector = *operands[0];
+  if (selector.isTuple() || selector.elementCount() != 1 ||
+      (selector.elementType() != PrimitiveType::Pred &&
+       selector.elementType() != PrimitiveType::S32))
+    return Error("the branch selector is " +
+                 selector.shape().toStringWithoutLayout() +
+                 ", expected pred[] or s32[]");
+  std::vector<const HloComputation *> branches;
+  if (selector.elementType() == PrimitiveType::Pred &&
+      !inst.rawAttribute("branch_computations")) {
+    // true_computation=, false_computation=: branch 0 is the true one.
+    for (const char *key : {"true_computation", "false_computation"}) {
+      Expected<const HloComputation *> branch = oneCallee(inst, key);
+      if (!branch)
+        return branch.takeError();
+      branches.push_back(*branch);
+    }
+  } else {
+    Expected<std::vector<const HloComputation *>> all =
+        eval::calleesAttribute(inst, "branch_computations");
+    if (!all)
+      return all.takeError();
+    branches = std::move(*all);
+  }
+  if (branches.empty() || branches.size() + 1 != operands.size())
+    return Error("conditional has " + std::to_string(branches.size()) +
+                 " branches and " + std::to_string(operands.size() - 1) +
+                 " branch operands, expected one operand per branch");
+  // A pred selects branch 0 when true; an index out of range runs the last
+  // branch (XLA's semantics).
+  int64_t n = static_cast<int64_t>(branches.size());
+  int64_t k;
+  if (selector.elementType() == PrimitiveType::Pred) {
+    k = selector.getBits(0) ? 0 : 1;
+  } else {
+    k = selector.getInt(0);
+    if (k < 0 || k >= n)
+      k = n - 1;
+  }
+  if (k >= n)
+    return Error("a pred selector needs two branches");
+  Expected<Literal> result = run(*branches[k], {operands[k + 1]}, depth + 1);
+  if (!result)
+    return result.takeError();
+  result->setLayout(inst.shape().isTuple() ? std::nullopt
+                                           : inst.shape().layout);
+  return result;
 }
 
 } // namespace

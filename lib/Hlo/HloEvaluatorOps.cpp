@@ -250,6 +250,10 @@ template <typename T> bool compareValues(ComparisonDirection d, T a, T b) {
 
 } // namespace
 
+int64_t totalOrderKeyAt(const Literal &x, int64_t i) {
+  return totalOrderKey(x.getBits(i), bitWidth(x.elementType()));
+}
+
 bool supportsBinary(HloOpcode op, PrimitiveType type) {
   switch (kindOf(type)) {
   case Kind::Pred:
@@ -266,6 +270,8 @@ bool supportsBinary(HloOpcode op, PrimitiveType type) {
            op != HloOpcode::Xor && op != HloOpcode::ShiftLeft &&
            op != HloOpcode::ShiftRightLogical &&
            op != HloOpcode::ShiftRightArithmetic;
+  case Kind::Complex:
+    return supportsComplexBinary(op);
   default:
     return false;
   }
@@ -290,6 +296,9 @@ void binaryAt(HloOpcode op, const Literal &a, int64_t i, const Literal &b,
   case Kind::Pred:
     out.setBits(o, predBinary(op, a.getBits(i), b.getBits(j)));
     return;
+  case Kind::Complex:
+    complexBinaryAt(op, a, i, b, j, out, o);
+    return;
   default:
     return;
   }
@@ -308,6 +317,8 @@ Expected<Literal> unary(HloOpcode op, const Literal &x, const Shape &result) {
     return out;
   }
   switch (kind) {
+  case Kind::Complex:
+    return complexUnary(op, x, result);
   case Kind::Narrow:
     if (op == HloOpcode::Not || op == HloOpcode::PopulationCount ||
         op == HloOpcode::CountLeadingZeros)
@@ -408,6 +419,10 @@ Expected<Literal> compare(const HloAttributes &attributes, const Literal &x,
       r = compareValues(d, x.getInt(i), y.getInt(i));
     } else if (kind == Kind::Unsigned || kind == Kind::Pred) {
       r = compareValues(d, x.getBits(i), y.getBits(i));
+    } else if (kind == Kind::Complex &&
+               (d == ComparisonDirection::Eq || d == ComparisonDirection::Ne)) {
+      r = (x.getComplex(i) == y.getComplex(i)) ==
+          (d == ComparisonDirection::Eq);
     } else {
       return Error(typeError(HloOpcode::Compare, type));
     }
@@ -419,6 +434,18 @@ Expected<Literal> compare(const HloAttributes &attributes, const Literal &x,
 Expected<Literal> convert(const Literal &x, const Shape &result) {
   Literal out(result);
   Kind from = kindOf(x.elementType()), to = kindOf(result.elementType);
+  if (to == Kind::Complex && from != Kind::Other) {
+    // A real value becomes the real part; c64 <-> c128 rounds each part.
+    for (int64_t i = 0; i < x.elementCount(); ++i)
+      out.setComplex(i, from == Kind::Complex
+                            ? x.getComplex(i)
+                            : std::complex<double>(
+                                  from == Kind::Narrow || from == Kind::F64
+                                      ? x.getDouble(i)
+                                      : static_cast<double>(x.getInt(i)),
+                                  0));
+    return out;
+  }
   if (from == Kind::Complex || to == Kind::Complex || from == Kind::Other ||
       to == Kind::Other)
     return Error("convert from " +

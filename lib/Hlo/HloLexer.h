@@ -65,6 +65,9 @@ public:
   /// `AxBxC` (numbersPerDim 1) or `a_bxc_d` (2).
   bool parseDimGroups(std::vector<std::vector<int64_t>> &groups,
                       int numbersPerDim);
+  /// `{size=2x2 stride=2x1 pad=0_1x0_0 lhs_dilate=.. rhs_dilate=..
+  /// rhs_reversal=..}` (reduce-window's and convolution's window).
+  bool parseWindow(std::vector<WindowDim> &window);
   /// The text of an attribute value up to the next ',' or new line outside
   /// brackets and strings.
   bool rawValue(std::string &value);

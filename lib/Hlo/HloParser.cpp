@@ -106,7 +106,6 @@ private:
                      const std::map<std::string, HloInstruction *> &names);
   bool parseAttribute(HloInstruction &inst, std::string_view key,
                       size_t keyPos);
-  bool parseWindow(std::vector<WindowDim> &window);
   bool parseCalledNames(HloInstruction &inst);
   bool resolveCalls(HloModule &module);
 
@@ -529,60 +528,6 @@ bool HloTextParser::parseAttribute(HloInstruction &inst, std::string_view key,
                   quoted(value));
 }
 
-bool HloTextParser::parseWindow(std::vector<WindowDim> &window) {
-  if (!expect('{', "'{' to open the window"))
-    return false;
-  std::set<std::string> seen;
-  size_t rank = 0;
-  bool haveRank = false;
-  while (!consume('}')) {
-    size_t keyPos = (skipSpace(), pos);
-    std::string key(word());
-    if (key != "size" && key != "stride" && key != "pad" &&
-        key != "lhs_dilate" && key != "rhs_dilate" && key != "rhs_reversal")
-      return fail(keyPos, "expected a window field (size, stride, pad, "
-                          "lhs_dilate, rhs_dilate, rhs_reversal) or '}' but "
-                          "found " +
-                              found());
-    if (!seen.insert(key).second)
-      return fail(keyPos, "window field " + key + " is given twice");
-    if (!expect('=', "'=' after the window field"))
-      return false;
-    size_t valuePos = (skipSpace(), pos);
-    std::vector<std::vector<int64_t>> values;
-    if (!parseDimGroups(values, key == "pad" ? 2 : 1))
-      return false;
-    if (!haveRank) {
-      rank = values.size();
-      haveRank = true;
-      window.assign(rank, WindowDim());
-    } else if (values.size() != rank) {
-      return fail(valuePos, "window field " + key + " has " +
-                                std::to_string(values.size()) +
-                                " dims, expected " + std::to_string(rank));
-    }
-    for (size_t d = 0; d < rank; ++d) {
-      WindowDim &dim = window[d];
-      const std::vector<int64_t> &v = values[d];
-      if (key == "size")
-        dim.size = v[0];
-      else if (key == "stride")
-        dim.stride = v[0];
-      else if (key == "pad")
-        dim.paddingLow = v[0], dim.paddingHigh = v[1];
-      else if (key == "lhs_dilate")
-        dim.baseDilation = v[0];
-      else if (key == "rhs_dilate")
-        dim.windowDilation = v[0];
-      else
-        dim.reversal = v[0] != 0;
-    }
-  }
-  if (haveRank && !seen.count("size"))
-    return fail(pos, "the window has no size=");
-  return true;
-}
-
 bool HloTextParser::parseCalledNames(HloInstruction &inst) {
   bool braced = consume('{');
   do {
@@ -627,6 +572,17 @@ Expected<Literal> parseLiteral(std::string_view text, const Shape &shape) {
                  ": expected the end of the literal but found " +
                  lexer.found());
   return literal;
+}
+
+Expected<std::vector<WindowDim>> parseWindow(std::string_view text) {
+  HloLexer lexer(text, /*columnsOnly=*/true);
+  std::vector<WindowDim> window;
+  if (!lexer.parseWindow(window))
+    return lexer.takeError();
+  if (!lexer.atEnd())
+    return Error(std::to_string(lexer.position() + 1) +
+                 ": expected the end of the window but found " + lexer.found());
+  return window;
 }
 
 } // namespace tessel

@@ -8,6 +8,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <set>
 #include <tuple>
 
 using mlir::AffineExpr;
@@ -23,6 +24,22 @@ bool HloInstructionIndexing::addMap(size_t id, IndexingMap map) {
       return false;
   maps[id].push_back(std::move(map));
   return true;
+}
+
+void HloInstructionIndexing::markUnknown(size_t id) {
+  if (maps.size() <= id)
+    maps.resize(id + 1);
+  if (unknown.size() < maps.size())
+    unknown.resize(maps.size(), false);
+  unknown[id] = true;
+  maps[id].clear();
+}
+
+bool HloInstructionIndexing::hasUnknown() const {
+  for (bool u : unknown)
+    if (u)
+      return true;
+  return false;
 }
 
 void HloInstructionIndexing::simplify() {
@@ -47,6 +64,8 @@ std::string HloInstructionIndexing::toString(const std::string &label) const {
     if (id)
       os << "\n";
     os << label << " id = " << id << "\n";
+    if (isUnknown(id))
+      os << "unknown indexing\n";
     for (const IndexingMap &map : maps[id])
       os << map << "\n";
   }
@@ -197,6 +216,7 @@ Expected<bool> propagateBack(
     const HloInstruction &fusion, const HloInstruction &inst, int64_t outputId,
     const MapSet &maps,
     std::map<std::pair<const HloInstruction *, int64_t>, MapSet> &pending,
+    std::set<const HloInstruction *> &unknownValues,
     mlir::MLIRContext *context) {
   auto add = [&](const HloInstruction *target, int64_t id,
                  IndexingMap map) -> bool {
@@ -223,7 +243,11 @@ Expected<bool> propagateBack(
       computeOutputToInputIndexing(inst, outputId, context);
   if (!own)
     return own.takeError();
-  for (size_t k = 0; k < own->maps.size(); ++k)
+  for (size_t k = 0; k < own->maps.size(); ++k) {
+    if (own->isUnknown(k)) {
+      unknownValues.insert(inst.operand(k));
+      continue;
+    }
     for (const IndexingMap &map : maps)
       for (const IndexingMap &operandMap : own->maps[k]) {
         Expected<IndexingMap> composed =
@@ -234,6 +258,7 @@ Expected<bool> propagateBack(
         if (!add(inst.operand(k), 0, std::move(*composed)))
           return tooManyMaps(fusion, *inst.operand(k));
       }
+  }
   return true;
 }
 
@@ -251,15 +276,22 @@ fusionOutputToInput(const HloInstruction &fusion, int64_t outputId,
     addToSet(pending[{root->operand(outputId), 0}], start);
   else
     addToSet(pending[{root, outputId}], start);
+  // Values some output element reads through an op without maps: every
+  // value they are computed from is unknown too.
+  std::set<const HloInstruction *> unknownValues;
   for (int64_t i = body.instructionCount(); i-- > 0;) {
     const HloInstruction &inst = *body.instructions()[i];
     if (inst.opcode() == HloOpcode::Parameter)
       continue;
+    if (unknownValues.count(&inst))
+      for (const HloInstruction *operand : inst.operands())
+        unknownValues.insert(operand);
     auto first = pending.lower_bound({&inst, 0});
     for (auto it = first; it != pending.end() && it->first.first == &inst;
          ++it) {
-      Expected<bool> ok = propagateBack(fusion, inst, it->first.second,
-                                        it->second, pending, context);
+      Expected<bool> ok =
+          propagateBack(fusion, inst, it->first.second, it->second, pending,
+                        unknownValues, context);
       if (!ok)
         return ok.takeError();
     }
@@ -269,6 +301,10 @@ fusionOutputToInput(const HloInstruction &fusion, int64_t outputId,
   for (const HloInstruction *param : body.parameters()) {
     if (!param || param->parameterNumber() >= fusion.operandCount())
       continue;
+    if (unknownValues.count(param)) {
+      result.markUnknown(param->parameterNumber());
+      continue;
+    }
     auto it = pending.find({param, 0});
     if (it != pending.end())
       result.maps[param->parameterNumber()] = it->second;
@@ -294,9 +330,18 @@ fusionInputToOutput(const HloInstruction &fusion, int64_t inputId,
   // get-tuple-element picks from.
   std::map<std::pair<const HloInstruction *, int64_t>, MapSet> sets;
   sets[{param, 0}].push_back(IndexingMap::identity(context, *dims));
+  // Values the input reaches through an op without maps (all their
+  // outputs), and every value computed from them.
+  std::set<const HloInstruction *> unknownValues;
   for (const std::unique_ptr<HloInstruction> &owned : body.instructions()) {
     const HloInstruction &inst = *owned;
     for (int64_t k = 0; k < inst.operandCount(); ++k) {
+      if (unknownValues.count(inst.operand(k))) {
+        // A ROOT tuple passes each element on alone (checked below).
+        if (&inst != body.root() || inst.opcode() != HloOpcode::Tuple)
+          unknownValues.insert(&inst);
+        continue;
+      }
       bool gte = inst.opcode() == HloOpcode::GetTupleElement;
       auto from = sets.find({inst.operand(k), gte ? inst.tupleIndex() : 0});
       if (from == sets.end())
@@ -309,6 +354,10 @@ fusionInputToOutput(const HloInstruction &fusion, int64_t inputId,
           computeInputToOutputIndexing(inst, k, context);
       if (!own)
         return own.takeError();
+      if (own->hasUnknown()) {
+        unknownValues.insert(&inst);
+        continue;
+      }
       for (size_t j = 0; j < own->maps.size(); ++j)
         for (const IndexingMap &map : from->second)
           for (const IndexingMap &next : own->maps[j]) {
@@ -326,7 +375,17 @@ fusionInputToOutput(const HloInstruction &fusion, int64_t inputId,
   HloInstructionIndexing result;
   result.maps.resize(shape.isTuple() ? shape.tupleShapes.size() : 1);
   for (size_t j = 0; j < result.maps.size(); ++j) {
-    auto it = sets.find({body.root(), j});
+    const HloInstruction *root = body.root();
+    // A ROOT tuple's element j is its operand j.
+    const HloInstruction *value =
+        root->opcode() == HloOpcode::Tuple && root->operandCount() > 0
+            ? root->operand(static_cast<int64_t>(j))
+            : root;
+    if (unknownValues.count(value)) {
+      result.markUnknown(j);
+      continue;
+    }
+    auto it = sets.find({root, j});
     if (it != sets.end())
       result.maps[j] = it->second;
   }

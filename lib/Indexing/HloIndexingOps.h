@@ -33,6 +33,47 @@ llvm::SmallVector<mlir::AffineExpr> dimExprs(size_t count,
 /// "OPCODE %name: why", the error of an op whose maps cannot be built.
 Error unsupported(const HloInstruction &instruction, const std::string &why);
 
+/// Ops whose output element i reads element i of each operand: XLA's
+/// elementwise ops, and real, imag, complex and reduce-precision, which the
+/// compiler does not emit (so isElementwise leaves them out).
+inline bool hasElementwiseMaps(HloOpcode op) {
+  return isElementwise(op) || op == HloOpcode::Real || op == HloOpcode::Imag ||
+         op == HloOpcode::Complex || op == HloOpcode::ReducePrecision;
+}
+
+/// Whether the op has maps here; the others (gather, scatter, sort,
+/// convolution, while, custom-calls, ...) have unknown indexing.
+inline bool hasIndexingMaps(const HloInstruction &inst) {
+  if (hasElementwiseMaps(inst.opcode()) || inst.passesValueThrough())
+    return true;
+  switch (inst.opcode()) {
+  case HloOpcode::Parameter:
+  case HloOpcode::Constant:
+  case HloOpcode::Iota:
+  case HloOpcode::Broadcast:
+  case HloOpcode::Transpose:
+  case HloOpcode::Reshape:
+  case HloOpcode::Slice:
+  case HloOpcode::Reverse:
+  case HloOpcode::Pad:
+  case HloOpcode::Concatenate:
+  case HloOpcode::Reduce:
+  case HloOpcode::ReduceWindow:
+  case HloOpcode::DynamicSlice:
+  case HloOpcode::DynamicUpdateSlice:
+  case HloOpcode::Dot:
+  case HloOpcode::Copy:
+  case HloOpcode::Bitcast:
+  case HloOpcode::Tuple:
+  case HloOpcode::GetTupleElement:
+  case HloOpcode::Fusion:
+  case HloOpcode::Call:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// The dims of an operand, which must be an array.
 Expected<std::vector<int64_t>> operandDims(const HloInstruction &instruction,
                                            int64_t operand);

@@ -298,6 +298,12 @@ Expected<HloInstructionIndexing> inputToOutput(const HloInstruction &inst,
         r.addMap(j, IndexingMap::identity(context, element->dims));
     return r;
   }
+  if (!hasIndexingMaps(inst)) {
+    // XLA's `unknown indexing`: the element may reach any output element.
+    for (size_t j = 0; j < outputs; ++j)
+      r.markUnknown(j);
+    return r;
+  }
   if (op == HloOpcode::Tuple) {
     Expected<Dims> in = operandDims(inst, k);
     if (!in)
@@ -319,7 +325,7 @@ Expected<HloInstructionIndexing> inputToOutput(const HloInstruction &inst,
       return std::move(*handled);
     return r;
   }
-  Expected<IndexingMap> map = isElementwise(op)
+  Expected<IndexingMap> map = hasElementwiseMaps(op)
                                   ? elementwiseMap(inst, in, out, context)
                                   : singleMap(inst, k, in, out, context);
   if (!map)

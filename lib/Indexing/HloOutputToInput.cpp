@@ -1,7 +1,11 @@
 //===- HloOutputToInput.cpp - Output-to-input maps of single HLO ops ------===//
 #include "HloIndexingOps.h"
 
+#include "tessel/Hlo/HloParser.h"
+
 #include "mlir/IR/AffineMap.h"
+
+#include <cstdlib>
 
 using mlir::AffineExpr;
 using mlir::AffineMap;
@@ -382,6 +386,301 @@ Expected<HloInstructionIndexing> oneOperandMap(const HloInstruction &inst,
   return r;
 }
 
+/// `{1,2}` of a verbatim attribute; nullopt when absent or malformed
+/// (`required`) or an empty list when absent and optional.
+std::optional<Dims> rawIntList(const HloInstruction &inst, const char *key,
+                               bool required) {
+  const std::string *text = inst.rawAttribute(key);
+  if (!text)
+    return required ? std::nullopt : std::optional<Dims>(Dims());
+  Dims values;
+  size_t i = 0, n = text->size();
+  if (n < 2 || (*text)[0] != '{' || (*text)[n - 1] != '}')
+    return std::nullopt;
+  std::string body = text->substr(1, n - 2);
+  while (i < body.size()) {
+    size_t end = body.find(',', i);
+    std::string item =
+        body.substr(i, end == std::string::npos ? std::string::npos : end - i);
+    if (item.empty() || item.size() > 18 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    values.push_back(std::stoll(item));
+    if (end == std::string::npos)
+      break;
+    i = end + 1;
+  }
+  return values;
+}
+
+/// gather, as XLA's analysis gives it: operand dim d is read at the start
+/// index of its start_index_map entry (a runtime variable over the clamped
+/// range [0, size - slice_size]) plus the output's offset dim that walks
+/// it; batching dims at the output's batch dim of the matching indices dim.
+/// The indices: the output's batch dims and every component of the index
+/// vector (a range variable). Malformed dimension numbers (the verifier
+/// does not check gather) give unknown indexing.
+Expected<HloInstructionIndexing> gather(const HloInstruction &inst,
+                                        const Dims &out,
+                                        mlir::MLIRContext *context) {
+  HloInstructionIndexing unknown;
+  unknown.markUnknown(0);
+  unknown.markUnknown(1);
+  if (inst.operandCount() != 2)
+    return unknown;
+  Expected<Dims> in = operandDims(inst, 0);
+  Expected<Dims> indices = operandDims(inst, 1);
+  std::optional<Dims> offsetDims = rawIntList(inst, "offset_dims", false);
+  std::optional<Dims> collapsed =
+      rawIntList(inst, "collapsed_slice_dims", false);
+  std::optional<Dims> startMap = rawIntList(inst, "start_index_map", false);
+  std::optional<Dims> batching =
+      rawIntList(inst, "operand_batching_dims", false);
+  std::optional<Dims> indicesBatching =
+      rawIntList(inst, "start_indices_batching_dims", false);
+  std::optional<Dims> sizes = rawIntList(inst, "slice_sizes", true);
+  if (!in || !indices || !offsetDims || !collapsed || !startMap || !batching ||
+      !indicesBatching || !sizes)
+    return unknown;
+  const std::string *vectorText = inst.rawAttribute("index_vector_dim");
+  if (!vectorText || vectorText->empty() || vectorText->size() > 3 ||
+      vectorText->find_first_not_of("0123456789") != std::string::npos)
+    return unknown;
+  int64_t vectorDim = std::stoll(*vectorText);
+  int64_t rank = static_cast<int64_t>(in->size());
+  int64_t indicesRank = static_cast<int64_t>(indices->size());
+  if (vectorDim > indicesRank || static_cast<int64_t>(sizes->size()) != rank ||
+      batching->size() != indicesBatching->size())
+    return unknown;
+  int64_t vectorSize = vectorDim == indicesRank ? 1 : (*indices)[vectorDim];
+  if (static_cast<int64_t>(startMap->size()) != vectorSize)
+    return unknown;
+  auto inRange = [](const Dims &dims, int64_t bound) {
+    for (int64_t d : dims)
+      if (d < 0 || d >= bound)
+        return false;
+    return true;
+  };
+  if (!inRange(*collapsed, rank) || !inRange(*startMap, rank) ||
+      !inRange(*batching, rank) || !inRange(*indicesBatching, indicesRank))
+    return unknown;
+  for (int64_t d = 0; d < rank; ++d)
+    if ((*sizes)[d] < 0 || (*sizes)[d] > (*in)[d])
+      return unknown;
+  // Output dims: offset dims walk the window dims, the others the indices'
+  // batch dims in order.
+  Dims window;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(*collapsed, d) && !llvm::is_contained(*batching, d))
+      window.push_back(d);
+  int64_t outRank = static_cast<int64_t>(out.size());
+  if (window.size() != offsetDims->size() || !inRange(*offsetDims, outRank) ||
+      outRank != static_cast<int64_t>(window.size()) + indicesRank -
+                     (vectorDim < indicesRank ? 1 : 0))
+    return unknown;
+  Dims batchPositions;
+  for (int64_t d = 0; d < outRank; ++d)
+    if (!llvm::is_contained(*offsetDims, d))
+      batchPositions.push_back(d);
+  // The output dim of indices dim j (j != vectorDim).
+  auto outputDimOfIndices = [&](int64_t j) {
+    return batchPositions[j < vectorDim ? j : j - 1];
+  };
+  Exprs operandResults(rank, cst(0, context));
+  std::vector<IndexingVariable> dimVars, rtVars;
+  for (int64_t d = 0; d < outRank; ++d)
+    dimVars.emplace_back(0, out[d] - 1);
+  for (size_t k = 0; k < startMap->size(); ++k) {
+    int64_t d = (*startMap)[k];
+    operandResults[d] = sym(k, context);
+    rtVars.emplace_back(0, (*in)[d] - (*sizes)[d]);
+  }
+  for (size_t i = 0; i < batching->size(); ++i) {
+    if ((*indicesBatching)[i] == vectorDim ||
+        llvm::is_contained(*startMap, (*batching)[i]))
+      return unknown;
+    operandResults[(*batching)[i]] =
+        dim(outputDimOfIndices((*indicesBatching)[i]), context);
+  }
+  for (size_t w = 0; w < window.size(); ++w)
+    operandResults[window[w]] =
+        operandResults[window[w]] + dim((*offsetDims)[w], context);
+  HloInstructionIndexing r;
+  r.addMap(0, IndexingMap(AffineMap::get(outRank, rtVars.size(), operandResults,
+                                         context),
+                          dimVars, {}, rtVars));
+  Exprs indexResults;
+  Dims rangeSizes;
+  for (int64_t j = 0; j < indicesRank; ++j) {
+    if (j == vectorDim) {
+      indexResults.push_back(sym(0, context));
+      rangeSizes.push_back(vectorSize);
+    } else {
+      indexResults.push_back(dim(outputDimOfIndices(j), context));
+    }
+  }
+  r.addMap(1, makeMap(context, out, rangeSizes, indexResults));
+  return r;
+}
+
+/// sort: output element (d...) of any output may come from any element of
+/// its line along the sorted dim, in every operand (the comparator sees
+/// them all): the sorted dim is a range variable.
+Expected<HloInstructionIndexing>
+sort(const HloInstruction &inst, const Dims &out, mlir::MLIRContext *context) {
+  std::optional<Dims> dims = rawIntList(inst, "dimensions", true);
+  HloInstructionIndexing r;
+  for (int64_t k = 0; k < inst.operandCount(); ++k) {
+    Expected<Dims> in = operandDims(inst, k);
+    if (!dims || dims->size() != 1 || !in || *in != out || (*dims)[0] < 0 ||
+        (*dims)[0] >= static_cast<int64_t>(out.size())) {
+      for (int64_t j = 0; j < inst.operandCount(); ++j)
+        r.markUnknown(j);
+      return r;
+    }
+    Exprs results = dimExprs(out.size(), context);
+    results[(*dims)[0]] = sym(0, context);
+    r.addMap(k, makeMap(context, out, {out[(*dims)[0]]}, results));
+  }
+  return r;
+}
+
+/// Where dim_labels puts the two special dims (b/f or i/o) and the spatial
+/// ones of one operand; false when malformed.
+bool convolutionLabels(std::string_view text, char a, char b, int64_t &first,
+                       int64_t &second, Dims &spatial) {
+  first = second = -1;
+  spatial.assign(text.size() >= 2 ? text.size() - 2 : 0, -1);
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    char c = text[pos];
+    int64_t d = static_cast<int64_t>(pos);
+    if (c == a && first < 0)
+      first = d;
+    else if (c == b && second < 0)
+      second = d;
+    else if (c >= '0' && c - '0' < static_cast<int>(spatial.size()) &&
+             spatial[c - '0'] < 0)
+      spatial[c - '0'] = d;
+    else
+      return false;
+  }
+  return first >= 0 && second >= 0 && !llvm::is_contained(spatial, int64_t(-1));
+}
+
+/// convolution: output (b, f, y...) reads the lhs at batch b (plus the
+/// batch group of f), feature c of f's feature group (c a range variable
+/// over the kernel's input features) and, per spatial dim, position
+/// (y * stride + k * rhs_dilate - pad_low) / lhs_dilate inside the input
+/// and on a multiple of lhs_dilate (k a range variable over the kernel); the
+/// rhs at (o = f, i = c, k or size-1-k reversed) under the same
+/// constraints. Malformed attributes give unknown indexing.
+Expected<HloInstructionIndexing> convolution(const HloInstruction &inst,
+                                             const Dims &out,
+                                             mlir::MLIRContext *context) {
+  HloInstructionIndexing unknown;
+  unknown.markUnknown(0);
+  unknown.markUnknown(1);
+  Expected<Dims> lhs = operandDims(inst, 0);
+  Expected<Dims> rhs = operandDims(inst, 1);
+  const std::string *labels = inst.rawAttribute("dim_labels");
+  if (inst.operandCount() != 2 || !lhs || !rhs || !labels)
+    return unknown;
+  std::string_view all = *labels;
+  size_t underscore = all.find('_'), arrow = all.find("->");
+  if (underscore == std::string_view::npos || arrow == std::string_view::npos ||
+      arrow < underscore)
+    return unknown;
+  int64_t lb, lf, ri, ro, ob, of;
+  Dims ls, rs, os;
+  if (!convolutionLabels(all.substr(0, underscore), 'b', 'f', lb, lf, ls) ||
+      !convolutionLabels(all.substr(underscore + 1, arrow - underscore - 1),
+                         'i', 'o', ri, ro, rs) ||
+      !convolutionLabels(all.substr(arrow + 2), 'b', 'f', ob, of, os))
+    return unknown;
+  size_t spatial = ls.size();
+  if (rs.size() != spatial || os.size() != spatial ||
+      lhs->size() != spatial + 2 || rhs->size() != spatial + 2 ||
+      out.size() != spatial + 2)
+    return unknown;
+  std::vector<WindowDim> window(spatial);
+  if (const std::string *text = inst.rawAttribute("window")) {
+    Expected<std::vector<WindowDim>> parsed = parseWindow(*text);
+    if (!parsed || parsed->size() != spatial)
+      return unknown;
+    window = *parsed;
+  }
+  auto count = [&](const char *key) -> int64_t {
+    const std::string *text = inst.rawAttribute(key);
+    if (!text)
+      return 1;
+    if (text->empty() || text->size() > 9 ||
+        text->find_first_not_of("0123456789") != std::string::npos)
+      return -1;
+    return std::stoll(*text);
+  };
+  int64_t g = count("feature_group_count"), bg = count("batch_group_count");
+  int64_t batch = (*lhs)[lb], features = (*lhs)[lf];
+  int64_t kernelIn = (*rhs)[ri], kernelOut = (*rhs)[ro];
+  if (g < 1 || bg < 1 || kernelIn < 1 || kernelOut < 1 ||
+      features != kernelIn * g || kernelOut % g != 0 || kernelOut % bg != 0 ||
+      batch % bg != 0 || out[ob] != batch / bg || out[of] != kernelOut)
+    return unknown;
+  for (size_t s = 0; s < spatial; ++s) {
+    const WindowDim &w = window[s];
+    int64_t in = (*lhs)[ls[s]], k = w.size;
+    if (k != (*rhs)[rs[s]] || w.stride < 1 || w.baseDilation < 1 ||
+        w.windowDilation < 1 || in < 1 || k < 1 || in > (int64_t(1) << 31) ||
+        k > (int64_t(1) << 31) || w.baseDilation > (int64_t(1) << 31) ||
+        w.windowDilation > (int64_t(1) << 31) ||
+        std::abs(w.paddingLow) > (int64_t(1) << 40) ||
+        std::abs(w.paddingHigh) > (int64_t(1) << 40))
+      return unknown;
+    // The declared output must be the one the window gives.
+    int64_t padded =
+        (in - 1) * w.baseDilation + 1 + w.paddingLow + w.paddingHigh;
+    int64_t dilatedK = (k - 1) * w.windowDilation + 1;
+    int64_t size = padded < dilatedK ? 0 : (padded - dilatedK) / w.stride + 1;
+    if (out[os[s]] != size)
+      return unknown;
+  }
+  // Symbols: one range variable per spatial kernel dim, then the input
+  // feature within the group.
+  Dims symbols;
+  for (size_t s = 0; s < spatial; ++s)
+    symbols.push_back((*rhs)[rs[s]]);
+  symbols.push_back(kernelIn);
+  AffineExpr c = sym(spatial, context);
+  AffineExpr f = dim(of, context), b = dim(ob, context);
+  Exprs lhsResults(spatial + 2), rhsResults(spatial + 2);
+  lhsResults[lb] = bg == 1 ? b : b + f.floorDiv(kernelOut / bg) * (batch / bg);
+  lhsResults[lf] = g == 1 ? c : f.floorDiv(kernelOut / g) * kernelIn + c;
+  rhsResults[ri] = c;
+  rhsResults[ro] = f;
+  std::vector<std::pair<AffineExpr, Interval>> constraints;
+  for (size_t s = 0; s < spatial; ++s) {
+    const WindowDim &w = window[s];
+    AffineExpr k = sym(s, context);
+    AffineExpr pos =
+        dim(os[s], context) * w.stride + k * w.windowDilation - w.paddingLow;
+    int64_t base = w.baseDilation;
+    lhsResults[ls[s]] = base == 1 ? pos : pos.floorDiv(base);
+    rhsResults[rs[s]] = w.reversal ? (w.size - 1) - k : k;
+    constraints.push_back({pos, Interval(0, ((*lhs)[ls[s]] - 1) * base)});
+    if (base > 1)
+      constraints.push_back({pos % base, Interval(0, 0)});
+  }
+  IndexingMap lhsMap = makeMap(context, out, symbols, lhsResults);
+  IndexingMap rhsMap = makeMap(context, out, symbols, rhsResults);
+  for (const auto &[expr, bounds] : constraints) {
+    lhsMap.addConstraint(expr, bounds);
+    rhsMap.addConstraint(expr, bounds);
+  }
+  HloInstructionIndexing r;
+  r.addMap(0, std::move(lhsMap));
+  r.addMap(1, std::move(rhsMap));
+  return r;
+}
+
 } // namespace
 
 Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
@@ -392,7 +691,7 @@ Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
     return unsupported(inst, "dynamic shapes have no indexing maps");
   const Dims &out = shape->dims;
   HloOpcode op = inst.opcode();
-  if (isElementwise(op))
+  if (hasElementwiseMaps(op))
     return elementwise(inst, out, context);
   // opt-barrier and the Sharding custom-call: output j is (element j of)
   // the operand, as for get-tuple-element.
@@ -430,13 +729,24 @@ Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
     return dynamicUpdateSlice(inst, out, context);
   case HloOpcode::Dot:
     return dot(inst, out, context);
+  case HloOpcode::Gather:
+    return gather(inst, out, context);
+  case HloOpcode::Sort:
+    return sort(inst, out, context);
+  case HloOpcode::Convolution:
+    return convolution(inst, out, context);
   case HloOpcode::Copy:
   case HloOpcode::Bitcast:
   case HloOpcode::Tuple:
   case HloOpcode::GetTupleElement:
     return oneOperandMap(inst, outputId, *shape, context);
-  default:
-    return unsupported(inst, "no indexing maps for this op");
+  default: {
+    // XLA's `unknown indexing`: any operand element may be read.
+    HloInstructionIndexing r;
+    for (int64_t k = 0; k < inst.operandCount(); ++k)
+      r.markUnknown(static_cast<size_t>(k));
+    return r;
+  }
   }
 }
 

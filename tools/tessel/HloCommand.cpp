@@ -3,6 +3,7 @@
 //   tessel hlo fmt M.hlo                     parse, verify, print in XLA's form
 //   tessel hlo verify M.hlo                  shape inference on every op
 //   tessel hlo eval M.hlo --input x.npy ... [--output y.npy ...]
+//                   [--max-steps N]          bound on while-loop iterations
 //
 // eval reads and writes logical arrays: a .npy file is the array in
 // row-major order whatever the layout (jax often declares a column-major
@@ -88,6 +89,12 @@ int runEval(int argc, char **argv) {
       cl::desc("read and write logical arrays (the default; kept for "
                "scripts that pass it)"),
       cl::cat(cli::category()));
+  cl::opt<int64_t> maxSteps(
+      "max-steps",
+      cl::desc("stop with an error after this many while-loop iterations "
+               "in all (default 100000000)"),
+      cl::init(EvaluatorOptions().maxSteps), cl::value_desc("N"),
+      cl::cat(cli::category()));
   if (!cli::parseOptions(
           argc, argv,
           "evaluate an HLO module with XLA's semantics (the reference "
@@ -118,7 +125,11 @@ int runEval(int argc, char **argv) {
       return cli::fail(argument.error().message);
     arguments.push_back(std::move(*argument));
   }
-  Expected<Literal> result = evaluateHloModule(*module, arguments);
+  if (maxSteps < 0)
+    return cli::usageError("--max-steps must be 0 or more");
+  EvaluatorOptions options;
+  options.maxSteps = maxSteps;
+  Expected<Literal> result = evaluateHloModule(*module, arguments, options);
   if (!result)
     return cli::fail(cli::atFile(path, result.error().message));
   std::vector<const Literal *> values;

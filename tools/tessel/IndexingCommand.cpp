@@ -224,8 +224,11 @@ llvm::json::Value indexingJson(const HloInstructionIndexing &indexing,
     llvm::json::Array maps;
     for (const IndexingMap &map : indexing.maps[id])
       maps.push_back(map.toString());
-    ids.push_back(llvm::json::Object{{key, static_cast<int64_t>(id)},
-                                     {"maps", std::move(maps)}});
+    llvm::json::Object object{{key, static_cast<int64_t>(id)},
+                              {"maps", std::move(maps)}};
+    if (indexing.isUnknown(id))
+      object["unknown"] = true;
+    ids.push_back(std::move(object));
   }
   return llvm::json::Value(std::move(ids));
 }

@@ -69,19 +69,30 @@ std::string compareArrays(const Literal &got, const NpyArray &want, double rtol,
            std::string(primitiveTypeName(got.elementType()));
   Literal expected = npyToLiteral(want, got.elementType());
   bool isFloatType = isFloat(got.elementType());
+  bool isComplexType = isComplex(got.elementType());
   int mismatches = 0;
   std::string first;
   double worst = 0;
-  for (int64_t i = 0; i < got.elementCount(); ++i) {
+  // Complex elements compare part by part (2i the real, 2i+1 the imaginary
+  // part), each like a float.
+  int64_t parts = isComplexType ? 2 : 1;
+  for (int64_t p = 0; p < got.elementCount() * parts; ++p) {
+    int64_t i = p / parts;
     bool ok;
-    if (!isFloatType) {
+    if (!isFloatType && !isComplexType) {
       ok = got.getBits(i) == expected.getBits(i);
     } else {
-      double a = got.getDouble(i), b = expected.getDouble(i);
+      auto part = [&](const Literal &x) {
+        if (!isComplexType)
+          return x.getDouble(i);
+        std::complex<double> z = x.getComplex(i);
+        return p % 2 ? z.imag() : z.real();
+      };
+      double a = part(got), b = part(expected);
       if (std::isnan(a) || std::isnan(b))
         ok = std::isnan(a) && std::isnan(b);
       else if (rtol == 0 && atol == 0)
-        ok = got.getBits(i) == expected.getBits(i);
+        ok = std::signbit(a) == std::signbit(b) && a == b;
       else if (std::isinf(a) || std::isinf(b))
         ok = a == b;
       else {

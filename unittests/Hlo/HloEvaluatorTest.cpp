@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -223,7 +224,8 @@ TEST(HloEvaluator, RefusesWhatItCannotDo) {
       run("  p = f32[4] parameter(0)\n"
           "  ROOT c = f32[4] custom-call(p), custom_call_target=\"x\"\n",
           {"{1, 2, 3, 4}"}),
-      "error: 9:3: %c: opcode custom-call is not supported by the evaluator");
+      "error: 9:3: %c: custom-call \"x\" is not supported by the evaluator "
+      "(it runs TopK, Sharding)");
   EXPECT_EQ(run("  ROOT c = f32[3] constant({...})\n"),
             "error: 8:3: %c: the constant has elided contents {...}: XLA "
             "printed the module without the values of its large constants; "
@@ -305,6 +307,65 @@ TEST(HloEvaluator, EvaluatesEachCallOfTheSameValuesOnce) {
   Expected<Literal> result = evaluateHloModule(**module, {});
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->toString(), "-6.044629e+23");
+}
+
+} // namespace
+
+namespace {
+
+TEST(HloEvaluator, PrefixReduceWindowFoldsInOrder) {
+  // jax's cumsum/cummax: a window over the whole dim with size-1 padding
+  // before. Each output must be the in-order fold of elements 0..i (f32
+  // additions in that order, bit for bit), along either dim.
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> value(-1e3f, 1e3f);
+  for (int rows : {1, 3, 7})
+    for (int cols : {1, 5, 64}) {
+      Literal x(Shape(PrimitiveType::F32, {rows, cols}));
+      for (int64_t i = 0; i < x.elementCount(); ++i)
+        x.setFloat(i, value(rng));
+      for (int dim = 0; dim < 2; ++dim) {
+        int length = dim ? cols : rows;
+        // A window longer than the dim is still a prefix.
+        int size = length + (rows % 2);
+        std::string window =
+            dim ? "size=1x" + std::to_string(size) + " pad=0_0x" +
+                      std::to_string(size - 1) + "_0"
+                : "size=" + std::to_string(size) +
+                      "x1 pad=" + std::to_string(size - 1) + "_0x0_0";
+        std::string shape =
+            "f32[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+        std::string text = "HloModule m\nadd {\n  a = f32[] parameter(0)\n  "
+                           "b = f32[] parameter(1)\n  ROOT s = f32[] add(a, "
+                           "b)\n}\nmax {\n  a = f32[] parameter(0)\n  b = "
+                           "f32[] parameter(1)\n  ROOT s = f32[] maximum(a, "
+                           "b)\n}\nENTRY e {\n  x = " +
+                           shape +
+                           " parameter(0)\n  z = f32[] constant(0)\n "
+                           " s = " +
+                           shape + " reduce-window(x, z), window={" + window +
+                           "}, to_apply=add\n  m = " + shape +
+                           " reduce-window(x, z), window={" + window +
+                           "}, to_apply=max\n  ROOT t = (" + shape + ", " +
+                           shape + ") tuple(s, m)\n}\n";
+        Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+        ASSERT_TRUE(module) << module.error().message;
+        Expected<Literal> got = evaluateHloModule(**module, {x});
+        ASSERT_TRUE(got) << got.error().message;
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c) {
+            float sum = 0, max = 0;
+            for (int k = 0; k <= (dim ? c : r); ++k) {
+              float v =
+                  dim ? x.getFloat(r * cols + k) : x.getFloat(k * cols + c);
+              sum += v;
+              max = std::max(max, v);
+            }
+            EXPECT_EQ(got->tupleElements()[0].getFloat(r * cols + c), sum);
+            EXPECT_EQ(got->tupleElements()[1].getFloat(r * cols + c), max);
+          }
+      }
+    }
 }
 
 } // namespace

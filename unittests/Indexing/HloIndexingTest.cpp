@@ -441,6 +441,117 @@ TEST_F(HloIndexingTest, DynamicSlice) {
             "2], d1 in [0, 2], rt0 in [0, 3], rt1 in [0, 2]\n");
 }
 
+TEST_F(HloIndexingTest, GatherWithBatchingDims) {
+  // Rows of p picked by i, per batch b (operand_batching_dims): output
+  // (b, r, c) reads p[b, rt + r... no, p[b, rt, c] with rt the clamped start.
+  // Every index of a batch is 5, which clamps to 4 for a 1x3 slice of 5x3;
+  // the constant indices are not ROOT operands, so only p is checked.
+  std::string text =
+      entry("p = f32[2,5,3]{2,1,0} parameter(0)\n"
+            "i = s32[2,4] constant({ {5, 5, 5, 5}, {5, 5, 5, 5} })\n"
+            "ROOT g = f32[2,4,3]{2,1,0} gather(p, i), offset_dims={2}, "
+            "collapsed_slice_dims={1}, start_index_map={1}, "
+            "operand_batching_dims={0}, start_indices_batching_dims={0}, "
+            "index_vector_dim=2, slice_sizes={1,1,3}\n");
+  CheckOptions options;
+  options.rtValues = {4};
+  EXPECT_EQ(bruteForce(text, options), "");
+  EXPECT_EQ(printed(entry("p = f32[2,5,3]{2,1,0} parameter(0)\n"
+                          "i = s32[2,4] parameter(1)\n"
+                          "ROOT g = f32[2,4,3]{2,1,0} gather(p, i), "
+                          "offset_dims={2}, collapsed_slice_dims={1}, "
+                          "start_index_map={1}, operand_batching_dims={0}, "
+                          "start_indices_batching_dims={0}, "
+                          "index_vector_dim=2, slice_sizes={1,1,3}\n")),
+            "operand id = 0\n"
+            "(d0, d1, d2){rt0} -> (d0, rt0, d2), domain: d0 in [0, 1], d1 in "
+            "[0, 3], d2 in [0, 2], rt0 in [0, 4]\n\n"
+            "operand id = 1\n"
+            "(d0, d1, d2) -> (d0, d1), domain: d0 in [0, 1], d1 in [0, 3], d2 "
+            "in [0, 2]\n");
+  // Malformed dimension numbers (the verifier does not check gather) give
+  // unknown indexing, not an error.
+  EXPECT_EQ(printed(entry("p = f32[5,3]{1,0} parameter(0)\n"
+                          "i = s32[4,1] parameter(1)\n"
+                          "ROOT g = f32[4,3]{1,0} gather(p, i), "
+                          "offset_dims={1}, collapsed_slice_dims={9}, "
+                          "start_index_map={0}, index_vector_dim=1, "
+                          "slice_sizes={1,3}\n")),
+            "operand id = 0\nunknown indexing\n\n"
+            "operand id = 1\nunknown indexing\n");
+}
+
+TEST_F(HloIndexingTest, SortReadsItsLine) {
+  // Every output element may come from any element of its row, in both
+  // operands; which ones it does depends on the values (subset check).
+  CheckOptions options;
+  options.subsetAll = true;
+  std::string text =
+      "HloModule m\n"
+      "less {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n"
+      "  ROOT r = pred[] compare(a, b), direction=LT\n}\n"
+      "ENTRY e {\n  p = f32[2,4]{1,0} parameter(0)\n"
+      "  q = s32[2,4]{1,0} parameter(1)\n"
+      "  ROOT s = (f32[2,4]{1,0}, s32[2,4]{1,0}) sort(p, q), "
+      "dimensions={1}, is_stable=true, to_apply=less\n}\n";
+  EXPECT_EQ(bruteForce(text, options), "");
+  std::unique_ptr<HloModule> module = parse(text);
+  ASSERT_TRUE(module);
+  Expected<HloInstructionIndexing> maps =
+      computeOutputToInputIndexing(*module->entry()->root(), 1, &context);
+  ASSERT_TRUE(maps.ok()) << maps.error().message;
+  EXPECT_EQ(maps->toString(),
+            "operand id = 0\n"
+            "(d0, d1)[s0] -> (d0, s0), domain: d0 in [0, 1], d1 in [0, 3], s0 "
+            "in [0, 3]\n\n"
+            "operand id = 1\n"
+            "(d0, d1)[s0] -> (d0, s0), domain: d0 in [0, 1], d1 in [0, 3], s0 "
+            "in [0, 3]\n");
+}
+
+TEST_F(HloIndexingTest, ConvolutionWithEveryAttribute) {
+  // Each case against the evaluator by brute force, both operands exact:
+  // strides, padding (negative too), both dilations, reversal, feature and
+  // batch groups, dims in any label order.
+  const char *cases[][4] = {
+      {"f32[1,6,2]", "f32[3,2,4]", "f32[1,4,4]",
+       "window={size=3}, dim_labels=b0f_0io->b0f"},
+      {"f32[2,5,3]", "f32[2,3,2]", "f32[2,5,2]",
+       "window={size=2 stride=2 pad=2_1 lhs_dilate=2 rhs_dilate=2}, "
+       "dim_labels=b0f_0io->b0f"},
+      {"f32[1,4,5,2]", "f32[2,2,2,3]", "f32[1,3,2,3]",
+       "window={size=2x2 stride=1x2 pad=0_0x-1_1 rhs_reversal=1x0}, "
+       "dim_labels=b01f_01io->b01f"},
+      {"f32[2,4,6]", "f32[3,4,2]", "f32[2,6,4]",
+       "window={size=3 pad=1_1}, dim_labels=bf0_0oi->b0f, "
+       "feature_group_count=2"},
+      {"f32[2,5,4]", "f32[6,2,2]", "f32[2,6,4]",
+       "window={size=2 stride=1}, dim_labels=f0b_oi0->bf0, "
+       "batch_group_count=2"},
+  };
+  for (const auto &c : cases) {
+    std::string text =
+        entry(std::string("l = ") + c[0] + " parameter(0)\n" + "r = " + c[1] +
+              " parameter(1)\n" + "ROOT c = " + c[2] + " convolution(l, r), " +
+              c[3] + "\n");
+    EXPECT_EQ(bruteForce(text), "") << text;
+  }
+  EXPECT_EQ(printed(entry("l = f32[2,6,2] parameter(0)\n"
+                          "r = f32[3,2,4] parameter(1)\n"
+                          "ROOT c = f32[2,5,4] convolution(l, r), "
+                          "window={size=3 stride=2 lhs_dilate=2}, "
+                          "dim_labels=b0f_0io->b0f\n")),
+            "operand id = 0\n"
+            "(d0, d1, d2)[s0, s1] -> (d0, d1 + s0 floordiv 2, s1), domain: "
+            "d0 in [0, 1], d1 in [0, 4], d2 in [0, 3], s0 in [0, 2], s1 in "
+            "[0, 1], s0 mod 2 in [0, 0]\n\n"
+            "operand id = 1\n"
+            "(d0, d1, d2)[s0, s1] -> (s0, s1, d2), domain: d0 in [0, 1], d1 "
+            "in [0, 4], d2 in [0, 3], s0 in [0, 2], s1 in [0, 1], s0 mod 2 "
+            "in [0, 0]\n");
+}
+
 TEST_F(HloIndexingTest, DynamicUpdateSlice) {
   // Starts (-1, 3) clamp to (0, 2) for a 2x3 update of 4x5.
   CheckOptions options;
@@ -710,7 +821,56 @@ TEST_F(HloIndexingTest, CheckerCatchesAWrongMap) {
 // Errors.
 //===----------------------------------------------------------------------===//
 
-TEST_F(HloIndexingTest, UnsupportedOpIsAnError) {
+TEST_F(HloIndexingTest, FusionOperandsReachingAnOpWithoutMapsAreUnknown) {
+  // %x, %i and %u reach the scatter (no maps: unknown), %y only the add
+  // (known): XLA's analysis marks the operands one by one. In the other
+  // direction, %y reaches the output through the add alone.
+  std::unique_ptr<HloModule> module =
+      parse("HloModule m\n"
+            "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+            "  ROOT s = f32[] add(a, b)\n}\n"
+            "f {\n"
+            "  x = f32[4,3]{1,0} parameter(0)\n"
+            "  i = s32[2,1]{1,0} parameter(1)\n"
+            "  u = f32[2,3]{1,0} parameter(2)\n"
+            "  y = f32[4,3]{1,0} parameter(3)\n"
+            "  s = f32[4,3]{1,0} scatter(x, i, u), update_window_dims={1}, "
+            "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+            "index_vector_dim=1, to_apply=add\n"
+            "  ROOT a = f32[4,3]{1,0} add(s, y)\n"
+            "}\n"
+            "ENTRY e {\n"
+            "  x = f32[4,3]{1,0} parameter(0)\n"
+            "  i = s32[2,1]{1,0} parameter(1)\n"
+            "  u = f32[2,3]{1,0} parameter(2)\n"
+            "  y = f32[4,3]{1,0} parameter(3)\n"
+            "  ROOT r = f32[4,3]{1,0} fusion(x, i, u, y), kind=kLoop, calls=f\n"
+            "}\n");
+  if (!module)
+    return;
+  const HloInstruction &fusion = *module->entry()->root();
+  Expected<HloInstructionIndexing> maps =
+      computeOutputToInputIndexing(fusion, 0, &context);
+  ASSERT_TRUE(maps.ok()) << maps.error().message;
+  EXPECT_EQ(maps->toString(),
+            "operand id = 0\nunknown indexing\n\n"
+            "operand id = 1\nunknown indexing\n\n"
+            "operand id = 2\nunknown indexing\n\n"
+            "operand id = 3\n(d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 "
+            "in [0, 2]\n");
+  Expected<HloInstructionIndexing> forward =
+      computeInputToOutputIndexing(fusion, 3, &context);
+  ASSERT_TRUE(forward.ok()) << forward.error().message;
+  EXPECT_FALSE(forward->isUnknown(0));
+  forward = computeInputToOutputIndexing(fusion, 0, &context);
+  ASSERT_TRUE(forward.ok()) << forward.error().message;
+  EXPECT_TRUE(forward->isUnknown(0));
+  // The brute-force check accepts unknown indexing (it claims every pair)
+  // and still checks the known operand.
+  EXPECT_EQ(checkRootMaps(*module, CheckOptions(), &context), "");
+}
+
+TEST_F(HloIndexingTest, OpWithoutMapsHasUnknownIndexing) {
   std::unique_ptr<HloModule> module =
       parse(entry("p = f32[4]{0} parameter(0)\n"
                   "ROOT r = f32[4]{0} custom-call(p), "
@@ -719,9 +879,12 @@ TEST_F(HloIndexingTest, UnsupportedOpIsAnError) {
     return;
   Expected<HloInstructionIndexing> maps =
       computeOutputToInputIndexing(*module->entry()->root(), 0, &context);
-  ASSERT_FALSE(maps.ok());
-  EXPECT_EQ(maps.error().message,
-            "custom-call %r: no indexing maps for this op");
+  ASSERT_TRUE(maps.ok()) << maps.error().message;
+  EXPECT_TRUE(maps->isUnknown(0));
+  EXPECT_EQ(maps->toString(), "operand id = 0\nunknown indexing\n");
+  maps = computeInputToOutputIndexing(*module->entry()->root(), 0, &context);
+  ASSERT_TRUE(maps.ok()) << maps.error().message;
+  EXPECT_EQ(maps->toString("output"), "output id = 0\nunknown indexing\n");
   maps = computeOutputToInputIndexing(*module->entry()->root(), 1, &context);
   ASSERT_FALSE(maps.ok());
   EXPECT_EQ(maps.error().message,

@@ -165,10 +165,12 @@ std::string compareInfluence(const Influence &fromMaps,
 
 namespace {
 
-/// The pairs of all outputs' maps of operand k, outputs encoded.
+/// The pairs of all outputs' maps of operand k, outputs encoded. Sets
+/// `unknown` when some of them are unknown indexing (which claims every
+/// pair, so it holds whatever is measured).
 Expected<Influence> namedPairs(const HloInstruction &root, int64_t k,
                                bool inputToOutput, const CheckOptions &options,
-                               mlir::MLIRContext *context) {
+                               mlir::MLIRContext *context, bool &unknown) {
   const Shape &shape = root.shape();
   size_t outputs = shape.isTuple() ? shape.tupleShapes.size() : 1;
   const std::vector<int64_t> &in = root.operand(k)->shape().dims;
@@ -185,6 +187,11 @@ Expected<Influence> namedPairs(const HloInstruction &root, int64_t k,
       backward = computeOutputToInputIndexing(root, j, context);
     if (!backward)
       return backward.takeError();
+    if (inputToOutput ? forward->isUnknown(j)
+                      : backward->isUnknown(static_cast<size_t>(k))) {
+      unknown = true;
+      continue;
+    }
     const std::vector<IndexingMap> &set =
         inputToOutput ? forward->maps[j] : backward->maps[k];
     Expected<Influence> named =
@@ -221,12 +228,15 @@ std::string checkRootMaps(const HloModule &module, const CheckOptions &options,
     for (bool forward : {false, true}) {
       if (forward && !options.inputToOutput)
         continue;
+      bool unknown = false;
       Expected<Influence> named =
-          namedPairs(root, k, forward, options, context);
+          namedPairs(root, k, forward, options, context, unknown);
       const char *direction = forward ? "input-to-output" : "output-to-input";
       if (!named)
         return std::string(direction) + ", operand " + std::to_string(k) +
                ": " + named.error().message;
+      if (unknown)
+        continue;
       // A scalar operand (pad value, init value, start index) is read
       // everywhere by its maps but may matter only in places.
       bool scalar = root.operand(k)->shape().dims.empty() &&

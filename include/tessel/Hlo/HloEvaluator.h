@@ -46,6 +46,10 @@ struct EvaluatorOptions {
   /// machine's physical memory. Checked before allocating, so a module
   /// that asks for too much memory gets an error, never an abort.
   int64_t maxBytes = 0;
+  /// The most iterations all `while` loops of one evaluation may run
+  /// together; a loop that would run more is stopped with an error that
+  /// names it (a runaway loop, or a real one that needs a higher limit).
+  int64_t maxSteps = 100'000'000;
   /// Reduce as the compiled kernels do (reducesInPartials): `tessel run
   /// --check` compares them with the evaluator bit for bit this way. Off,
   /// every reduce adds its elements one by one in row-major order.

@@ -47,6 +47,11 @@ Expected<std::unique_ptr<HloModule>> parseHloModule(std::string_view text);
 /// `(1, {2})` for tuples. Errors read "COLUMN: message".
 Expected<Literal> parseLiteral(std::string_view text, const Shape &shape);
 
+/// Parses the value of a `window=` attribute, `{size=3x2 stride=2x1
+/// pad=1_2x0_1 lhs_dilate=1x2 rhs_dilate=2x1 rhs_reversal=0x1}` (convolution
+/// keeps it verbatim). Errors read "COLUMN: message".
+Expected<std::vector<WindowDim>> parseWindow(std::string_view text);
+
 } // namespace tessel
 
 #endif // TESSEL_HLO_HLOPARSER_H

@@ -64,6 +64,17 @@ namespace tessel {
 /// distinct maps, in the order they were found.
 struct HloInstructionIndexing {
   std::vector<std::vector<IndexingMap>> maps;
+  /// Ids whose indexing is unknown (an op without maps here: gather,
+  /// scatter, sort, convolution, ...; or a fusion operand that reaches one);
+  /// their map sets are empty and mean "any element may be read", not
+  /// "nothing is read". Printed as XLA prints it: `unknown indexing`.
+  std::vector<bool> unknown;
+
+  /// Marks `id` unknown (and drops its maps). Grows `maps` as needed.
+  void markUnknown(size_t id);
+  bool isUnknown(size_t id) const { return id < unknown.size() && unknown[id]; }
+  /// Whether any id is unknown.
+  bool hasUnknown() const;
 
   /// Adds `map` to the set of `id` unless an equal map is there. Returns true
   /// when it was added. Grows `maps` as needed.
@@ -76,15 +87,17 @@ struct HloInstructionIndexing {
 };
 
 /// The maps from output `outputId` of `instruction` (0 unless the result is
-/// a tuple) to each of its operands, simplified. Fails with a readable
-/// message for an op without maps here (custom-call, sort, ...), dynamic
-/// shapes, or an output id out of range.
+/// a tuple) to each of its operands, simplified. An op without maps here
+/// (custom-call, sort, gather, ...) gives every operand unknown indexing, as
+/// XLA's analysis does; inside a fusion only the operands that reach such an
+/// op are unknown. Fails with a readable message for dynamic shapes or an
+/// output id out of range.
 Expected<HloInstructionIndexing>
 computeOutputToInputIndexing(const HloInstruction &instruction,
                              int64_t outputId, mlir::MLIRContext *context);
 
 /// The maps from operand `inputId` of `instruction` to each of its outputs,
-/// simplified.
+/// simplified; outputs it reaches through an op without maps are unknown.
 Expected<HloInstructionIndexing>
 computeInputToOutputIndexing(const HloInstruction &instruction, int64_t inputId,
                              mlir::MLIRContext *context);
