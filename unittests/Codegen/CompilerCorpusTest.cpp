@@ -10,6 +10,7 @@
 // the reason, so a new refusal is a failure.
 //
 //===----------------------------------------------------------------------===//
+#include "CorpusRefusals.h"
 #include "KernelCheck.h"
 
 #include "tessel/Hlo/HloParser.h"
@@ -42,45 +43,6 @@ std::vector<std::string> corpusModules() {
     names.push_back(name + "/optimized.hlo");
   }
   return names;
-}
-
-/// Modules the compiler refuses, and a piece of the message it must give.
-const std::map<std::string, std::string> &knownRefusals() {
-  static const std::map<std::string, std::string> refusals = {
-      {"bitcast_convert_f32/module.hlo",
-       "bitcast-convert between types of different widths"},
-      {"converts_f32/module.hlo", "element type f8e4m3fn is not supported"},
-      {"converts_f32/optimized.hlo", "element type f8e4m3fn is not supported"},
-      // The ops of issue 14 that the evaluator runs and the compiler not.
-      {"complex_c64/module.hlo", "element type c64 is not supported"},
-      {"complex_c64/optimized.hlo", "element type c64 is not supported"},
-      {"conditionals_f32/module.hlo",
-       "%cond.3 (conditional): this op is not supported"},
-      {"conditionals_f32/optimized.hlo",
-       "%cond.3.clone (conditional): operand 1 is a tuple"},
-      {"convolution_f32/module.hlo", "(convolution): this op is not supported"},
-      {"convolution_f32/optimized.hlo",
-       "(convolution): this op is not supported"},
-      {"gather_f32/module.hlo", "(gather): this op is not supported"},
-      {"gather_f32/optimized.hlo", "(gather): this op is not supported"},
-      {"random_u32/module.hlo", "(while): tuple-shaped values inside a fusion"},
-      {"random_u32/optimized.hlo", "%call (call): operand 0 is a tuple"},
-      {"reduce_precision_f32/module.hlo",
-       "(reduce-precision): this op is not supported"},
-      {"reduce_precision_f32/optimized.hlo",
-       "(reduce-precision): this op is not supported"},
-      {"rng_bit_generator_u32/module.hlo",
-       "bitcast-convert between types of different widths"},
-      {"rng_bit_generator_u32/optimized.hlo",
-       "%bitcast_concatenate_fusion (fusion): this op is not supported"},
-      {"scatter_f32/module.hlo", "(scatter): this op is not supported"},
-      {"scatter_f32/optimized.hlo", "(scatter): this op is not supported"},
-      {"sort_f32/module.hlo", "(sort): this op is not supported"},
-      {"sort_f32/optimized.hlo", "(sort): this op is not supported"},
-      {"while_loops_f32/module.hlo", "%while.15 (while): operand 0 is a tuple"},
-      {"while_loops_f32/optimized.hlo", "%call.2 (call): operand 0 is a tuple"},
-  };
-  return refusals;
 }
 
 struct CorpusModule {

@@ -10,6 +10,7 @@
 // on it and are compared with the evaluator; without one they are skipped.
 //
 //===----------------------------------------------------------------------===//
+#include "CorpusRefusals.h"
 #include "KernelCheck.h"
 #include "RandomFusion.h"
 
@@ -122,10 +123,9 @@ std::string findPtxas() {
 
 /// Modules the compiler refuses (as for the CPU), with their messages.
 const char *refusalOf(const std::string &path) {
-  if (path.find("bitcast_convert_f32/module.hlo") != std::string::npos)
-    return "bitcast-convert between types of different widths";
-  if (path.find("converts_f32/") != std::string::npos ||
-      path.find("_f8_epilogue") != std::string::npos)
+  if (const std::string *message = knownRefusalOf(path))
+    return message->c_str();
+  if (path.find("_f8_epilogue") != std::string::npos)
     return "element type f8e4m3fn is not supported";
   return "";
 }
