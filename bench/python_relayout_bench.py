@@ -34,7 +34,7 @@ def cpp_rows(binary, case, sizes):
     out = subprocess.run([str(binary), "--json", "--sizes", sizes, "--filter",
                           case], check=True, capture_output=True, text=True).stdout
     return [r for r in map(json.loads, filter(str.strip, out.splitlines()))
-            if r["case"] == case]
+            if r.get("case") == case]
 
 
 def median_seconds(fn, runs):
