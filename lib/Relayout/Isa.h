@@ -31,14 +31,66 @@ constexpr int kIsaLevels = 3;
 
 const char *isaName(IsaLevel level);
 
+/// Streaming (non-temporal) stores write whole 64-byte cache lines: a line
+/// that receives part non-temporal and part ordinary stores, or
+/// non-temporal stores that straddle two lines, is flushed from the
+/// write-combining buffers partially, which made tiling into a destination
+/// 16 bytes past a line boundary many times slower on some CPUs. Every
+/// kernel that streams therefore streams only the whole lines of its
+/// destination (ordinary stores for the head up to the first line boundary
+/// and the tail after the last), or, where its walk cannot reach a line
+/// boundary (rows whose offsets differ modulo 64, or a boundary that falls
+/// inside an element group), uses ordinary stores throughout.
+constexpr int64_t kLineBytes = 64;
+
+/// Bytes from p up to the next 64-byte boundary (0 when p is on one).
+inline int64_t streamingHead(const void *p) {
+  return static_cast<int64_t>(
+      (kLineBytes - (reinterpret_cast<uintptr_t>(p) & (kLineBytes - 1))) &
+      (kLineBytes - 1));
+}
+
+/// The elements [begin, end) of a run of `count` elements, `unit` bytes
+/// each, stored from p whose bytes are whole 64-byte lines: the part a
+/// kernel streams. Empty where no line boundary falls between elements
+/// (unit does not divide the head) or no whole line fits.
+struct StreamRange {
+  int64_t begin = 0, end = 0;
+  bool empty() const { return end <= begin; }
+};
+inline StreamRange streamRange(const void *p, int64_t count, int64_t unit) {
+  int64_t head = streamingHead(p);
+  if (unit <= 0 || kLineBytes % unit || head % unit)
+    return {};
+  int64_t begin = head / unit, perLine = kLineBytes / unit;
+  if (begin >= count)
+    return {};
+  int64_t end = begin + (count - begin) / perLine * perLine;
+  if (end == begin)
+    return {};
+  return {begin, end};
+}
+
+/// The part of k destination rows a deinterleave streams: whole lines of
+/// every row, possible only when the rows start at the same offset within
+/// a line.
+inline StreamRange rowsStreamRange(uint8_t *const *rows, int64_t k,
+                                   int64_t count, int64_t s) {
+  for (int64_t q = 1; q < k; ++q)
+    if (streamingHead(rows[q]) != streamingHead(rows[0]))
+      return {};
+  return streamRange(rows[0], count, s);
+}
+
 /// The vector kernels of one level. Each returns or writes exactly what its
 /// portable counterpart in TileKernels.cpp / TransposeKernels.cpp would.
 struct KernelSet {
   IsaLevel level = IsaLevel::Sse2;
   /// Bytes in one vector register of the level (16, 32, 64).
   int64_t vectorBytes = 16;
-  /// Copies `bytes` bytes; with `streaming`, the aligned part of dst is
-  /// written with non-temporal stores (the caller fences).
+  /// Copies `bytes` bytes; with `streaming`, the whole 64-byte lines of dst
+  /// are written with non-temporal stores, the rest with ordinary ones (the
+  /// caller fences).
   void (*copy)(uint8_t *dst, const uint8_t *src, int64_t bytes,
                bool streaming) = nullptr;
   /// Zeroes `bytes` bytes, non-temporally when `streaming`.

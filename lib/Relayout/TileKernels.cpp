@@ -122,10 +122,19 @@ int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw,
 #if defined(__SSE2__)
   // Row pointers in locals: stores through uint8_t* may alias `rows`, and
   // reloading them after every store halves the speed of these loops.
-  bool stream = streaming && simd::aligned16(out);
+  // Streamed: the iterations inside the whole lines of out (Isa.h), after
+  // a head of elements written here with ordinary stores.
+  StreamRange range;
+  if (streaming)
+    range = streamRange(out, cw, k * s);
+  if (!range.empty() && ((s == 2 && k == 2) || (s == 1 && k == 4)))
+    for (; j < range.begin; ++j)
+      for (int64_t q = 0; q < k; ++q)
+        std::memcpy(out + (j * k + q) * s, rows[q] + j * s, s);
   if (s == 2 && k == 2) {
     const uint8_t *r0 = rows[0], *r1 = rows[1];
     for (; j + 8 <= cw; j += 8) {
+      bool stream = j + 8 <= range.end;
       __m128i v[2] = {simd::load(r0 + j * 2), simd::load(r1 + j * 2)};
       simd::round<2, 2>(v);
       simd::storeTo(out + j * 4, v[0], stream);
@@ -134,6 +143,7 @@ int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw,
   } else if (s == 1 && k == 4) {
     const uint8_t *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
     for (; j + 16 <= cw; j += 16) {
+      bool stream = j + 16 <= range.end;
       __m128i v[4] = {simd::load(r0 + j), simd::load(r1 + j),
                       simd::load(r2 + j), simd::load(r3 + j)};
       simd::rounds<1, 4, 2>(v);
@@ -153,10 +163,17 @@ int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
 #if defined(__SSE2__)
   // Four vectors per row per step, so that each row receives whole 64-byte
   // lines in a row (streaming stores combine them).
+  StreamRange range;
+  if (streaming)
+    range = rowsStreamRange(rows, k, cw, s);
+  if (!range.empty() && ((s == 2 && k == 2) || (s == 1 && k == 4)))
+    for (; j < range.begin; ++j)
+      for (int64_t q = 0; q < k; ++q)
+        std::memcpy(rows[q] + j * s, in + (j * k + q) * s, s);
   if (s == 2 && k == 2) {
     uint8_t *o0 = rows[0], *o1 = rows[1];
-    bool stream = streaming && simd::aligned16(o0) && simd::aligned16(o1);
     for (; j + 32 <= cw; j += 32) {
+      bool stream = j + 32 <= range.end;
       __m128i row[2][4];
       for (int m = 0; m < 4; ++m) {
         __m128i v[2] = {simd::load(in + (j + 8 * m) * 4),
@@ -172,10 +189,8 @@ int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
     }
   } else if (s == 1 && k == 4) {
     uint8_t *o[4] = {rows[0], rows[1], rows[2], rows[3]};
-    bool stream = streaming;
-    for (int q = 0; q < 4; ++q)
-      stream = stream && simd::aligned16(o[q]);
     for (; j + 64 <= cw; j += 64) {
+      bool stream = j + 64 <= range.end;
       __m128i row[4][4];
       for (int m = 0; m < 4; ++m) {
         __m128i v[4];
