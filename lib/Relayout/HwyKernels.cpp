@@ -117,20 +117,13 @@ inline void flush(const uint8_t *buffer, int count, uint8_t *out, bool stream) {
     put(out + m * kVector, hn::Load(D8(), buffer + m * kVector), stream);
 }
 
-int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
-                      int64_t s, int64_t k, bool streaming) {
+/// The vector loop of interleaveVec: streams every iteration when `stream`
+/// (out then on a line boundary).
+int64_t interleaveLoop(uint8_t *out, const uint8_t *const *rows, int64_t count,
+                       int64_t s, int64_t k, bool stream) {
   const D8 d8;
   alignas(64) uint8_t buffer[4 * 64];
-  // Streamed: the iterations inside the whole lines of out, which start
-  // after a head of elements written here with ordinary stores.
-  StreamRange range;
-  if (streaming)
-    range = streamRange(out, count, k * s);
   int64_t j = 0;
-  if (!range.empty() && ((s == 2 && k == 2) || (s == 1 && k == 4)))
-    for (; j < range.begin; ++j)
-      for (int64_t q = 0; q < k; ++q)
-        std::memcpy(out + (j * k + q) * s, rows[q] + j * s, s);
   if (s == 2 && k == 2) {
     const hn::ScalableTag<uint16_t> d;
     constexpr int64_t n = kVector / 2;
@@ -139,7 +132,7 @@ int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
       auto a = hn::BitCast(d, hn::LoadU(d8, r0 + j * 2));
       auto b = hn::BitCast(d, hn::LoadU(d8, r1 + j * 2));
       hn::StoreInterleaved2(a, b, d, reinterpret_cast<uint16_t *>(buffer));
-      flush(buffer, 2, out + j * 4, j + n <= range.end);
+      flush(buffer, 2, out + j * 4, stream);
     }
   } else if (s == 1 && k == 4) {
     constexpr int64_t n = kVector;
@@ -148,10 +141,20 @@ int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
       hn::StoreInterleaved4(hn::LoadU(d8, r0 + j), hn::LoadU(d8, r1 + j),
                             hn::LoadU(d8, r2 + j), hn::LoadU(d8, r3 + j), d8,
                             buffer);
-      flush(buffer, 4, out + j * 4, j + n <= range.end);
+      flush(buffer, 4, out + j * 4, stream);
     }
   }
   return j;
+}
+
+int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
+                      int64_t s, int64_t k, bool streaming) {
+  if (!(s == 2 && k == 2) && !(s == 1 && k == 4))
+    return 0;
+  auto body = [&](uint8_t *o, const uint8_t *const *r, int64_t c, bool stream) {
+    return interleaveLoop(o, r, c, s, k, stream);
+  };
+  return interleaveInLines(body, out, rows, count, s, k, streaming);
 }
 
 int64_t deinterleaveVec(const uint8_t *in, uint8_t *const *rows, int64_t count,
@@ -161,10 +164,6 @@ int64_t deinterleaveVec(const uint8_t *in, uint8_t *const *rows, int64_t count,
   if (streaming)
     range = rowsStreamRange(rows, k, count, s);
   int64_t j = 0;
-  if (!range.empty() && ((s == 2 && k == 2) || (s == 1 && k == 4)))
-    for (; j < range.begin; ++j)
-      for (int64_t q = 0; q < k; ++q)
-        std::memcpy(rows[q] + j * s, in + (j * k + q) * s, s);
   if (s == 2 && k == 2) {
     const hn::ScalableTag<uint16_t> d;
     constexpr int64_t n = kVector / 2;

@@ -116,25 +116,19 @@ void deinterleave(const KernelSet &kernels, const uint8_t *in,
 
 } // namespace
 
-int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw,
-                       int64_t s, int64_t k, bool streaming) {
+namespace {
+
+/// The vector loop of sse2Interleave: streams every iteration when
+/// `stream` (out then on a line boundary).
+int64_t sse2InterleaveLoop(uint8_t *out, const uint8_t *const *rows, int64_t cw,
+                           int64_t s, int64_t k, bool stream) {
   int64_t j = 0;
 #if defined(__SSE2__)
   // Row pointers in locals: stores through uint8_t* may alias `rows`, and
   // reloading them after every store halves the speed of these loops.
-  // Streamed: the iterations inside the whole lines of out (Isa.h), after
-  // a head of elements written here with ordinary stores.
-  StreamRange range;
-  if (streaming)
-    range = streamRange(out, cw, k * s);
-  if (!range.empty() && ((s == 2 && k == 2) || (s == 1 && k == 4)))
-    for (; j < range.begin; ++j)
-      for (int64_t q = 0; q < k; ++q)
-        std::memcpy(out + (j * k + q) * s, rows[q] + j * s, s);
   if (s == 2 && k == 2) {
     const uint8_t *r0 = rows[0], *r1 = rows[1];
     for (; j + 8 <= cw; j += 8) {
-      bool stream = j + 8 <= range.end;
       __m128i v[2] = {simd::load(r0 + j * 2), simd::load(r1 + j * 2)};
       simd::round<2, 2>(v);
       simd::storeTo(out + j * 4, v[0], stream);
@@ -143,7 +137,6 @@ int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw,
   } else if (s == 1 && k == 4) {
     const uint8_t *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
     for (; j + 16 <= cw; j += 16) {
-      bool stream = j + 16 <= range.end;
       __m128i v[4] = {simd::load(r0 + j), simd::load(r1 + j),
                       simd::load(r2 + j), simd::load(r3 + j)};
       simd::rounds<1, 4, 2>(v);
@@ -152,9 +145,21 @@ int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw,
     }
   }
 #else
-  (void)out, (void)rows, (void)cw, (void)s, (void)k, (void)streaming;
+  (void)out, (void)rows, (void)cw, (void)s, (void)k, (void)stream;
 #endif
   return j;
+}
+
+} // namespace
+
+int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw,
+                       int64_t s, int64_t k, bool streaming) {
+  if (!(s == 2 && k == 2) && !(s == 1 && k == 4))
+    return 0;
+  auto body = [&](uint8_t *o, const uint8_t *const *r, int64_t c, bool stream) {
+    return sse2InterleaveLoop(o, r, c, s, k, stream);
+  };
+  return interleaveInLines(body, out, rows, cw, s, k, streaming);
 }
 
 int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
@@ -166,10 +171,6 @@ int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
   StreamRange range;
   if (streaming)
     range = rowsStreamRange(rows, k, cw, s);
-  if (!range.empty() && ((s == 2 && k == 2) || (s == 1 && k == 4)))
-    for (; j < range.begin; ++j)
-      for (int64_t q = 0; q < k; ++q)
-        std::memcpy(rows[q] + j * s, in + (j * k + q) * s, s);
   if (s == 2 && k == 2) {
     uint8_t *o0 = rows[0], *o1 = rows[1];
     for (; j + 32 <= cw; j += 32) {

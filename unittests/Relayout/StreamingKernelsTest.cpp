@@ -1,14 +1,15 @@
 //===- StreamingKernelsTest.cpp - Head and tail peeling of streaming stores
 //===//
 //
-// The streaming kernels of every instruction set level write the whole
-// 64-byte lines of their destination with non-temporal stores and the head
-// before the first line boundary and the tail after the last with ordinary
-// ones (lib/Relayout/Isa.h). These tests call each kernel directly with
-// destinations at every offset within a line and lengths around the line
-// size (shorter than a line, a line, a line and a bit), and check that it
-// writes exactly what memcpy, memset or the scalar loop would, and nothing
-// outside its destination.
+// The streaming kernels of every instruction set level write only whole
+// 64-byte lines of their destination with non-temporal stores: copy and
+// zero peel the head before the first line boundary and the tail after the
+// last with ordinary stores, the interleave kernels and transpose bands
+// stream only when their destination starts on a line (lib/Relayout/Isa.h).
+// These tests call each kernel directly with destinations at every offset
+// within a line and lengths around the line size (shorter than a line, a line,
+// a line and a bit), and check that it writes exactly what memcpy, memset or
+// the scalar loop would, and nothing outside its destination.
 //
 //===----------------------------------------------------------------------===//
 #include "Isa.h"
@@ -96,7 +97,7 @@ TEST(StreamingKernels, CopyAndZeroPeelHeadAndTail) {
 /// (element bytes, rows) pairs the interleave kernels take.
 const int64_t kInterleaves[][2] = {{2, 2}, {1, 4}};
 
-TEST(StreamingKernels, InterleavePeelsToALineBoundary) {
+TEST(StreamingKernels, InterleaveWritesExactlyItsElementsAtAnyOffset) {
   std::mt19937 rng(8);
   for (IsaLevel level : supportedLevels()) {
     const KernelSet &kernels = kernelSet(level);
@@ -132,14 +133,14 @@ TEST(StreamingKernels, InterleavePeelsToALineBoundary) {
   }
 }
 
-TEST(StreamingKernels, DeinterleavePeelsWhenTheRowsShareAnOffset) {
+TEST(StreamingKernels, DeinterleaveWritesExactlyItsElementsAtAnyOffsets) {
   std::mt19937 rng(9);
   for (IsaLevel level : supportedLevels()) {
     const KernelSet &kernels = kernelSet(level);
     for (auto [s, k] : kInterleaves)
       for (int64_t offset = 0; offset < 64; ++offset)
-        // Rows at the same offset within a line (peeled), and rows at
-        // different offsets (ordinary stores).
+        // Rows at the same offset within a line, and rows at different
+        // offsets (ordinary stores).
         for (int64_t skew : {0, 16, 1})
           for (int64_t count : {0, 3, 16, 40, 64, 65, 100, 128, 200, 257})
             for (bool streaming : {true, false}) {
