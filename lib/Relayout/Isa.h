@@ -34,8 +34,9 @@ const char *isaName(IsaLevel level);
 /// Streaming (non-temporal) stores write whole 64-byte cache lines: a line
 /// that receives part non-temporal and part ordinary stores, or
 /// non-temporal stores that straddle two lines, is flushed from the
-/// write-combining buffers partially, which made tiling into a destination
-/// 16 bytes past a line boundary many times slower on some CPUs. Every
+/// write-combining buffers partially (reported 17x slower for tiling 16
+/// bytes past a line boundary; up to 2x for f32 untiling on the EPYC VM,
+/// BENCHMARKS.md). Every
 /// kernel that streams therefore streams only the whole lines of its
 /// destination (ordinary stores for the head up to the first line boundary
 /// and the tail after the last), or, where its walk cannot reach a line
