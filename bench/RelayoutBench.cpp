@@ -18,6 +18,11 @@
 //   build/bench/relayout-bench [--json] [--sizes 4,64] [--threads 1,2]
 //                              [--filter NAME] [--min-runs 5] [--min-time 0.5]
 //                              [--streaming-threshold BYTES]
+//                              [--dst-offset BYTES]
+//
+// --dst-offset places tessel's destination that many bytes past a page
+// boundary (16: what np.empty and std::string give), to measure the
+// streaming kernels on a destination that is not 64-byte aligned.
 //
 //===----------------------------------------------------------------------===//
 #define EIGEN_USE_THREADS
@@ -410,6 +415,8 @@ struct Options {
   double minTime = 0.5;
   /// RelayoutOptions::streamingThresholdBytes; -1 is tessel's default.
   int64_t streamingThreshold = -1;
+  /// Bytes past a page boundary where tessel's destination starts.
+  int64_t dstOffset = 0;
 };
 
 struct Result {
@@ -444,7 +451,9 @@ Result measure(const Instance &in, int threads, const Options &opts) {
     std::exit(1);
   }
   int64_t srcBytes = plan->sourceBytes(), dstBytes = plan->destinationBytes();
-  Buffer src = allocate(srcBytes, 1), dst = allocate(dstBytes, 2);
+  Buffer src = allocate(srcBytes, 1);
+  Buffer dstBuffer = allocate(dstBytes + opts.dstOffset, 2);
+  uint8_t *dst = dstBuffer.get() + opts.dstOffset;
   Buffer copyDst = allocate(srcBytes, 3);
 
   tbb::task_arena arena(threads);
@@ -458,7 +467,7 @@ Result measure(const Instance &in, int threads, const Options &opts) {
   Buffer plainDst = allocate(runsPlain ? dstBytes : 1, 4);
   auto runTessel = [&] {
     if (std::optional<Error> e =
-            plan->execute(src.get(), srcBytes, dst.get(), dstBytes)) {
+            plan->execute(src.get(), srcBytes, dst, dstBytes)) {
       std::fprintf(stderr, "relayout-bench: %s\n", e->message.c_str());
       std::exit(1);
     }
@@ -467,12 +476,12 @@ Result measure(const Instance &in, int threads, const Options &opts) {
   runTessel();
   parallelCopy(arena, copyDst.get(), src.get(), srcBytes, false);
   if (runsEigen)
-    runEigen(elementBytes, device, *in.eigen, src.get(), dst.get());
+    runEigen(elementBytes, device, *in.eigen, src.get(), dst);
   if (runsPlain) {
     // The peer must do the same work: its output is tessel's, byte for byte.
     runTessel();
     in.plain(src.get(), plainDst.get(), arena);
-    if (std::memcmp(dst.get(), plainDst.get(), dstBytes) != 0) {
+    if (std::memcmp(dst, plainDst.get(), dstBytes) != 0) {
       std::fprintf(stderr,
                    "relayout-bench: the plain reference disagrees "
                    "with tessel on %s %s -> %s\n",
@@ -495,9 +504,8 @@ Result measure(const Instance &in, int threads, const Options &opts) {
     tTessel.push_back(c);
     spent += a + b + c;
     if (runsEigen) {
-      double d = seconds([&] {
-        runEigen(elementBytes, device, *in.eigen, src.get(), dst.get());
-      });
+      double d = seconds(
+          [&] { runEigen(elementBytes, device, *in.eigen, src.get(), dst); });
       tEigen.push_back(d);
       spent += d;
     }
@@ -571,11 +579,18 @@ Options parseArgs(int argc, char **argv) {
       o.minTime = std::atof(next());
     else if (a == "--streaming-threshold")
       o.streamingThreshold = std::atoll(next());
-    else {
-      std::fprintf(stderr,
-                   "usage: relayout-bench [--json] [--sizes 4,64,256] "
-                   "[--threads 1,2] [--filter TEXT] [--min-runs N] "
-                   "[--min-time SECONDS] [--streaming-threshold BYTES]\n");
+    else if (a == "--dst-offset") {
+      o.dstOffset = std::atoll(next());
+      if (o.dstOffset < 0 || o.dstOffset >= 4096) {
+        std::fprintf(stderr, "relayout-bench: --dst-offset must be in "
+                             "[0, 4096)\n");
+        std::exit(2);
+      }
+    } else {
+      std::fprintf(stderr, "usage: relayout-bench [--json] [--sizes 4,64,256] "
+                           "[--threads 1,2] [--filter TEXT] [--min-runs N] "
+                           "[--min-time SECONDS] [--streaming-threshold BYTES] "
+                           "[--dst-offset BYTES]\n");
       std::exit(a == "--help" || a == "-h" ? 0 : 2);
     }
   }
@@ -622,12 +637,15 @@ int main(int argc, char **argv) {
       isa = plan->isa();
   if (opts.json)
     std::printf("{\"cpu\": \"%s\", \"levels\": \"%s\", \"isa\": \"%s\", "
-                "\"plain_isa\": \"%s\"}\n",
-                cpuModel().c_str(), levels.c_str(), isa.c_str(), plain::isa());
+                "\"plain_isa\": \"%s\", \"dst_offset\": %lld}\n",
+                cpuModel().c_str(), levels.c_str(), isa.c_str(), plain::isa(),
+                static_cast<long long>(opts.dstOffset));
   else
     std::printf("cpu: %s; tessel kernels: %s (this CPU: %s); plain reference "
-                "compiled for %s\n",
-                cpuModel().c_str(), isa.c_str(), levels.c_str(), plain::isa());
+                "compiled for %s; tessel destination %lld bytes past a page "
+                "boundary\n",
+                cpuModel().c_str(), isa.c_str(), levels.c_str(), plain::isa(),
+                static_cast<long long>(opts.dstOffset));
   if (!opts.json)
     std::printf("%-28s %5s %3s %8s %8s %6s %8s %7s %8s %7s  %s\n", "case",
                 "MiB", "thr", "tessel", "copy", "ratio", "eigen", "t/eigen",

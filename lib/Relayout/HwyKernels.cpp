@@ -5,8 +5,8 @@
 // i.e. AVX-512 F/BW/DQ/VL); Isa.cpp picks the one the plan runs. Vectors
 // are 32 or 64 bytes, so the same source gives:
 //
-//   copy / zero     non-temporal stores of whole vectors (a 64-byte store
-//                   fills a cache line at once on AVX-512)
+//   copy / zero     non-temporal stores of whole 64-byte lines (one vector
+//                   on AVX-512), ordinary ones for the head and tail
 //   interleave      k rows into a tile row: Highway's StoreInterleaved2/4
 //   deinterleave    LoadInterleaved2/4 (bf16 pairs, s8 quads)
 //   transposeSquare an L x L register transpose (L = lanes, at most 16 so
@@ -51,14 +51,13 @@ inline bool alignedTo(const uint8_t *p, int64_t bytes) {
 }
 
 void copyVec(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming) {
-  if (!streaming || bytes < 4 * kVector) {
+  // Whole 64-byte lines only (see kLineBytes in Isa.h).
+  int64_t head = streamingHead(dst);
+  if (!streaming || bytes < head + kLineBytes) {
     std::memcpy(dst, src, bytes);
     return;
   }
   const D8 d;
-  int64_t head = static_cast<int64_t>(
-      (kVector - (reinterpret_cast<uintptr_t>(dst) & (kVector - 1))) &
-      (kVector - 1));
   // Calls of the C library for nothing cost as much as moving a tile row:
   // heads and tails are usually empty.
   if (head)
@@ -74,8 +73,9 @@ void copyVec(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming) {
     hn::Stream(c, d, dst + i + 2 * kVector);
     hn::Stream(e, d, dst + i + 3 * kVector);
   }
-  for (; i + kVector <= bytes; i += kVector)
-    hn::Stream(hn::LoadU(d, src + i), d, dst + i);
+  for (; i + kLineBytes <= bytes; i += kLineBytes)
+    for (int64_t v = 0; v < kLineBytes; v += kVector)
+      hn::Stream(hn::LoadU(d, src + i + v), d, dst + i + v);
   if (i < bytes)
     std::memcpy(dst + i, src + i, bytes - i);
 }
@@ -83,20 +83,19 @@ void copyVec(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming) {
 void zeroVec(uint8_t *dst, int64_t bytes, bool streaming) {
   if (bytes <= 0)
     return;
-  if (!streaming || bytes < 2 * kVector) {
+  int64_t head = streamingHead(dst);
+  if (!streaming || bytes < head + kLineBytes) {
     std::memset(dst, 0, bytes);
     return;
   }
   const D8 d;
-  int64_t head = static_cast<int64_t>(
-      (kVector - (reinterpret_cast<uintptr_t>(dst) & (kVector - 1))) &
-      (kVector - 1));
   if (head)
     std::memset(dst, 0, head);
   int64_t i = head;
   auto zero = hn::Zero(d);
-  for (; i + kVector <= bytes; i += kVector)
-    hn::Stream(zero, d, dst + i);
+  for (; i + kLineBytes <= bytes; i += kLineBytes)
+    for (int64_t v = 0; v < kLineBytes; v += kVector)
+      hn::Stream(zero, d, dst + i + v);
   if (i < bytes)
     std::memset(dst + i, 0, bytes - i);
 }
@@ -118,11 +117,12 @@ inline void flush(const uint8_t *buffer, int count, uint8_t *out, bool stream) {
     put(out + m * kVector, hn::Load(D8(), buffer + m * kVector), stream);
 }
 
-int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
-                      int64_t s, int64_t k, bool streaming) {
+/// The vector loop of interleaveVec: streams every iteration when `stream`
+/// (out then on a line boundary).
+int64_t interleaveLoop(uint8_t *out, const uint8_t *const *rows, int64_t count,
+                       int64_t s, int64_t k, bool stream) {
   const D8 d8;
   alignas(64) uint8_t buffer[4 * 64];
-  bool stream = streaming && alignedTo(out, kVector);
   int64_t j = 0;
   if (s == 2 && k == 2) {
     const hn::ScalableTag<uint16_t> d;
@@ -147,16 +147,29 @@ int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
   return j;
 }
 
+int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
+                      int64_t s, int64_t k, bool streaming) {
+  if (!(s == 2 && k == 2) && !(s == 1 && k == 4))
+    return 0;
+  auto body = [&](uint8_t *o, const uint8_t *const *r, int64_t c, bool stream) {
+    return interleaveLoop(o, r, c, s, k, stream);
+  };
+  return interleaveInLines(body, out, rows, count, s, k, streaming);
+}
+
 int64_t deinterleaveVec(const uint8_t *in, uint8_t *const *rows, int64_t count,
                         int64_t s, int64_t k, bool streaming) {
   const D8 d8;
+  StreamRange range;
+  if (streaming)
+    range = rowsStreamRange(rows, k, count, s);
   int64_t j = 0;
   if (s == 2 && k == 2) {
     const hn::ScalableTag<uint16_t> d;
     constexpr int64_t n = kVector / 2;
     uint8_t *o0 = rows[0], *o1 = rows[1];
-    bool stream = streaming && alignedTo(o0, kVector) && alignedTo(o1, kVector);
     for (; j + n <= count; j += n) {
+      bool stream = j + n <= range.end;
       hn::Vec<decltype(d)> a, b;
       hn::LoadInterleaved2(d, reinterpret_cast<const uint16_t *>(in + j * 4), a,
                            b);
@@ -166,10 +179,8 @@ int64_t deinterleaveVec(const uint8_t *in, uint8_t *const *rows, int64_t count,
   } else if (s == 1 && k == 4) {
     constexpr int64_t n = kVector;
     uint8_t *o[4] = {rows[0], rows[1], rows[2], rows[3]};
-    bool stream = streaming;
-    for (int q = 0; q < 4; ++q)
-      stream = stream && alignedTo(o[q], kVector);
     for (; j + n <= count; j += n) {
+      bool stream = j + n <= range.end;
       hn::Vec<D8> a, b, c, e;
       hn::LoadInterleaved4(d8, in + j * 4, a, b, c, e);
       put(o[0] + j, a, stream);

@@ -31,14 +31,107 @@ constexpr int kIsaLevels = 3;
 
 const char *isaName(IsaLevel level);
 
+/// Streaming (non-temporal) stores write whole 64-byte cache lines: a line
+/// that receives part non-temporal and part ordinary stores, or
+/// non-temporal stores that straddle two lines, is flushed from the
+/// write-combining buffers partially (reported 17x slower for tiling 16
+/// bytes past a line boundary; up to 2x for f32 untiling on the EPYC VM,
+/// BENCHMARKS.md). Every
+/// kernel that streams therefore streams only the whole lines of its
+/// destination (ordinary stores for the head up to the first line boundary
+/// and the tail after the last), or, where its walk cannot reach a line
+/// boundary (rows whose offsets differ modulo 64, or a boundary that falls
+/// inside an element group), uses ordinary stores throughout. The
+/// interleave and deinterleave kernels of (k,1) tiles and the transpose
+/// bands stream only when their destination rows start on a line (see
+/// interleaveInLines for why they do not peel).
+constexpr int64_t kLineBytes = 64;
+
+/// Bytes from p up to the next 64-byte boundary (0 when p is on one).
+inline int64_t streamingHead(const void *p) {
+  return static_cast<int64_t>(
+      (kLineBytes - (reinterpret_cast<uintptr_t>(p) & (kLineBytes - 1))) &
+      (kLineBytes - 1));
+}
+
+/// The elements [begin, end) of a run of `count` elements, `unit` bytes
+/// each, stored from p whose bytes are whole 64-byte lines: the part a
+/// kernel streams. Empty where no line boundary falls between elements
+/// (unit does not divide the head) or no whole line fits.
+struct StreamRange {
+  int64_t begin = 0, end = 0;
+  bool empty() const { return end <= begin; }
+};
+inline StreamRange streamRange(const void *p, int64_t count, int64_t unit) {
+  int64_t head = streamingHead(p);
+  if (unit <= 0 || kLineBytes % unit || head % unit)
+    return {};
+  int64_t begin = head / unit, perLine = kLineBytes / unit;
+  if (begin >= count)
+    return {};
+  int64_t end = begin + (count - begin) / perLine * perLine;
+  if (end == begin)
+    return {};
+  return {begin, end};
+}
+
+/// Runs the vector loop of an interleave kernel, `body(out, rows, count,
+/// stream)` (elements of `s` bytes from k rows; returns how many leading
+/// elements it wrote; with `stream`, out is on a line boundary and every
+/// iteration is streamed), so that only whole lines are streamed: when out
+/// starts on a line boundary, the iterations that end within the run's
+/// whole lines are streamed and the rest use ordinary stores; otherwise all
+/// of it does. Peeling a head up to the boundary instead cost more than it
+/// saved in rows of a few hundred bytes: s8 (4,1) tiling 16 bytes past a
+/// boundary ran at 5.5-5.9 GB/s peeled against 12-18 with ordinary stores
+/// at avx2/avx512 (bf16 (2,1) at sse2: 8 GB/s with a scalar head, 18 with
+/// ordinary stores), on the EPYC VM. Returns how many leading elements are
+/// written.
+template <class Body>
+int64_t interleaveInLines(Body body, uint8_t *out, const uint8_t *const *rows,
+                          int64_t count, int64_t s, int64_t k, bool streaming) {
+  StreamRange range;
+  if (streaming)
+    range = streamRange(out, count, k * s);
+  if (range.empty() || range.begin != 0 || k > 4)
+    return body(out, rows, count, false);
+  int64_t j = body(out, rows, range.end, true);
+  if (j == count)
+    return j;
+  const uint8_t *shifted[4];
+  for (int64_t q = 0; q < k; ++q)
+    shifted[q] = rows[q] + j * s;
+  return j + body(out + j * k * s, shifted, count - j, false);
+}
+
+/// The part of a run that a deinterleave kernel streams: its whole lines
+/// when the run starts on a line boundary, else nothing (see
+/// interleaveInLines).
+inline StreamRange alignedStreamRange(const void *p, int64_t count,
+                                      int64_t unit) {
+  StreamRange range = streamRange(p, count, unit);
+  return range.begin == 0 ? range : StreamRange{};
+}
+
+/// The same for k destination rows of a deinterleave: every row must start
+/// on a line boundary.
+inline StreamRange rowsStreamRange(uint8_t *const *rows, int64_t k,
+                                   int64_t count, int64_t s) {
+  for (int64_t q = 1; q < k; ++q)
+    if (streamingHead(rows[q]) != 0)
+      return {};
+  return alignedStreamRange(rows[0], count, s);
+}
+
 /// The vector kernels of one level. Each returns or writes exactly what its
 /// portable counterpart in TileKernels.cpp / TransposeKernels.cpp would.
 struct KernelSet {
   IsaLevel level = IsaLevel::Sse2;
   /// Bytes in one vector register of the level (16, 32, 64).
   int64_t vectorBytes = 16;
-  /// Copies `bytes` bytes; with `streaming`, the aligned part of dst is
-  /// written with non-temporal stores (the caller fences).
+  /// Copies `bytes` bytes; with `streaming`, the whole 64-byte lines of dst
+  /// are written with non-temporal stores, the rest with ordinary ones (the
+  /// caller fences).
   void (*copy)(uint8_t *dst, const uint8_t *src, int64_t bytes,
                bool streaming) = nullptr;
   /// Zeroes `bytes` bytes, non-temporally when `streaming`.

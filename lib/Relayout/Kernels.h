@@ -41,9 +41,10 @@ int resolveThreads(int requested);
 void parallelFor(int threads, int64_t count, int64_t grain,
                  const std::function<void(int64_t, int64_t)> &fn);
 
-/// Copies `bytes` bytes (dst and src do not overlap). With `streaming`,
-/// 16-byte aligned parts of dst are written with non-temporal stores; the
-/// caller issues storeFence() before the data is read.
+/// Copies `bytes` bytes (dst and src do not overlap). With `streaming`, the
+/// whole 64-byte lines of dst are written with non-temporal stores and the
+/// head and tail with ordinary ones (see kLineBytes in Isa.h); the caller
+/// issues storeFence() before the data is read.
 void copyBytes(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming);
 /// Zeroes `bytes` bytes, with streaming stores when asked.
 void zeroBytes(uint8_t *dst, int64_t bytes, bool streaming);

@@ -57,12 +57,17 @@ void parallelFor(int threads, int64_t count, int64_t grain,
 void copyBytes(uint8_t *dst, const uint8_t *src, int64_t bytes,
                bool streaming) {
 #if defined(__SSE2__)
-  if (streaming && bytes >= 64) {
-    int64_t head = (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15;
+  // Only whole, aligned 64-byte lines are streamed; the bytes before the
+  // first line boundary and after the last go through ordinary stores.
+  // Streaming a line in 16-byte pieces that straddle two lines (a
+  // destination 16 bytes past a boundary, as np.empty and std::string give)
+  // leaves partial lines in the write-combining buffers.
+  int64_t head = streamingHead(dst);
+  if (streaming && bytes >= head + kLineBytes) {
     if (head)
       std::memcpy(dst, src, head);
     int64_t i = head;
-    for (; i + 64 <= bytes; i += 64) {
+    for (; i + kLineBytes <= bytes; i += kLineBytes) {
       __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i));
       __m128i b =
           _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i + 16));
@@ -75,10 +80,6 @@ void copyBytes(uint8_t *dst, const uint8_t *src, int64_t bytes,
       _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i + 32), c);
       _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i + 48), d);
     }
-    for (; i + 16 <= bytes; i += 16)
-      _mm_stream_si128(
-          reinterpret_cast<__m128i *>(dst + i),
-          _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i)));
     if (i < bytes)
       std::memcpy(dst + i, src + i, bytes - i);
     return;
@@ -90,21 +91,23 @@ void copyBytes(uint8_t *dst, const uint8_t *src, int64_t bytes,
 
 void zeroBytes(uint8_t *dst, int64_t bytes, bool streaming) {
 #if defined(__SSE2__)
-  if (streaming && bytes >= 64) {
-    int64_t head = (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15;
+  int64_t head = streamingHead(dst);
+  if (streaming && bytes >= head + kLineBytes) {
     if (head)
       std::memset(dst, 0, head);
     int64_t i = head;
     __m128i zero = _mm_setzero_si128();
-    for (; i + 16 <= bytes; i += 16)
-      _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i), zero);
+    for (; i + kLineBytes <= bytes; i += kLineBytes)
+      for (int m = 0; m < 4; ++m)
+        _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i + 16 * m), zero);
     if (i < bytes)
       std::memset(dst + i, 0, bytes - i);
     return;
   }
 #endif
   (void)streaming;
-  std::memset(dst, 0, bytes);
+  if (bytes > 0)
+    std::memset(dst, 0, bytes);
 }
 
 void storeFence() {

@@ -116,13 +116,16 @@ void deinterleave(const KernelSet &kernels, const uint8_t *in,
 
 } // namespace
 
-int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw,
-                       int64_t s, int64_t k, bool streaming) {
+namespace {
+
+/// The vector loop of sse2Interleave: streams every iteration when
+/// `stream` (out then on a line boundary).
+int64_t sse2InterleaveLoop(uint8_t *out, const uint8_t *const *rows, int64_t cw,
+                           int64_t s, int64_t k, bool stream) {
   int64_t j = 0;
 #if defined(__SSE2__)
   // Row pointers in locals: stores through uint8_t* may alias `rows`, and
   // reloading them after every store halves the speed of these loops.
-  bool stream = streaming && simd::aligned16(out);
   if (s == 2 && k == 2) {
     const uint8_t *r0 = rows[0], *r1 = rows[1];
     for (; j + 8 <= cw; j += 8) {
@@ -142,9 +145,21 @@ int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw,
     }
   }
 #else
-  (void)out, (void)rows, (void)cw, (void)s, (void)k, (void)streaming;
+  (void)out, (void)rows, (void)cw, (void)s, (void)k, (void)stream;
 #endif
   return j;
+}
+
+} // namespace
+
+int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t cw,
+                       int64_t s, int64_t k, bool streaming) {
+  if (!(s == 2 && k == 2) && !(s == 1 && k == 4))
+    return 0;
+  auto body = [&](uint8_t *o, const uint8_t *const *r, int64_t c, bool stream) {
+    return sse2InterleaveLoop(o, r, c, s, k, stream);
+  };
+  return interleaveInLines(body, out, rows, cw, s, k, streaming);
 }
 
 int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
@@ -153,10 +168,13 @@ int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
 #if defined(__SSE2__)
   // Four vectors per row per step, so that each row receives whole 64-byte
   // lines in a row (streaming stores combine them).
+  StreamRange range;
+  if (streaming)
+    range = rowsStreamRange(rows, k, cw, s);
   if (s == 2 && k == 2) {
     uint8_t *o0 = rows[0], *o1 = rows[1];
-    bool stream = streaming && simd::aligned16(o0) && simd::aligned16(o1);
     for (; j + 32 <= cw; j += 32) {
+      bool stream = j + 32 <= range.end;
       __m128i row[2][4];
       for (int m = 0; m < 4; ++m) {
         __m128i v[2] = {simd::load(in + (j + 8 * m) * 4),
@@ -172,10 +190,8 @@ int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
     }
   } else if (s == 1 && k == 4) {
     uint8_t *o[4] = {rows[0], rows[1], rows[2], rows[3]};
-    bool stream = streaming;
-    for (int q = 0; q < 4; ++q)
-      stream = stream && simd::aligned16(o[q]);
     for (; j + 64 <= cw; j += 64) {
+      bool stream = j + 64 <= range.end;
       __m128i row[4][4];
       for (int m = 0; m < 4; ++m) {
         __m128i v[4];

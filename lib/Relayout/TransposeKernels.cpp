@@ -204,6 +204,10 @@ void transposePanel(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   constexpr int64_t K = Width <= 8 && Width > 0 ? 16 / Width : 1;
   const int64_t s = Width > 0 ? Width : p.elementBytes;
   const int64_t srcRow = p.srcColumnStride * s, dstRow = p.dstRowStride * s;
+  // Streams only where each destination row's part is whole 64-byte lines
+  // (Isa.h): else the pieces would leave partial lines.
+  streaming = streaming && streamingHead(dst + i0 * s) == 0 &&
+              dstRow % kLineBytes == 0 && (i1 - i0) * s % kLineBytes == 0;
   for (int64_t i = i0; i < i1; ++i)
     prefetchRow(src + i * srcRow, p.rows * s);
   int64_t j = 0;
@@ -307,11 +311,15 @@ template <int Width>
 int64_t sse2Band(const uint8_t *in, int64_t srcRow, uint8_t *out,
                  int64_t dstRow, int64_t columns, bool streaming) {
   constexpr int64_t K = 16 / Width, R = 64 / Width;
+  // Each destination line is written in four pieces: streamed only when
+  // they are the four quarters of one line (Isa.h).
+  bool stream =
+      streaming && streamingHead(out) == 0 && dstRow % kLineBytes == 0;
   int64_t c = 0;
   for (; c + K <= columns; c += K)
     for (int64_t q = 0; q < R; q += K)
       transposeBlock<Width>(in + q * srcRow + c * Width, srcRow,
-                            out + c * dstRow + q * Width, dstRow, streaming);
+                            out + c * dstRow + q * Width, dstRow, stream);
   return c;
 }
 

@@ -44,7 +44,8 @@ Bytes reference(const Shape &from, const Shape &to, const Bytes &src) {
 
 /// Runs a plan on src into a destination pre-filled with 0xFF garbage that
 /// starts `misalign` bytes past a 64-byte boundary (the streaming kernels
-/// take another path when the destination is not aligned to a vector).
+/// peel a head of ordinary stores up to the first line boundary, or use
+/// ordinary stores throughout where no boundary falls between elements).
 Bytes run(const Shape &from, const Shape &to, const Bytes &src,
           RelayoutOptions options = {}, std::string *description = nullptr,
           int64_t misalign = 0) {
@@ -199,7 +200,7 @@ void checkFastPath(const std::string &fromText, const std::string &toText,
   std::string inverse = kernel == "tile rows" ? "untile rows" : kernel;
   for (const std::string &isa : relayoutIsaLevels())
     for (int64_t streaming : {-1, 0})
-      for (int64_t misalign : {0, 16, 1}) {
+      for (int64_t misalign : {0, 16, 1, 8, 48}) {
         SCOPED_TRACE(isa + (streaming ? " ordinary" : " streaming") +
                      " stores, destination 64-byte boundary + " +
                      std::to_string(misalign));

@@ -1,0 +1,210 @@
+//===- StreamingKernelsTest.cpp - Head and tail peeling of streaming stores
+//===//
+//
+// The streaming kernels of every instruction set level write only whole
+// 64-byte lines of their destination with non-temporal stores: copy and
+// zero peel the head before the first line boundary and the tail after the
+// last with ordinary stores, the interleave kernels and transpose bands
+// stream only when their destination starts on a line (lib/Relayout/Isa.h).
+// These tests call each kernel directly with destinations at every offset
+// within a line and lengths around the line size (shorter than a line, a line,
+// a line and a bit), and check that it writes exactly what memcpy, memset or
+// the scalar loop would, and nothing outside its destination.
+//
+//===----------------------------------------------------------------------===//
+#include "Isa.h"
+#include "Kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tessel::relayout;
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+constexpr uint8_t kGuard = 0xA5;
+/// Room on each side of a destination for guard bytes.
+constexpr int64_t kMargin = 192;
+
+/// A buffer whose byte `kMargin + offset` is `offset` bytes past a 64-byte
+/// boundary, filled with guard bytes.
+struct Destination {
+  Bytes storage;
+  uint8_t *base = nullptr;
+  Destination(int64_t bytes, int64_t offset)
+      : storage(bytes + 2 * kMargin + 128, kGuard) {
+    auto address = reinterpret_cast<uintptr_t>(storage.data());
+    base = storage.data() + (64 - address % 64) % 64 + kMargin + offset;
+  }
+  /// Bytes [lo, hi) relative to base.
+  Bytes slice(int64_t lo, int64_t hi) const {
+    return Bytes(base + lo, base + hi);
+  }
+};
+
+Bytes randomBytes(std::mt19937 &rng, int64_t n) {
+  Bytes b(n);
+  for (uint8_t &x : b)
+    x = static_cast<uint8_t>(rng());
+  return b;
+}
+
+const std::vector<int64_t> &lengths() {
+  static const std::vector<int64_t> values = {
+      0,   1,   15,  16,  17,  47,  48,  63,  64,  65,  79,  111, 127, 128,
+      129, 191, 192, 200, 255, 256, 257, 300, 383, 511, 512, 513, 1000};
+  return values;
+}
+
+std::string where(IsaLevel level, int64_t offset, int64_t bytes,
+                  bool streaming) {
+  return std::string(isaName(level)) + ", destination 64-byte boundary + " +
+         std::to_string(offset) + ", " + std::to_string(bytes) + " bytes, " +
+         (streaming ? "streaming" : "ordinary") + " stores";
+}
+
+TEST(StreamingKernels, CopyAndZeroPeelHeadAndTail) {
+  std::mt19937 rng(7);
+  for (IsaLevel level : supportedLevels()) {
+    const KernelSet &k = kernelSet(level);
+    for (int64_t offset = 0; offset < 64; ++offset)
+      for (int64_t bytes : lengths())
+        for (bool streaming : {true, false}) {
+          SCOPED_TRACE(where(level, offset, bytes, streaming));
+          Bytes src = randomBytes(rng, bytes + 1);
+          Destination copy(bytes, offset);
+          k.copy(copy.base, src.data(), bytes, streaming);
+          Destination zero(bytes, offset);
+          k.zero(zero.base, bytes, streaming);
+          if (streaming)
+            storeFence();
+          ASSERT_EQ(copy.slice(0, bytes), Bytes(src.begin(), src.end() - 1));
+          ASSERT_EQ(zero.slice(0, bytes), Bytes(bytes, 0));
+          for (const Destination *d : {&copy, &zero}) {
+            ASSERT_EQ(d->slice(-kMargin, 0), Bytes(kMargin, kGuard));
+            ASSERT_EQ(d->slice(bytes, bytes + kMargin), Bytes(kMargin, kGuard));
+          }
+        }
+  }
+}
+
+/// (element bytes, rows) pairs the interleave kernels take.
+const int64_t kInterleaves[][2] = {{2, 2}, {1, 4}};
+
+TEST(StreamingKernels, InterleaveWritesExactlyItsElementsAtAnyOffset) {
+  std::mt19937 rng(8);
+  for (IsaLevel level : supportedLevels()) {
+    const KernelSet &kernels = kernelSet(level);
+    for (auto [s, k] : kInterleaves)
+      for (int64_t offset = 0; offset < 64; ++offset)
+        for (int64_t count : {0, 3, 15, 16, 40, 64, 65, 100, 128, 200, 257})
+          for (bool streaming : {true, false}) {
+            SCOPED_TRACE(where(level, offset, count * k * s, streaming) + ", " +
+                         std::to_string(k) + " rows of " + std::to_string(s) +
+                         "-byte elements");
+            std::vector<Bytes> rows;
+            std::vector<const uint8_t *> pointers;
+            for (int64_t q = 0; q < k; ++q) {
+              rows.push_back(randomBytes(rng, count * s));
+              pointers.push_back(rows.back().data());
+            }
+            int64_t bytes = count * k * s;
+            Destination out(bytes, offset);
+            int64_t done = kernels.interleave(out.base, pointers.data(), count,
+                                              s, k, streaming);
+            ASSERT_GE(done, 0);
+            ASSERT_LE(done, count);
+            Bytes expected(done * k * s);
+            for (int64_t j = 0; j < done; ++j)
+              for (int64_t q = 0; q < k; ++q)
+                std::memcpy(expected.data() + (j * k + q) * s,
+                            rows[q].data() + j * s, s);
+            ASSERT_EQ(out.slice(0, done * k * s), expected);
+            ASSERT_EQ(out.slice(-kMargin, 0), Bytes(kMargin, kGuard));
+            ASSERT_EQ(out.slice(done * k * s, bytes + kMargin),
+                      Bytes(bytes - done * k * s + kMargin, kGuard));
+          }
+  }
+}
+
+TEST(StreamingKernels, DeinterleaveWritesExactlyItsElementsAtAnyOffsets) {
+  std::mt19937 rng(9);
+  for (IsaLevel level : supportedLevels()) {
+    const KernelSet &kernels = kernelSet(level);
+    for (auto [s, k] : kInterleaves)
+      for (int64_t offset = 0; offset < 64; ++offset)
+        // Rows at the same offset within a line, and rows at different
+        // offsets (ordinary stores).
+        for (int64_t skew : {0, 16, 1})
+          for (int64_t count : {0, 3, 16, 40, 64, 65, 100, 128, 200, 257})
+            for (bool streaming : {true, false}) {
+              SCOPED_TRACE(where(level, offset, count * s, streaming) +
+                           ", rows skewed by " + std::to_string(skew) + ", " +
+                           std::to_string(k) + " rows of " + std::to_string(s) +
+                           "-byte elements");
+              Bytes in = randomBytes(rng, count * k * s);
+              std::vector<Destination> rows;
+              rows.reserve(k);
+              std::vector<uint8_t *> pointers;
+              for (int64_t q = 0; q < k; ++q)
+                rows.emplace_back(count * s, (offset + q * skew) % 64);
+              for (Destination &d : rows)
+                pointers.push_back(d.base);
+              int64_t done = kernels.deinterleave(in.data(), pointers.data(),
+                                                  count, s, k, streaming);
+              ASSERT_GE(done, 0);
+              ASSERT_LE(done, count);
+              for (int64_t q = 0; q < k; ++q) {
+                Bytes expected(done * s);
+                for (int64_t j = 0; j < done; ++j)
+                  std::memcpy(expected.data() + j * s,
+                              in.data() + (j * k + q) * s, s);
+                ASSERT_EQ(rows[q].slice(0, done * s), expected);
+                ASSERT_EQ(rows[q].slice(-kMargin, 0), Bytes(kMargin, kGuard));
+                ASSERT_EQ(rows[q].slice(done * s, count * s + kMargin),
+                          Bytes((count - done) * s + kMargin, kGuard));
+              }
+            }
+  }
+}
+
+TEST(StreamingKernels, TransposeBandsOnUnalignedRows) {
+  std::mt19937 rng(10);
+  for (IsaLevel level : supportedLevels()) {
+    const KernelSet &kernels = kernelSet(level);
+    for (int log2Width = 0; log2Width < 4; ++log2Width) {
+      int64_t width = int64_t(1) << log2Width, rowsIn = 64 / width;
+      for (int64_t offset : {0, 1, 8, 16, 48})
+        for (int64_t dstRow : {int64_t(64), int64_t(128), int64_t(80)})
+          for (bool streaming : {true, false}) {
+            SCOPED_TRACE(where(level, offset, 64, streaming) +
+                         ", destination rows " + std::to_string(dstRow) +
+                         " bytes apart, " + std::to_string(width) +
+                         "-byte elements");
+            int64_t columns = 32, srcRow = columns * width;
+            Bytes in = randomBytes(rng, rowsIn * srcRow);
+            Destination out(columns * dstRow, offset);
+            int64_t done = kernels.transposeBand[log2Width](
+                in.data(), srcRow, out.base, dstRow, columns, streaming);
+            ASSERT_GE(done, 0);
+            ASSERT_LE(done, columns);
+            for (int64_t j = 0; j < done; ++j)
+              for (int64_t r = 0; r < rowsIn; ++r)
+                ASSERT_EQ(std::memcmp(out.base + j * dstRow + r * width,
+                                      in.data() + r * srcRow + j * width,
+                                      width),
+                          0)
+                    << "column " << j << ", row " << r;
+            ASSERT_EQ(out.slice(-kMargin, 0), Bytes(kMargin, kGuard));
+          }
+    }
+  }
+}
+
+} // namespace
