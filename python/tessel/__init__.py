@@ -1,5 +1,5 @@
 """tessel from Python: tiled layouts, relayout of numpy arrays, HLO, the
-fusion compiler and NPU local memory.
+fusion compiler, NPU local memory, indexing maps and the alignment verifier.
 
     >>> import numpy as np, ml_dtypes, tessel
     >>> x = np.ones((3, 300), ml_dtypes.bfloat16)
@@ -24,10 +24,12 @@ from . import _arrays
 from ._tessel import Executable as _CompiledModule
 from ._tessel import HloModule, Layout, RelayoutPlan
 from ._tessel import _compile as _tessel_compile
-from . import hlo, npu
+from . import hlo, indexing, npu
+from ._align import AlignmentFailure, AlignmentReport, align
 
 __all__ = ["Layout", "RelayoutPlan", "relayout", "compile", "Executable",
-           "HloModule", "hlo", "npu", "element_type", "numpy_dtype"]
+           "HloModule", "hlo", "npu", "indexing", "align", "AlignmentReport",
+           "AlignmentFailure", "element_type", "numpy_dtype"]
 
 element_type = _arrays.element_type
 numpy_dtype = _arrays.numpy_dtype
