@@ -1,6 +1,7 @@
 //===- NpuBinding.cpp - tessel.npu ----------------------------------------===//
 #include "Bindings.h"
 
+#include "tessel/Json/ReportJson.h"
 #include "tessel/Npu/LocalMemory.h"
 #include "tessel/Npu/LocalTensor.h"
 #include "tessel/Npu/NpuAdvisor.h"
@@ -38,6 +39,16 @@ struct NpuFit {
   FitReport report;
   NpuConfig config;
 };
+
+struct NpuMatrixAdvice {
+  MatrixAdviceTable table;
+  NpuConfig config;
+};
+
+/// A --json object as the dict json.loads gives for the command's output.
+nb::object jsonDict(const llvm::json::Value &value) {
+  return nb::module_::import_("json").attr("loads")(formatJson(value));
+}
 
 TensorSpec parseSpec(const std::string &text) {
   Expected<TensorSpec> spec = parseTensorSpec(text);
@@ -404,7 +415,51 @@ the report, .fits and .problems the verdict.
           [](const NpuFit &f) {
             return unwrap(drawMemorySvg(fitTensorsOf(f.report), fitPicture()));
           },
-          "The SVG of `tessel npu fit --svg`.");
+          "The SVG of `tessel npu fit --svg`.")
+      .def(
+          "to_dict",
+          [](const NpuFit &f) {
+            return jsonDict(fitReportJson(f.report, f.config));
+          },
+          "The object `tessel npu fit --json` prints, as a dict.");
+
+  nb::class_<NpuMatrixAdvice>(m, "MatrixAdvice", R"doc(
+The W advisor's answer for a matrix (`tessel npu fit --matrix RxC`): str()
+is the report with its table, .best_w the W it picks, to_dict() the object
+`--json` prints.
+)doc")
+      .def("__str__",
+           [](const NpuMatrixAdvice &a) {
+             return describeMatrixAdvice(a.table, a.config);
+           })
+      .def_prop_ro(
+          "best_w",
+          [](const NpuMatrixAdvice &a) { return a.table.advice.best.w; },
+          "The W the advisor picks.")
+      .def_prop_ro(
+          "reasons",
+          [](const NpuMatrixAdvice &a) { return a.table.advice.reasons; },
+          "Sentences explaining the choice.")
+      .def(
+          "to_dict",
+          [](const NpuMatrixAdvice &a) {
+            return jsonDict(matrixAdviceJson(a.table, a.config));
+          },
+          "The object `tessel npu fit --matrix RxC --json` prints, as a "
+          "dict.");
+
+  m.def(
+      "_npu_advise_matrix",
+      [](int64_t rows, int64_t cols, const NpuConfig &config,
+         const std::string &dtype, int64_t startNpu,
+         const std::vector<int64_t> &ws) {
+        PrimitiveType type = unwrap(parseNpuType(dtype));
+        return NpuMatrixAdvice{
+            unwrap(adviseMatrixTable(config, rows, cols, type, startNpu, ws)),
+            config};
+      },
+      nb::arg("rows"), nb::arg("cols"), nb::arg("config"), nb::arg("dtype"),
+      nb::arg("start_npu"), nb::arg("ws"));
 
   m.def(
       "_npu_fit",

@@ -59,6 +59,13 @@ def test_explain_draw_map_match_cli(cli, text, tmp_path):
 
 
 @pytest.mark.parametrize("text", LAYOUTS)
+def test_to_dict_is_cli_json(cli, text):
+    import json
+    want = json.loads(cli.out("layout", "explain", text, "--json"))
+    assert tessel.Layout(text).to_dict() == want
+
+
+@pytest.mark.parametrize("text", LAYOUTS)
 def test_attributes_match_cli_json(cli, text):
     import json
     layout = tessel.Layout(text)

@@ -1,6 +1,8 @@
 //===- NpuOptions.cpp - Options shared by the `tessel npu` verbs ----------===//
 #include "NpuOptions.h"
 
+#include "tessel/Json/ReportJson.h"
+
 #include <cstdlib>
 
 #include "tessel/Npu/NpuAdvisor.h"
@@ -152,11 +154,7 @@ void printJson(llvm::json::Value value) {
 }
 
 llvm::json::Object configJson(const NpuConfig &config) {
-  return llvm::json::Object{{"name", config.name()},
-                            {"npus", config.npus()},
-                            {"bytes_per_npu", config.bytesPerNpu()},
-                            {"banks", config.banks()},
-                            {"align_bytes", config.alignBytes()}};
+  return npuConfigJson(config);
 }
 
 llvm::json::Object stridesJson(const Dims4 &strides) {
