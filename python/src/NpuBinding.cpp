@@ -1,6 +1,7 @@
 //===- NpuBinding.cpp - tessel.npu ----------------------------------------===//
 #include "Bindings.h"
 
+#include "tessel/Indexing/NpuMap.h"
 #include "tessel/Json/ReportJson.h"
 #include "tessel/Npu/LocalMemory.h"
 #include "tessel/Npu/LocalTensor.h"
@@ -10,6 +11,9 @@
 #include "tessel/Npu/TensorSpec.h"
 #include "tessel/Render/NpuPicture.h"
 #include "tessel/Support/Messages.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -88,6 +92,29 @@ NpuTensor makeTensor(const std::string &text, const NpuConfig &config) {
   check(chooseMatrixW(config, spec.desc));
   LocalTensor tensor = unwrap(LocalTensor::get(config, spec.desc));
   return NpuTensor{spec, tensor, chosen};
+}
+
+/// The text of a map, as `tessel indexing npu` prints it.
+std::string mapText(const IndexingMap &map) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << map;
+  return text;
+}
+
+/// `tessel indexing npu SPEC`: (n, c, h, w) -> (npu, byte offset) of a
+/// local tensor, or -> (byte offset) of a tensor in system memory.
+std::string npuIndexingMap(const std::string &text, const NpuConfig *config) {
+  mlir::MLIRContext context;
+  TensorSpec spec = parseSpec(text);
+  if (spec.desc.layout == NpuLayout::Continuous)
+    return mapText(
+        getContinuousMap(spec.desc.shape, byteWidth(spec.desc.type), &context));
+  if (!config)
+    raise("'" + text +
+          "' is a local tensor: give config=tessel.npu.Config(chip=NAME) or "
+          "Config(npus=X, mem=S)");
+  return mapText(getNpuLocalMap(makeTensor(text, *config).tensor, &context));
 }
 
 int tensorRank(const LocalTensor &t) {
@@ -447,6 +474,9 @@ is the report with its table, .best_w the W it picks, to_dict() the object
           },
           "The object `tessel npu fit --matrix RxC --json` prints, as a "
           "dict.");
+
+  m.def("_indexing_npu", &npuIndexingMap, nb::arg("spec"),
+        nb::arg("config").none(), "`tessel indexing npu SPEC`.");
 
   m.def(
       "_npu_advise_matrix",

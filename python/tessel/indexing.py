@@ -1,4 +1,4 @@
-"""Indexing maps in XLA's text form (`tessel indexing simplify|compose|eval`):
+"""Indexing maps in XLA's text form (`tessel indexing simplify|compose|eval|npu`):
 
     (d0, d1)[s0] -> (d1, d0 + s0), domain: d0 in [0, 9], d1 in [0, 4], s0 in [0, 1]
 
@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple
 
-from ._tessel import _indexing_compose, _indexing_eval, _indexing_simplify
+from ._tessel import NpuConfig, _indexing_compose, _indexing_eval, _indexing_npu
+from ._tessel import _indexing_simplify
 
-__all__ = ["simplify", "compose", "eval"]
+__all__ = ["simplify", "compose", "eval", "npu"]
 
 
 def simplify(map: str, *, check: bool = False) -> str:
@@ -60,3 +61,18 @@ def eval(map: str, dims: Sequence[int],
     """
     results = _indexing_eval(map, [int(d) for d in dims], [int(s) for s in symbols])
     return None if results is None else tuple(results)
+
+
+def npu(spec: str, config: Optional[NpuConfig] = None) -> str:
+    """An NPU tensor as an indexing map (`tessel indexing npu SPEC`): a local
+    tensor (spec as for tessel.npu.LocalTensor, a matrix without W gets
+    the advisor's) from (n, c, h, w) to (npu, byte offset) on `config`; a
+    system-memory tensor (`:continuous`, no config needed) to its byte
+    offset.
+
+    >>> tessel.indexing.npu("fp32[2,3,4,5]:continuous")
+    '(d0, d1, d2, d3) -> (d0 * 240 + d1 * 80 + d2 * 20 + d3 * 4), domain: ...'
+    >>> tessel.indexing.npu("m=fp32[2,40]:matrix", tessel.npu.Config(npus=4, mem=1024))
+    '(d0, d1, d2, d3) -> (d1 floordiv 20, d0 * 128 + (d1 mod 20) * 4), domain: ...'
+    """
+    return _indexing_npu(spec, config)

@@ -123,3 +123,41 @@ def test_bad_maps_do_not_crash():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and done.stdout == "ok\n", done.stderr
+
+
+NPU_SPECS = ["fp32[2,3,4,5]:continuous", "x=int8[1,7,3,3]:continuous"]
+
+
+def npu_cases():
+    from test_npu import TENSORS
+    return [(flags, spec) for flags, spec in TENSORS] + \
+        [([], spec) for spec in NPU_SPECS] + \
+        [(["--npus", "4", "--mem", "1024"], spec) for spec in NPU_SPECS]
+
+
+@pytest.mark.parametrize("flags,spec", npu_cases())
+def test_npu_matches_cli(cli, flags, spec):
+    from test_npu import config_of
+    config = config_of(flags) if flags else None
+    got, out = same_as_cli(cli, ["npu", *flags, spec],
+                           lambda: tessel.indexing.npu(spec, config))
+    if got is not None:
+        assert got + "\n" == out
+
+
+@pytest.mark.parametrize("spec", ["fp32[2,3,4,5]@1", "fp32[2,3,4", "q=fp32[0,1,1,1]",
+                                  "fp32[2,3,4,5]:matrix(7)@0"])
+def test_npu_bad_specs_match_cli(cli, spec):
+    config = tessel.npu.Config(npus=4, mem=1024)
+    status, out, err = cli("indexing", "npu", "--npus", "4", "--mem", "1024", spec)
+    if status == 0:
+        assert tessel.indexing.npu(spec, config) + "\n" == out
+        return
+    with pytest.raises(ValueError) as e:
+        tessel.indexing.npu(spec, config)
+    assert f"tessel: error: {e.value}\n" == err
+
+
+def test_npu_local_tensor_needs_a_config():
+    with pytest.raises(ValueError, match="is a local tensor: give config="):
+        tessel.indexing.npu("fp32[2,3,4,5]@0")
