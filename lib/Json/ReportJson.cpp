@@ -1,10 +1,13 @@
 //===- ReportJson.cpp - The --json objects of tessel's reports ------------===//
 #include "tessel/Json/ReportJson.h"
 
+#include "tessel/Indexing/HloIndexing.h"
 #include "tessel/Layout/LayoutSizes.h"
 #include "tessel/Npu/TensorSpec.h"
 
 #include "llvm/Support/FormatVariadic.h"
+
+#include <array>
 
 namespace tessel {
 
@@ -60,6 +63,58 @@ llvm::json::Object npuConfigJson(const NpuConfig &config) {
                             {"bytes_per_npu", config.bytesPerNpu()},
                             {"banks", config.banks()},
                             {"align_bytes", config.alignBytes()}};
+}
+
+llvm::json::Object npuStridesJson(const Dims4 &strides) {
+  return llvm::json::Object{{"n", strides[0]},
+                            {"c", strides[1]},
+                            {"h", strides[2]},
+                            {"w", strides[3]}};
+}
+
+llvm::json::Array npuDimsJson(const Dims4 &dims, int rank) {
+  llvm::json::Array out;
+  for (int i = 0; i < rank; ++i)
+    out.push_back(dims[i]);
+  return out;
+}
+
+llvm::json::Object localTensorExplainJson(const LocalTensor &t) {
+  NpuUsage u = t.totalUsage();
+  std::array<bool, 4> used = t.stridesUsed();
+  llvm::json::Array npus, problems, suggestions;
+  for (int64_t n : t.npus())
+    npus.push_back(n);
+  for (const std::string &p : localTensorProblems(t))
+    problems.push_back(p);
+  for (const std::string &s : suggestCheaper(t))
+    suggestions.push_back(s);
+  TensorSpec spec{"", t.desc(), true};
+  return llvm::json::Object{
+      {"tensor", printTensorSpec(spec)},
+      {"config", npuConfigJson(t.config())},
+      {"start_npu", t.start().npu},
+      {"offset", t.start().offset},
+      {"address", t.desc().address},
+      {"channels_per_npu", t.channelsPerNpu()},
+      {"npus", std::move(npus)},
+      {"stored_type", t.storedTypeName()},
+      {"stored_shape", npuDimsJson(t.storageShape())},
+      {"strides", npuStridesJson(t.strides())},
+      {"strides_used",
+       llvm::json::Object{
+           {"n", used[0]}, {"c", used[1]}, {"h", used[2]}, {"w", used[3]}}},
+      {"bytes_per_npu", t.bytesPerNpu()},
+      {"total_bytes", u.reserved},
+      {"data_bytes", u.data},
+      {"waste", llvm::json::Object{{"padding", u.featurePadding},
+                                   {"empty_slots", u.emptySlots},
+                                   {"dummy", u.dummy},
+                                   {"matrix_tail", u.matrixTail},
+                                   {"gaps", u.gaps},
+                                   {"total", u.wasted()}}},
+      {"problems", std::move(problems)},
+      {"suggestions", std::move(suggestions)}};
 }
 
 llvm::json::Object fitReportJson(const FitReport &r, const NpuConfig &config) {
@@ -130,6 +185,57 @@ llvm::json::Object matrixAdviceJson(const MatrixAdviceTable &table,
                                   {"count", advice.tieCount}}},
       {"reasons", std::move(reasons)},
       {"choices", std::move(choices)}};
+}
+
+namespace {
+
+llvm::json::Value indexingJson(const HloInstructionIndexing &indexing,
+                               const char *key) {
+  llvm::json::Array ids;
+  for (size_t id = 0; id < indexing.maps.size(); ++id) {
+    llvm::json::Array maps;
+    for (const IndexingMap &map : indexing.maps[id])
+      maps.push_back(map.toString());
+    llvm::json::Object object{{key, static_cast<int64_t>(id)},
+                              {"maps", std::move(maps)}};
+    if (indexing.isUnknown(id))
+      object["unknown"] = true;
+    ids.push_back(std::move(object));
+  }
+  return llvm::json::Value(std::move(ids));
+}
+
+} // namespace
+
+Expected<llvm::json::Value> hloIndexingJson(const HloInstruction &inst,
+                                            std::optional<int64_t> inputId,
+                                            mlir::MLIRContext *context) {
+  bool forward = inputId.has_value();
+  const Shape &shape = inst.shape();
+  int64_t outputs =
+      shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
+  llvm::json::Array results;
+  for (int64_t out = 0; out < (forward ? 1 : outputs); ++out) {
+    Expected<HloInstructionIndexing> indexing =
+        forward ? computeInputToOutputIndexing(inst, *inputId, context)
+                : computeOutputToInputIndexing(inst, out, context);
+    if (!indexing)
+      return indexing.error();
+    if (forward) {
+      results = std::move(*indexingJson(*indexing, "output").getAsArray());
+      continue;
+    }
+    results.push_back(llvm::json::Object{
+        {"output", out}, {"operands", indexingJson(*indexing, "operand")}});
+  }
+  llvm::json::Object object{
+      {"instruction", inst.name()},
+      {"opcode", std::string(hloOpcodeName(inst.opcode()))},
+      {"direction", forward ? "input-to-output" : "output-to-input"}};
+  if (forward)
+    object["operand"] = *inputId;
+  object["outputs"] = std::move(results);
+  return llvm::json::Value(std::move(object));
 }
 
 std::string formatJson(const llvm::json::Value &value) {

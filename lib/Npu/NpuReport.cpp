@@ -302,6 +302,15 @@ std::string describePictureTitle(const LocalTensor &t) {
          " npus x " + formatBytes(t.config().bytesPerNpu());
 }
 
+std::vector<std::string> localTensorProblems(const LocalTensor &t) {
+  std::vector<std::string> out;
+  for (std::optional<Error> e :
+       {t.checkAlignment(), t.checkFits(), t.checkNoAliasing()})
+    if (e)
+      out.push_back(e->message);
+  return out;
+}
+
 std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &d) {
   if (d.layout != NpuLayout::Matrix || d.matrixW > 0)
     return std::nullopt;

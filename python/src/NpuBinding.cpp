@@ -286,16 +286,15 @@ NAME=TYPE[N,C,H,W]:LAYOUT[:MODE]@ADDRESS.
           "Columns per channel of a matrix (the advisor's when not given).")
       .def_prop_ro(
           "problems",
-          [](const NpuTensor &t) {
-            std::vector<std::string> out;
-            for (std::optional<Error> e :
-                 {t.tensor.checkAlignment(), t.tensor.checkFits(),
-                  t.tensor.checkNoAliasing()})
-              if (e)
-                out.push_back(e->message);
-            return out;
-          },
+          [](const NpuTensor &t) { return localTensorProblems(t.tensor); },
           "Alignment, fit and aliasing problems ([] when there are none).")
+      .def(
+          "to_dict",
+          [](const NpuTensor &t) {
+            return jsonDict(localTensorExplainJson(t.tensor));
+          },
+          "The object `tessel npu explain --json` prints, as a dict.\n\n"
+          ">>> t.to_dict()['waste']['total']")
       .def(
           "explain",
           [](const NpuTensor &t) {

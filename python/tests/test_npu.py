@@ -134,6 +134,17 @@ def test_fit_matches_cli(cli, tmp_path):
     assert err == "tessel: error: the tensors do not fit: " + report.problems[0] + "\n"
 
 
+@pytest.mark.parametrize("flags,spec", TENSORS)
+def test_tensor_to_dict_is_cli_json(cli, flags, spec):
+    import json
+    t = tessel.npu.LocalTensor(spec, config_of(flags))
+    status, out, err = cli("npu", "explain", *flags, spec, "--json")
+    want = json.loads(out)
+    assert t.to_dict() == want
+    assert t.problems == want["problems"]
+    assert status == (1 if t.problems else 0)
+
+
 def test_fit_to_dict_is_cli_json(cli):
     import json
     chip = tessel.npu.Config(npus=4, mem=1024)

@@ -20,6 +20,7 @@
 #include "tessel/Indexing/MapQueries.h"
 #include "tessel/Indexing/NpuMap.h"
 #include "tessel/Indexing/Simplifier.h"
+#include "tessel/Json/ReportJson.h"
 #include "tessel/Support/Npy.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -161,22 +162,6 @@ int runEval(int argc, char **argv) {
   return 0;
 }
 
-llvm::json::Value indexingJson(const HloInstructionIndexing &indexing,
-                               const char *key) {
-  llvm::json::Array ids;
-  for (size_t id = 0; id < indexing.maps.size(); ++id) {
-    llvm::json::Array maps;
-    for (const IndexingMap &map : indexing.maps[id])
-      maps.push_back(map.toString());
-    llvm::json::Object object{{key, static_cast<int64_t>(id)},
-                              {"maps", std::move(maps)}};
-    if (indexing.isUnknown(id))
-      object["unknown"] = true;
-    ids.push_back(std::move(object));
-  }
-  return llvm::json::Value(std::move(ids));
-}
-
 /// Prints the maps of `inst`: output-to-input for every output, or
 /// input-to-output from operand `inputId` when `forward`.
 int printMaps(const HloInstruction &inst, bool forward, int64_t inputId,
@@ -191,32 +176,11 @@ int printMaps(const HloInstruction &inst, bool forward, int64_t inputId,
     llvm::outs() << *text;
     return 0;
   }
-  const Shape &shape = inst.shape();
-  int64_t outputs =
-      shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
-  llvm::json::Array results;
-  for (int64_t out = 0; out < (forward ? 1 : outputs); ++out) {
-    Expected<HloInstructionIndexing> indexing =
-        forward ? computeInputToOutputIndexing(inst, inputId, &context)
-                : computeOutputToInputIndexing(inst, out, &context);
-    if (!indexing)
-      return cli::fail(indexing.error().message);
-    if (forward) {
-      results = std::move(*indexingJson(*indexing, "output").getAsArray());
-      continue;
-    }
-    results.push_back(llvm::json::Object{
-        {"output", out}, {"operands", indexingJson(*indexing, "operand")}});
-  }
-  llvm::json::Object object{
-      {"instruction", inst.name()},
-      {"opcode", std::string(hloOpcodeName(inst.opcode()))},
-      {"direction", forward ? "input-to-output" : "output-to-input"}};
-  if (forward)
-    object["operand"] = inputId;
-  object["outputs"] = std::move(results);
-  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
-               << "\n";
+  Expected<llvm::json::Value> object = hloIndexingJson(
+      inst, forward ? std::optional<int64_t>(inputId) : std::nullopt, &context);
+  if (!object)
+    return cli::fail(object.error().message);
+  llvm::outs() << formatJson(*object) << "\n";
   return 0;
 }
 

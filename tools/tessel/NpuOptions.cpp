@@ -158,17 +158,11 @@ llvm::json::Object configJson(const NpuConfig &config) {
 }
 
 llvm::json::Object stridesJson(const Dims4 &strides) {
-  return llvm::json::Object{{"n", strides[0]},
-                            {"c", strides[1]},
-                            {"h", strides[2]},
-                            {"w", strides[3]}};
+  return npuStridesJson(strides);
 }
 
 llvm::json::Array dimsJson(const Dims4 &dims, int rank) {
-  llvm::json::Array out;
-  for (int i = 0; i < rank; ++i)
-    out.push_back(dims[i]);
-  return out;
+  return npuDimsJson(dims, rank);
 }
 
 std::string dimsText(const Dims4 &dims, int rank) {

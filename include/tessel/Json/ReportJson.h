@@ -6,8 +6,10 @@
 //
 //   layoutExplainJson(layout)        tessel layout explain --json
 //   npuConfigJson(config)            the "config" of the NPU reports
+//   localTensorExplainJson(tensor)   tessel npu explain --json
 //   fitReportJson(report, config)    tessel npu fit --json
 //   matrixAdviceJson(table, config)  tessel npu fit --matrix RxC --json
+//   hloIndexingJson(inst, input)     tessel indexing maps --json
 //   formatJson(value)                indented by 2, as the command prints it
 //
 // The core libraries (Layout, Npu) do not link LLVM; this library does.
@@ -16,11 +18,16 @@
 #ifndef TESSEL_JSON_REPORTJSON_H
 #define TESSEL_JSON_REPORTJSON_H
 
+#include "tessel/Hlo/HloInstruction.h"
 #include "tessel/Layout/TiledLayout.h"
+#include "tessel/Npu/LocalTensor.h"
 #include "tessel/Npu/NpuConfig.h"
 #include "tessel/Npu/NpuReport.h"
 
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/JSON.h"
+
+#include <optional>
 
 #include <string>
 
@@ -32,6 +39,16 @@ llvm::json::Value layoutExplainJson(const TiledLayout &layout);
 /// name, npus, bytes_per_npu, banks, align_bytes.
 llvm::json::Object npuConfigJson(const NpuConfig &config);
 
+/// {n, c, h, w} of strides.
+llvm::json::Object npuStridesJson(const Dims4 &strides);
+
+/// The first `rank` dims as an array.
+llvm::json::Array npuDimsJson(const Dims4 &dims, int rank = 4);
+
+/// The tensor's spec, config, placement, strides (and which are used),
+/// bytes, waste by cause, problems and cheaper suggestions.
+llvm::json::Object localTensorExplainJson(const LocalTensor &tensor);
+
 /// config, fits, tensors (name, spec, npus, bytes and waste, suggestions),
 /// npus (high water, reserved, data) and problems.
 llvm::json::Object fitReportJson(const FitReport &report,
@@ -41,6 +58,13 @@ llvm::json::Object fitReportJson(const FitReport &report,
 /// table's choices.
 llvm::json::Object matrixAdviceJson(const MatrixAdviceTable &table,
                                     const NpuConfig &config);
+
+/// The indexing maps of `inst`: for every output, the maps of each operand
+/// (output-to-input), or with `inputId` the maps from that operand to the
+/// outputs; fails as the indexing of the instruction does.
+Expected<llvm::json::Value> hloIndexingJson(const HloInstruction &inst,
+                                            std::optional<int64_t> inputId,
+                                            mlir::MLIRContext *context);
 
 /// The text of `value` as the commands print it (no final newline).
 std::string formatJson(const llvm::json::Value &value);

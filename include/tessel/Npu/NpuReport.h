@@ -54,6 +54,10 @@ Expected<Dims4> checkTensorIndex(const LocalTensor &tensor,
 /// aligned at address 2048 on 4 npus x 1 KiB".
 std::string describePictureTitle(const LocalTensor &tensor);
 
+/// The tensor's alignment, fit and aliasing problems, in that order (empty
+/// when there are none): what `tessel npu explain` fails with.
+std::vector<std::string> localTensorProblems(const LocalTensor &tensor);
+
 /// Gives a matrix without W the advisor's W (adviseMatrix); other tensors
 /// are left as they are.
 std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &desc);
