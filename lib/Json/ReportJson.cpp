@@ -57,6 +57,15 @@ llvm::json::Value layoutExplainJson(const TiledLayout &layout) {
   return llvm::json::Value(std::move(object));
 }
 
+llvm::json::Object tpuLayoutJson(const TpuLayoutChoice &choice) {
+  Expected<TiledLayout> layout = TiledLayout::get(choice.shape);
+  LayoutSizes sizes = layout ? computeSizes(*layout) : LayoutSizes();
+  return llvm::json::Object{{"layout", choice.shape.toString()},
+                            {"reason", choice.reason},
+                            {"physical_bytes", sizes.physicalBytes},
+                            {"utilization", sizes.utilization}};
+}
+
 llvm::json::Object npuConfigJson(const NpuConfig &config) {
   return llvm::json::Object{{"name", config.name()},
                             {"npus", config.npus()},

@@ -250,6 +250,17 @@ True
           ">>> tessel.Layout.tpu('bf16[3,300]')\n"
           "Layout('bf16[3,300]{1,0:T(4,128)(2,1)}')")
       .def_static(
+          "tpu_dict",
+          [](const std::string &shape, bool packedPred) {
+            return nb::module_::import_("json").attr("loads")(formatJson(
+                tpuLayoutJson(unwrap(tpuChoice(shape, packedPred)))));
+          },
+          nb::arg("shape"), nb::arg("packed_pred") = false,
+          "The object `tessel layout tpu --json` prints, as a dict: layout, "
+          "reason, physical_bytes, utilization.\n\n"
+          ">>> tessel.Layout.tpu_dict('bf16[3,300]')['layout']\n"
+          "'bf16[3,300]{1,0:T(4,128)(2,1)}'")
+      .def_static(
           "tpu_reason",
           [](const std::string &shape, bool packedPred) {
             return unwrap(tpuChoice(shape, packedPred)).reason;

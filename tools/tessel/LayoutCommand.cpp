@@ -171,16 +171,11 @@ int runTpu(int argc, char **argv) {
       chooseTpuLayout(*shape, TpuOptions{packedPred});
   if (!choice)
     return cli::fail(choice.error().message);
-  LayoutSizes sizes = computeSizes(*TiledLayout::get(choice->shape));
   if (json) {
-    llvm::json::Object object{{"layout", choice->shape.toString()},
-                              {"reason", choice->reason},
-                              {"physical_bytes", sizes.physicalBytes},
-                              {"utilization", sizes.utilization}};
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
-                 << "\n";
+    llvm::outs() << formatJson(tpuLayoutJson(*choice)) << "\n";
     return 0;
   }
+  LayoutSizes sizes = computeSizes(*TiledLayout::get(choice->shape));
   llvm::outs() << choice->shape.toString() << "\n  why: " << choice->reason
                << "\n  size: " << describeByteCount(sizes.physicalBytes)
                << ", utilization " << describePercent(sizes.utilization)

@@ -5,6 +5,7 @@
 // `to_dict()`) give the same fields:
 //
 //   layoutExplainJson(layout)        tessel layout explain --json
+//   tpuLayoutJson(choice)            tessel layout tpu --json
 //   npuConfigJson(config)            the "config" of the NPU reports
 //   localTensorExplainJson(tensor)   tessel npu explain --json
 //   fitReportJson(report, config)    tessel npu fit --json
@@ -20,6 +21,7 @@
 
 #include "tessel/Hlo/HloInstruction.h"
 #include "tessel/Layout/TiledLayout.h"
+#include "tessel/Layout/TpuLayout.h"
 #include "tessel/Npu/LocalTensor.h"
 #include "tessel/Npu/NpuConfig.h"
 #include "tessel/Npu/NpuReport.h"
@@ -35,6 +37,9 @@ namespace tessel {
 
 /// Sizes, padding, utilization, XLA's bytes and a cheaper layout.
 llvm::json::Value layoutExplainJson(const TiledLayout &layout);
+
+/// layout, reason, physical_bytes, utilization of a TPU compiler's choice.
+llvm::json::Object tpuLayoutJson(const TpuLayoutChoice &choice);
 
 /// name, npus, bytes_per_npu, banks, align_bytes.
 llvm::json::Object npuConfigJson(const NpuConfig &config);
