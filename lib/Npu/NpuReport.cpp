@@ -302,6 +302,15 @@ std::string describePictureTitle(const LocalTensor &t) {
          " npus x " + formatBytes(t.config().bytesPerNpu());
 }
 
+std::vector<std::string> localTensorProblems(const LocalTensor &t) {
+  std::vector<std::string> out;
+  for (std::optional<Error> e :
+       {t.checkAlignment(), t.checkFits(), t.checkNoAliasing()})
+    if (e)
+      out.push_back(e->message);
+  return out;
+}
+
 std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &d) {
   if (d.layout != NpuLayout::Matrix || d.matrixW > 0)
     return std::nullopt;
@@ -312,6 +321,68 @@ std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &d) {
     return advice.takeError();
   d.matrixW = advice->best.w;
   return std::nullopt;
+}
+
+Expected<MatrixAdviceTable> adviseMatrixTable(const NpuConfig &config,
+                                              int64_t rows, int64_t cols,
+                                              PrimitiveType type,
+                                              int64_t startNpu,
+                                              const std::vector<int64_t> &ws) {
+  Expected<MatrixAdvice> advice =
+      adviseMatrix(config, rows, cols, type, startNpu);
+  if (!advice)
+    return advice.takeError();
+  MatrixAdviceTable table;
+  table.rows = rows;
+  table.cols = cols;
+  table.type = type;
+  table.startNpu = startNpu;
+  for (int64_t w : ws) {
+    if (w < 1 || w > cols)
+      return Error("W " + std::to_string(w) + " is not 1.." +
+                   std::to_string(cols));
+    table.choices.push_back(
+        evaluateMatrixW(config, rows, cols, type, w, startNpu));
+  }
+  if (ws.empty())
+    for (const MatrixChoice &c : advice->candidates)
+      if (c.channels <= 2 * config.npus() || c.w == advice->best.w)
+        table.choices.push_back(c);
+  table.advice = std::move(*advice);
+  return table;
+}
+
+namespace {
+
+std::string cell(int64_t v, size_t width) {
+  std::string s = std::to_string(v);
+  return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
+}
+
+std::string choiceRow(const MatrixChoice &c, bool best) {
+  return std::string(best ? "*" : " ") + cell(c.w, 6) + cell(c.channels, 10) +
+         cell(c.channelsPerNpu, 9) + cell(c.npusUsed, 6) +
+         cell(c.rowBytes, 11) + cell(c.fullestNpuBytes, 13) +
+         cell(c.totalBytes, 10) + cell(c.wastedBytes, 7) + "\n";
+}
+
+} // namespace
+
+std::string describeMatrixAdvice(const MatrixAdviceTable &table,
+                                 const NpuConfig &config) {
+  const MatrixAdvice &advice = table.advice;
+  std::string out = std::to_string(table.rows) + " x " +
+                    std::to_string(table.cols) + " " + npuTypeName(table.type) +
+                    " matrix from npu " + std::to_string(table.startNpu) +
+                    " on " + config.toString() +
+                    "\nbest W = " + std::to_string(advice.best.w) + "\n";
+  for (const std::string &r : advice.reasons)
+    out += "  " + r + "\n";
+  out += "\n      W  channels  per npu  npus  bytes/row  fullest npu  "
+         "all npus  waste\n";
+  for (const MatrixChoice &c : table.choices)
+    out += choiceRow(c, c.w == advice.best.w);
+  return out;
 }
 
 } // namespace tessel

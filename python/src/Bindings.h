@@ -68,6 +68,7 @@ void bindRelayout(nb::module_ &m);
 void bindHlo(nb::module_ &m);
 void bindCodegen(nb::module_ &m);
 void bindNpu(nb::module_ &m);
+void bindAnalysis(nb::module_ &m);
 
 } // namespace tessel::python
 

@@ -2,12 +2,19 @@
 #include "Bindings.h"
 
 #include "tessel/Codegen/Compiler.h"
+#include "tessel/Hlo/HloModule.h"
 #include "tessel/Hlo/HloParser.h"
 #include "tessel/Hlo/HloVerifier.h"
+#include "tessel/Layout/PrimitiveType.h"
+#include "tessel/Layout/Shape.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
 
 namespace tessel::python {
 
@@ -18,6 +25,8 @@ struct CompiledModule {
   std::unique_ptr<HloModule> module;
   std::shared_ptr<Executable> executable;
   CompileOptions options;
+  /// Calls that ran on the arrays' own bytes (runInPlace).
+  int64_t runsInPlace = 0;
 };
 
 CompiledModule compileModule(const std::string &text, bool excessPrecision) {
@@ -60,6 +69,87 @@ std::string emit(const CompiledModule &compiled, EmitKind kind,
   return unwrap(std::move(text));
 }
 
+/// Whether numpy's C order of an array of `shape` is its buffer: the
+/// row-major layout with nothing else set, static dims, whole bytes.
+bool storedAsNumpy(const Shape &shape, int64_t physicalBytes) {
+  if (!shape.isArray() || !shape.dynamicDims.empty())
+    return false;
+  if (shape.layout && (!shape.layout->hasOnlyMinorToMajor() ||
+                       shape.layout->minorToMajor !=
+                           Layout::rowMajor(shape.dims.size()).minorToMajor))
+    return false;
+  std::optional<int64_t> elements = shape.elementCount();
+  return elements && *elements * byteWidth(shape.elementType) == physicalBytes;
+}
+
+/// Runs on the arrays' own bytes when every parameter and output is stored
+/// as numpy stores it and every array is the parameter's type and dims, in
+/// place and 16-byte aligned: no Literal, no copy. std::nullopt when the
+/// run must go through Literals.
+std::optional<nb::list> runInPlace(CompiledModule &c,
+                                   const std::vector<ArrayArgument> &arrays,
+                                   const ProgramShape &program,
+                                   const RunOptions &options) {
+  Executable &exe = *c.executable;
+  std::vector<int64_t> inputBytes = exe.inputBytes();
+  std::vector<int64_t> outputBytes = exe.outputBytes();
+  std::vector<Shape> outputShapes = exe.outputShapes();
+  if (inputBytes.size() != arrays.size() ||
+      outputBytes.size() != outputShapes.size())
+    return std::nullopt;
+  std::vector<const void *> inputs;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const auto &[typeName, dims, bytes] = arrays[i];
+    const Shape &parameter = program.parameters[i];
+    std::optional<PrimitiveType> type = parsePrimitiveType(typeName);
+    if (!type || *type != parameter.elementType || dims != parameter.dims ||
+        !storedAsNumpy(parameter, inputBytes[i]) || bytes.size() == 0 ||
+        static_cast<int64_t>(bytes.size()) != inputBytes[i] ||
+        reinterpret_cast<uintptr_t>(bytes.data()) % 16 != 0)
+      return std::nullopt;
+    inputs.push_back(bytes.data());
+  }
+  // The compiler's buffers have the parameter instructions' layouts, which
+  // entry_computation_layout may spell differently: both must be numpy's.
+  for (const HloInstruction *param : c.module->entry()->parameters()) {
+    int64_t number = param->parameterNumber();
+    if (number < 0 || number >= static_cast<int64_t>(inputBytes.size()) ||
+        !storedAsNumpy(param->shape(), inputBytes[number]))
+      return std::nullopt;
+  }
+  for (size_t o = 0; o < outputShapes.size(); ++o)
+    if (!storedAsNumpy(outputShapes[o], outputBytes[o]))
+      return std::nullopt;
+  // The results' buffers, handed to numpy without a copy afterwards.
+  std::vector<std::unique_ptr<std::string>> results;
+  std::vector<void *> outputs;
+  for (int64_t size : outputBytes) {
+    results.push_back(std::make_unique<std::string>(size, '\0'));
+    outputs.push_back(results.back()->data());
+  }
+  Expected<bool> ran = [&] {
+    nb::gil_scoped_release release;
+    return exe.runPhysical(inputs, outputs, options);
+  }();
+  unwrap(std::move(ran));
+  ++c.runsInPlace;
+  nb::list out;
+  for (size_t o = 0; o < results.size(); ++o) {
+    std::string *owned = results[o].release();
+    nb::capsule deleter(
+        owned, [](void *p) noexcept { delete static_cast<std::string *>(p); });
+    nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> bytes(
+        reinterpret_cast<uint8_t *>(owned->data()), {owned->size()}, deleter);
+    nb::list dims;
+    for (int64_t d : outputShapes[o].dims)
+      dims.append(d);
+    out.append(nb::make_tuple(
+        std::string(primitiveTypeName(outputShapes[o].elementType)),
+        nb::tuple(dims), bytes));
+  }
+  return out;
+}
+
 } // namespace
 
 void bindCodegen(nb::module_ &m) {
@@ -90,6 +180,10 @@ arrays, one per ENTRY parameter. Make one with tessel.compile().
           },
           "The shapes of the outputs (one per ROOT tuple element).")
       .def_prop_ro(
+          "_runs_in_place",
+          [](const CompiledModule &c) { return c.runsInPlace; },
+          "Calls that ran on the arrays' own bytes, with no copy.")
+      .def_prop_ro(
           "compile_ms",
           [](const CompiledModule &c) {
             return c.executable->compileMilliseconds();
@@ -108,13 +202,16 @@ arrays, one per ENTRY parameter. Make one with tessel.compile().
             if (threads < 0)
               raise("threads must be 0 (one per core) or more, given " +
                     std::to_string(threads));
+            RunOptions options;
+            options.threads = threads;
+            if (std::optional<nb::list> out =
+                    runInPlace(c, arrays, program, options))
+              return *out;
             std::vector<Literal> arguments;
             for (size_t i = 0; i < arrays.size(); ++i)
               arguments.push_back(argumentLiteral(
                   arrays[i], program.parameters[i],
                   /*logical=*/true, "argument " + std::to_string(i)));
-            RunOptions options;
-            options.threads = threads;
             Expected<Literal> result = [&] {
               nb::gil_scoped_release release;
               return c.executable->run(arguments, options);

@@ -7,6 +7,7 @@
 #include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Hlo/LiteralArrays.h"
 #include "tessel/Indexing/HloIndexing.h"
+#include "tessel/Json/ReportJson.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -154,7 +155,21 @@ str(). Make one with tessel.hlo.parse().
           nb::arg("instruction") = "", nb::arg("computation") = "",
           nb::arg("input_to_output") = nb::none(),
           "The indexing maps of an instruction (default: the ROOT of the "
-          "entry), as `tessel indexing maps` prints them.");
+          "entry), as `tessel indexing maps` prints them.")
+      .def(
+          "_indexing_json",
+          [](const HloModule &module, const std::string &instruction,
+             const std::string &computation,
+             std::optional<int64_t> inputToOutput) {
+            const HloInstruction *inst =
+                unwrap(findInstruction(module, instruction, computation));
+            mlir::MLIRContext context;
+            return formatJson(
+                unwrap(hloIndexingJson(*inst, inputToOutput, &context)));
+          },
+          nb::arg("instruction") = "", nb::arg("computation") = "",
+          nb::arg("input_to_output") = nb::none(),
+          "`tessel indexing maps --json` (text).");
 
   m.def("_hlo_parse", &parseModule, nb::arg("text"), nb::arg("verify") = true,
         "Parses (and verifies) HLO text; see tessel.hlo.parse.");

@@ -2,6 +2,7 @@
 #include "Bindings.h"
 
 #include "tessel/Indexing/LayoutMap.h"
+#include "tessel/Json/ReportJson.h"
 #include "tessel/Layout/Decomposition.h"
 #include "tessel/Layout/LayoutSizes.h"
 #include "tessel/Layout/ShapeParser.h"
@@ -168,6 +169,17 @@ True
           "xla_bytes",
           [](const TiledLayout &l) { return computeSizes(l).xlaBytes; },
           "XLA's own size figure (ShapeUtil::ArraySize), or None.")
+      .def(
+          "to_dict",
+          [](const TiledLayout &l) {
+            return nb::module_::import_("json").attr("loads")(
+                formatJson(layoutExplainJson(l)));
+          },
+          "The object `tessel layout explain --json` prints, as a dict: "
+          "canonical, sizes, padding, utilization, xla_bytes, cheaper.\n\n"
+          ">>> "
+          "tessel.Layout('f32[3,5]{1,0:T(2,2)}').to_dict()['physical_bytes']"
+          "\n96")
       .def("explain", &explainLayout,
            "The report of `tessel layout explain`: sizes, padding, why, and "
            "a cheaper layout.\n\n"
@@ -237,6 +249,17 @@ True
           "tpu`).\n\n"
           ">>> tessel.Layout.tpu('bf16[3,300]')\n"
           "Layout('bf16[3,300]{1,0:T(4,128)(2,1)}')")
+      .def_static(
+          "tpu_dict",
+          [](const std::string &shape, bool packedPred) {
+            return nb::module_::import_("json").attr("loads")(formatJson(
+                tpuLayoutJson(unwrap(tpuChoice(shape, packedPred)))));
+          },
+          nb::arg("shape"), nb::arg("packed_pred") = false,
+          "The object `tessel layout tpu --json` prints, as a dict: layout, "
+          "reason, physical_bytes, utilization.\n\n"
+          ">>> tessel.Layout.tpu_dict('bf16[3,300]')['layout']\n"
+          "'bf16[3,300]{1,0:T(4,128)(2,1)}'")
       .def_static(
           "tpu_reason",
           [](const std::string &shape, bool packedPred) {

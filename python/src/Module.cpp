@@ -8,4 +8,5 @@ NB_MODULE(_tessel, m) {
   tessel::python::bindHlo(m);
   tessel::python::bindCodegen(m);
   tessel::python::bindNpu(m);
+  tessel::python::bindAnalysis(m);
 }

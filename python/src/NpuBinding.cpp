@@ -1,6 +1,8 @@
 //===- NpuBinding.cpp - tessel.npu ----------------------------------------===//
 #include "Bindings.h"
 
+#include "tessel/Indexing/NpuMap.h"
+#include "tessel/Json/ReportJson.h"
 #include "tessel/Npu/LocalMemory.h"
 #include "tessel/Npu/LocalTensor.h"
 #include "tessel/Npu/NpuAdvisor.h"
@@ -9,6 +11,9 @@
 #include "tessel/Npu/TensorSpec.h"
 #include "tessel/Render/NpuPicture.h"
 #include "tessel/Support/Messages.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -38,6 +43,16 @@ struct NpuFit {
   FitReport report;
   NpuConfig config;
 };
+
+struct NpuMatrixAdvice {
+  MatrixAdviceTable table;
+  NpuConfig config;
+};
+
+/// A --json object as the dict json.loads gives for the command's output.
+nb::object jsonDict(const llvm::json::Value &value) {
+  return nb::module_::import_("json").attr("loads")(formatJson(value));
+}
 
 TensorSpec parseSpec(const std::string &text) {
   Expected<TensorSpec> spec = parseTensorSpec(text);
@@ -77,6 +92,29 @@ NpuTensor makeTensor(const std::string &text, const NpuConfig &config) {
   check(chooseMatrixW(config, spec.desc));
   LocalTensor tensor = unwrap(LocalTensor::get(config, spec.desc));
   return NpuTensor{spec, tensor, chosen};
+}
+
+/// The text of a map, as `tessel indexing npu` prints it.
+std::string mapText(const IndexingMap &map) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << map;
+  return text;
+}
+
+/// `tessel indexing npu SPEC`: (n, c, h, w) -> (npu, byte offset) of a
+/// local tensor, or -> (byte offset) of a tensor in system memory.
+std::string npuIndexingMap(const std::string &text, const NpuConfig *config) {
+  mlir::MLIRContext context;
+  TensorSpec spec = parseSpec(text);
+  if (spec.desc.layout == NpuLayout::Continuous)
+    return mapText(
+        getContinuousMap(spec.desc.shape, byteWidth(spec.desc.type), &context));
+  if (!config)
+    raise("'" + text +
+          "' is a local tensor: give config=tessel.npu.Config(chip=NAME) or "
+          "Config(npus=X, mem=S)");
+  return mapText(getNpuLocalMap(makeTensor(text, *config).tensor, &context));
 }
 
 int tensorRank(const LocalTensor &t) {
@@ -248,16 +286,15 @@ NAME=TYPE[N,C,H,W]:LAYOUT[:MODE]@ADDRESS.
           "Columns per channel of a matrix (the advisor's when not given).")
       .def_prop_ro(
           "problems",
-          [](const NpuTensor &t) {
-            std::vector<std::string> out;
-            for (std::optional<Error> e :
-                 {t.tensor.checkAlignment(), t.tensor.checkFits(),
-                  t.tensor.checkNoAliasing()})
-              if (e)
-                out.push_back(e->message);
-            return out;
-          },
+          [](const NpuTensor &t) { return localTensorProblems(t.tensor); },
           "Alignment, fit and aliasing problems ([] when there are none).")
+      .def(
+          "to_dict",
+          [](const NpuTensor &t) {
+            return jsonDict(localTensorExplainJson(t.tensor));
+          },
+          "The object `tessel npu explain --json` prints, as a dict.\n\n"
+          ">>> t.to_dict()['waste']['total']")
       .def(
           "explain",
           [](const NpuTensor &t) {
@@ -404,7 +441,54 @@ the report, .fits and .problems the verdict.
           [](const NpuFit &f) {
             return unwrap(drawMemorySvg(fitTensorsOf(f.report), fitPicture()));
           },
-          "The SVG of `tessel npu fit --svg`.");
+          "The SVG of `tessel npu fit --svg`.")
+      .def(
+          "to_dict",
+          [](const NpuFit &f) {
+            return jsonDict(fitReportJson(f.report, f.config));
+          },
+          "The object `tessel npu fit --json` prints, as a dict.");
+
+  nb::class_<NpuMatrixAdvice>(m, "MatrixAdvice", R"doc(
+The W advisor's answer for a matrix (`tessel npu fit --matrix RxC`): str()
+is the report with its table, .best_w the W it picks, to_dict() the object
+`--json` prints.
+)doc")
+      .def("__str__",
+           [](const NpuMatrixAdvice &a) {
+             return describeMatrixAdvice(a.table, a.config);
+           })
+      .def_prop_ro(
+          "best_w",
+          [](const NpuMatrixAdvice &a) { return a.table.advice.best.w; },
+          "The W the advisor picks.")
+      .def_prop_ro(
+          "reasons",
+          [](const NpuMatrixAdvice &a) { return a.table.advice.reasons; },
+          "Sentences explaining the choice.")
+      .def(
+          "to_dict",
+          [](const NpuMatrixAdvice &a) {
+            return jsonDict(matrixAdviceJson(a.table, a.config));
+          },
+          "The object `tessel npu fit --matrix RxC --json` prints, as a "
+          "dict.");
+
+  m.def("_indexing_npu", &npuIndexingMap, nb::arg("spec"),
+        nb::arg("config").none(), "`tessel indexing npu SPEC`.");
+
+  m.def(
+      "_npu_advise_matrix",
+      [](int64_t rows, int64_t cols, const NpuConfig &config,
+         const std::string &dtype, int64_t startNpu,
+         const std::vector<int64_t> &ws) {
+        PrimitiveType type = unwrap(parseNpuType(dtype));
+        return NpuMatrixAdvice{
+            unwrap(adviseMatrixTable(config, rows, cols, type, startNpu, ws)),
+            config};
+      },
+      nb::arg("rows"), nb::arg("cols"), nb::arg("config"), nb::arg("dtype"),
+      nb::arg("start_npu"), nb::arg("ws"));
 
   m.def(
       "_npu_fit",

@@ -1,5 +1,5 @@
 """tessel from Python: tiled layouts, relayout of numpy arrays, HLO, the
-fusion compiler and NPU local memory.
+fusion compiler, NPU local memory, indexing maps and the alignment verifier.
 
     >>> import numpy as np, ml_dtypes, tessel
     >>> x = np.ones((3, 300), ml_dtypes.bfloat16)
@@ -24,10 +24,12 @@ from . import _arrays
 from ._tessel import Executable as _CompiledModule
 from ._tessel import HloModule, Layout, RelayoutPlan
 from ._tessel import _compile as _tessel_compile
-from . import hlo, npu
+from . import hlo, indexing, npu
+from ._align import AlignmentFailure, AlignmentReport, align
 
 __all__ = ["Layout", "RelayoutPlan", "relayout", "compile", "Executable",
-           "HloModule", "hlo", "npu", "element_type", "numpy_dtype"]
+           "HloModule", "hlo", "npu", "indexing", "align", "AlignmentReport",
+           "AlignmentFailure", "element_type", "numpy_dtype"]
 
 element_type = _arrays.element_type
 numpy_dtype = _arrays.numpy_dtype
@@ -147,6 +149,16 @@ class Executable:
         return self._compiled.outputs
 
     def __call__(self, *arrays, threads: int = 0):
+        """Runs the kernels on numpy arrays, one per ENTRY parameter (`tessel
+        run`); threads=0 uses every core. Row-major parameters and outputs
+        with C-contiguous, 16-byte aligned arguments run on the arrays' own
+        bytes, with no copy; other calls convert through Literals.
+
+        >>> exe = tessel.compile("HloModule m\\nENTRY e { p = f32[2] parameter(0) "
+        ...                      "ROOT n = f32[2] negate(p) }")
+        >>> exe(np.array([1.5, 0], np.float32))
+        array([-1.5, -0. ], dtype=float32)
+        """
         args = [_arrays.argument(a, f"argument {i}") for i, a in enumerate(arrays)]
         results = [_arrays.result(r) for r in self._compiled._run(args, threads)]
         return tuple(results) if self._tuple else results[0]

@@ -60,18 +60,25 @@ def evaluate(module: ModuleLike, *arrays, physical: bool = False):
 
 def indexing(module: ModuleLike, instruction: Optional[str] = None, *,
              computation: Optional[str] = None,
-             input_to_output: Optional[int] = None) -> str:
+             input_to_output: Optional[int] = None, as_dict: bool = False):
     """The indexing maps of an instruction (default: the entry's ROOT), as
     `tessel indexing maps` prints them: per operand, the maps from the
     output index to the operand index it reads; with input_to_output=N, the
-    maps from operand N to the outputs.
+    maps from operand N to the outputs. as_dict=True gives the object
+    `tessel indexing maps --json` prints, parsed.
 
     >>> print(tessel.hlo.indexing(text))
     operand id = 0
     (d0) -> (d0), domain: d0 in [0, 1]
+    >>> tessel.hlo.indexing(text, as_dict=True)["outputs"][0]["operands"]
+    [{'maps': ['(d0) -> (d0), domain: d0 in [0, 1]'], 'operand': 0}]
     """
-    return _module(module).indexing(instruction or "", computation or "",
-                                    input_to_output)
+    m = _module(module)
+    if as_dict:
+        import json
+        return json.loads(m._indexing_json(instruction or "", computation or "",
+                                           input_to_output))
+    return m.indexing(instruction or "", computation or "", input_to_output)
 
 
 def from_jax(fn, *args, **kwargs) -> str:

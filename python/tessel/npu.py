@@ -13,15 +13,15 @@ arrays, fit reports and pictures.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Union
+from typing import Iterable, Optional, Sequence, Union
 
 from . import _arrays
-from ._tessel import FitReport, LocalTensor, NpuConfig
+from ._tessel import FitReport, LocalTensor, MatrixAdvice, NpuConfig
 from ._tessel import LocalMemory as _LocalMemory
-from ._tessel import _npu_config, _npu_fit, _npu_presets
+from ._tessel import _npu_advise_matrix, _npu_config, _npu_fit, _npu_presets
 
 __all__ = ["Config", "NpuConfig", "LocalTensor", "LocalMemory", "FitReport",
-           "presets", "fit"]
+           "MatrixAdvice", "presets", "fit", "advise_matrix"]
 
 
 def presets() -> list:
@@ -64,6 +64,35 @@ class LocalMemory(_LocalMemory):
         return _arrays.result(self._load(tensor))
 
 
+def advise_matrix(matrix: Union[str, Sequence[int]], config: NpuConfig, *,
+                  dtype: str = "fp32", start_npu: int = 0,
+                  w: Optional[Iterable[int]] = None) -> MatrixAdvice:
+    """The best W for a rows x cols matrix starting at npu `start_npu`, and
+    the table of choices (`tessel npu fit --matrix RxC --dtype D
+    --start-npu Q [--w W,W,...]`): `matrix` is 'RxC' or (rows, cols); `w`
+    lists the Ws to compare (default: the advisor's candidates). str() is
+    the command's report, to_dict() what `--json` prints.
+
+    >>> a = tessel.npu.advise_matrix("2x40", tessel.npu.Config(npus=4, mem=1024))
+    >>> a.best_w
+    20
+    >>> print(a)                      # best W = 20, why, and the table
+    >>> a.to_dict()["best"]["fullest_npu_bytes"]
+    256
+    """
+    if isinstance(matrix, str):
+        parts = matrix.lower().split("x")
+        try:
+            rows, cols = (int(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"matrix='{matrix}': expected ROWSxCOLS, "
+                             f"e.g. 2x40") from None
+    else:
+        rows, cols = matrix
+    return _npu_advise_matrix(int(rows), int(cols), config, dtype,
+                              int(start_npu), [int(x) for x in (w or ())])
+
+
 def fit(specs: Union[str, Iterable[str]], config: NpuConfig) -> FitReport:
     """Places tensors together (`tessel npu fit`): those with an address
     where they say, the others first-fit; str() of the result is the report.
@@ -73,5 +102,8 @@ def fit(specs: Union[str, Iterable[str]], config: NpuConfig) -> FitReport:
     >>> r = tessel.npu.fit(["a=fp32[2,3,4,5]@0", "b=fp32[2,40]:matrix"], chip)
     >>> r.fits
     True
+    >>> r.to_dict()["npus"][0]        # what `tessel npu fit --json` prints
+
+    The W advisor of `tessel npu fit --matrix` is `advise_matrix`.
     """
     return _npu_fit(specs if isinstance(specs, str) else list(specs), config)

@@ -114,3 +114,73 @@ print(exe(np.ones(4, np.float32)).tolist())
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[-1.0, -1.0, -1.0, -1.0]"
+
+
+def misaligned_copy(array):
+    """A C-contiguous copy whose data is not 16-byte aligned: the call must
+    go through Literals (a copy) for it."""
+    raw = np.empty(array.nbytes + 32, np.uint8)
+    start = (-raw.ctypes.data) % 16 + 1
+    view = raw[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+    view[...] = array
+    assert view.ctypes.data % 16 != 0 and view.flags.c_contiguous
+    return view
+
+
+def row_major(shape):
+    layout = tessel.Layout(shape)
+    rank = len(layout.dims)
+    return not layout.tiles and list(layout.minor_to_major) == list(
+        range(rank - 1, -1, -1))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_contiguous_arguments_run_in_place(name):
+    """Row-major parameters and C-contiguous, aligned arrays run on the
+    arrays' own bytes (Executable.runPhysical, no Literal); the results are
+    those of the copying path, byte for byte."""
+    exe = tessel.compile((CORPUS / name / "module.hlo").read_text())
+    arrays = [load(p, tessel.Layout(s).element_type)
+              for p, s in zip(inputs_of(name), exe.parameters)]
+    arrays = [np.ascontiguousarray(a) for a in arrays]
+    # numpy allocates on 16-byte boundaries; a view into a file need not.
+    arrays = [a if a.ctypes.data % 16 == 0 else a.copy() for a in arrays]
+    # transpose_2d_f32 returns f32[48,32]{0,1}: no numpy C order, a copy.
+    in_place = all(row_major(s) for s in exe.parameters + exe.outputs)
+    assert in_place == (name != "transpose_2d_f32")
+    fast = exe(*arrays, threads=1)
+    assert exe._compiled._runs_in_place == int(in_place)
+    slow = exe(*[misaligned_copy(a) for a in arrays], threads=1)
+    assert exe._compiled._runs_in_place == int(in_place)
+    fast = fast if isinstance(fast, tuple) else (fast,)
+    slow = slow if isinstance(slow, tuple) else (slow,)
+    for f, s in zip(fast, slow):
+        assert f.dtype == s.dtype and f.shape == s.shape
+        assert f.tobytes() == s.tobytes()
+
+
+def test_in_place_run_leaves_the_arguments_alone():
+    text = ("HloModule m\nENTRY e { p = f32[4,8] parameter(0) "
+            "ROOT n = f32[4,8] negate(p) }")
+    exe = tessel.compile(text)
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    keep = x.copy()
+    y = exe(x)
+    assert exe._compiled._runs_in_place == 1
+    assert (x == keep).all() and (y == -keep).all()
+    assert not np.shares_memory(x, y)
+    y[0, 0] = 99                       # the result owns its bytes
+    assert exe(x)[0, 0] == 0 and x[0, 0] == 0
+    # A transposed view is copied to C order first, then runs in place too.
+    z = exe(np.ascontiguousarray(x.T).T)
+    assert (z == -keep).all()
+
+
+def test_tiled_parameters_do_not_run_in_place():
+    text = ("HloModule m, entry_computation_layout={(f32[8,128]{1,0:T(8,128)})"
+            "->f32[8,128]{1,0:T(8,128)}}\nENTRY e { p = f32[8,128]{1,0:T(8,128)} "
+            "parameter(0) ROOT n = f32[8,128]{1,0:T(8,128)} negate(p) }")
+    exe = tessel.compile(text)
+    x = np.arange(8 * 128, dtype=np.float32).reshape(8, 128)
+    assert (exe(x) == -x).all()
+    assert exe._compiled._runs_in_place == 0

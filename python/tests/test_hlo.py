@@ -61,6 +61,22 @@ def test_indexing_matches_cli(cli, name):
         assert "tessel: error: " + str(e.value) + "\n" == err
 
 
+@pytest.mark.parametrize("name", MODULES)
+@pytest.mark.parametrize("extra", [[], ["--input-to-output", "0"]])
+def test_indexing_dict_is_cli_json(cli, name, extra):
+    import json
+    path = CORPUS / name / "module.hlo"
+    status, out, err = cli("indexing", "maps", path, "--json", *extra)
+    kwargs = {"input_to_output": int(extra[1])} if extra else {}
+    if status == 0:
+        assert tessel.hlo.indexing(path.read_text(), as_dict=True,
+                                   **kwargs) == json.loads(out)
+    else:
+        with pytest.raises(ValueError) as e:
+            tessel.hlo.indexing(path.read_text(), as_dict=True, **kwargs)
+        assert "tessel: error: " + str(e.value) + "\n" == err
+
+
 def test_indexing_of_named_instructions_matches_cli(cli):
     path = EXAMPLES / "gelu_small.hlo"
     text = path.read_text()

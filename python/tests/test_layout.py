@@ -59,6 +59,13 @@ def test_explain_draw_map_match_cli(cli, text, tmp_path):
 
 
 @pytest.mark.parametrize("text", LAYOUTS)
+def test_to_dict_is_cli_json(cli, text):
+    import json
+    want = json.loads(cli.out("layout", "explain", text, "--json"))
+    assert tessel.Layout(text).to_dict() == want
+
+
+@pytest.mark.parametrize("text", LAYOUTS)
 def test_attributes_match_cli_json(cli, text):
     import json
     layout = tessel.Layout(text)
@@ -78,6 +85,22 @@ def test_attributes_match_cli_json(cli, text):
     assert layout.utilization == pytest.approx(want["utilization"])
     assert layout.padding_reason == want["worst_padding"]
     assert layout.xla_bytes == want["xla_bytes"]
+
+
+@pytest.mark.parametrize("shape", ["bf16[3,300]", "f32[3,300]", "s8[64,300]",
+                                   "pred[8,8]", "f32[7]", "f32[0,5]"])
+@pytest.mark.parametrize("packed", [False, True])
+def test_tpu_dict_is_cli_json(cli, shape, packed):
+    import json
+    args = ["layout", "tpu", shape, "--json"] + (["--packed-pred"] if packed else [])
+    assert tessel.Layout.tpu_dict(shape, packed_pred=packed) == json.loads(cli.out(*args))
+
+
+@pytest.mark.parametrize("shape", ["bf16[3,", "f32[3,300]{1,1}", "tuple[]", ""])
+def test_tpu_dict_bad_shapes_raise_the_cli_message(cli, shape):
+    with pytest.raises(ValueError) as e:
+        tessel.Layout.tpu_dict(shape)
+    assert str(e.value) == cli.error("layout", "tpu", shape, "--json")
 
 
 @pytest.mark.parametrize("shape", ["bf16[3,300]", "f32[3,300]", "s8[64,300]",

@@ -134,6 +134,82 @@ def test_fit_matches_cli(cli, tmp_path):
     assert err == "tessel: error: the tensors do not fit: " + report.problems[0] + "\n"
 
 
+@pytest.mark.parametrize("flags,spec", TENSORS)
+def test_tensor_to_dict_is_cli_json(cli, flags, spec):
+    import json
+    t = tessel.npu.LocalTensor(spec, config_of(flags))
+    status, out, err = cli("npu", "explain", *flags, spec, "--json")
+    want = json.loads(out)
+    assert t.to_dict() == want
+    assert t.problems == want["problems"]
+    assert status == (1 if t.problems else 0)
+
+
+def test_fit_to_dict_is_cli_json(cli):
+    import json
+    chip = tessel.npu.Config(npus=4, mem=1024)
+    for specs in (["a=fp32[2,3,4,5]@0", "b=fp32[1,1,4,5]", "c=fp32[2,40]:matrix"],
+                  ["a=fp32[4,8,16,16]@0", "b=fp32[4,8,16,16]@0"]):
+        _, out, _ = cli("npu", "fit", *SEED, *specs, "--json")
+        assert tessel.npu.fit(specs, chip).to_dict() == json.loads(out)
+
+
+MATRICES = [
+    (SEED, "2x40", [], []), (SEED, "2x40", ["--dtype", "int8"], []),
+    (SEED, "7x1000", ["--start-npu", "3"], []), (SEED, "2x40", [], [1, 4, 40]),
+    (["--chip", "bm1684x"], "64x4096", ["--dtype", "fp16"], []),
+    (["--chip", "bm1688"], "3X17", ["--dtype", "bf16", "--start-npu", "5"], [17]),
+]
+
+
+@pytest.mark.parametrize("flags,matrix,options,ws", MATRICES)
+def test_advise_matrix_matches_cli(cli, flags, matrix, options, ws):
+    import json
+    args = ["npu", "fit", *flags, "--matrix", matrix, *options]
+    if ws:
+        args += ["--w", ",".join(map(str, ws))]
+    kwargs = dict(zip((o[2:].replace("-", "_") for o in options[::2]), options[1::2]))
+    if "start_npu" in kwargs:
+        kwargs["start_npu"] = int(kwargs["start_npu"])
+    advice = tessel.npu.advise_matrix(matrix, config_of(flags), w=ws, **kwargs)
+    assert str(advice) == cli.out(*args)
+    want = json.loads(cli.out(*args, "--json"))
+    assert advice.to_dict() == want
+    assert advice.best_w == want["best"]["w"]
+    assert advice.reasons == want["reasons"]
+    rows, cols = (int(v) for v in matrix.lower().split("x"))
+    assert str(tessel.npu.advise_matrix((rows, cols), config_of(flags), w=ws,
+                                        **kwargs)) == str(advice)
+
+
+@pytest.mark.parametrize("options,ws", [
+    (["--dtype", "fp64"], []), (["--dtype", "nope"], []), ([], [0]), ([], [41]),
+    (["--start-npu", "-1"], []), (["--start-npu", "99"], []),
+])
+def test_advise_matrix_errors_match_cli(cli, options, ws):
+    args = ["npu", "fit", *SEED, "--matrix", "2x40", *options]
+    if ws:
+        args += ["--w", ",".join(map(str, ws))]
+    status, _, err = cli(*args)
+    kwargs = dict(zip((o[2:].replace("-", "_") for o in options[::2]), options[1::2]))
+    if "start_npu" in kwargs:
+        kwargs["start_npu"] = int(kwargs["start_npu"])
+    call = lambda: tessel.npu.advise_matrix(
+        "2x40", tessel.npu.Config(npus=4, mem=1024), w=ws, **kwargs)
+    if status == 0:
+        call()
+        return
+    with pytest.raises(ValueError) as e:
+        call()
+    assert err == f"tessel: error: {e.value}\n"
+
+
+@pytest.mark.parametrize("matrix", ["2y40", "2x", "x40", "2x40x3", ""])
+def test_advise_matrix_bad_sizes(matrix):
+    with pytest.raises(ValueError, match="expected ROWSxCOLS"):
+        tessel.npu.advise_matrix(matrix, tessel.npu.Config(npus=4, mem=1024))
+
+
 DTYPES = [(np.float32, "fp32"), (np.float16, "fp16"), (ml_dtypes.bfloat16, "bf16"),
           (np.int8, "int8"), (np.uint8, "uint8"), (np.int16, "int16"),
           (np.uint16, "uint16"), (np.int32, "int32"), (np.uint32, "uint32")]

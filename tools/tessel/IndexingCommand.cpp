@@ -17,8 +17,10 @@
 #include "tessel/Indexing/BruteForce.h"
 #include "tessel/Indexing/HloIndexing.h"
 #include "tessel/Indexing/IndexingMap.h"
+#include "tessel/Indexing/MapQueries.h"
 #include "tessel/Indexing/NpuMap.h"
 #include "tessel/Indexing/Simplifier.h"
+#include "tessel/Json/ReportJson.h"
 #include "tessel/Support/Npy.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -33,9 +35,6 @@ namespace cl = llvm::cl;
 namespace tessel {
 namespace {
 
-/// Largest box `--check` enumerates.
-constexpr int64_t kMaxCheckedPoints = int64_t(1) << 24;
-
 std::optional<IndexingMap> loadMap(const std::string &text,
                                    mlir::MLIRContext *context) {
   Expected<IndexingMap> map = parseIndexingMap(text, context);
@@ -46,44 +45,13 @@ std::optional<IndexingMap> loadMap(const std::string &text,
   return std::move(*map);
 }
 
-/// The most expression nodes `--check` evaluates (points times the nodes
-/// of both maps): a few seconds of work.
-constexpr int64_t kMaxCheckedNodes = int64_t(1) << 27;
-
-/// The nodes of a map's results and constraints.
-int64_t countNodes(const IndexingMap &map) {
-  int64_t nodes = 0;
-  auto count = [&](mlir::AffineExpr expr) {
-    expr.walk([&](mlir::AffineExpr) { ++nodes; });
-  };
-  for (mlir::AffineExpr result : map.getAffineMap().getResults())
-    count(result);
-  for (const IndexingConstraint &constraint : map.getConstraints())
-    count(constraint.expr);
-  return nodes;
-}
-
 /// Prints "checked N points: equal" or fails.
 int checkByEnumeration(const IndexingMap &before, const IndexingMap &after) {
-  // Bounded by work, not only by points: a deep map on many points takes
-  // minutes.
-  int64_t nodes = std::max<int64_t>(1, countNodes(before) + countNodes(after));
-  int64_t maxPoints = std::min(kMaxCheckedPoints, kMaxCheckedNodes / nodes);
-  Expected<BruteForceComparison> same =
-      compareByEnumeration(before, after, maxPoints);
-  if (!same)
-    return cli::fail(
-        "cannot check: " + same.error().message +
-        (maxPoints < kMaxCheckedPoints
-             ? " (the maps have " + std::to_string(nodes) +
-                   " expression nodes; --check evaluates at most " +
-                   std::to_string(kMaxCheckedNodes) + " nodes in all)"
-             : std::string()));
-  if (!same->equal)
-    return cli::fail("the maps differ " + same->mismatch);
+  Expected<int64_t> points = checkSameMapByEnumeration(before, after);
+  if (!points)
+    return cli::fail(points.error().message);
   llvm::outs().flush();
-  llvm::errs() << "checked " << same->pointsChecked
-               << " points by enumeration: same map\n";
+  llvm::errs() << "checked " << *points << " points by enumeration: same map\n";
   return 0;
 }
 
@@ -110,19 +78,18 @@ int runSimplify(int argc, char **argv) {
     return 1;
   // Where a value overflows, the map has no value; the simplifier works
   // in int64 and would give one. Refuse rather than change the answer.
-  if (std::optional<std::string> problem = findOverflow(*map))
-    return cli::fail("the map overflows int64 on its domain, " + *problem +
-                     "; narrow the domain");
   SimplifyStats counts;
-  IndexingMap simplified = map->simplified(&counts);
-  llvm::outs() << simplified << "\n";
+  Expected<IndexingMap> simplified = simplifyIndexingMapChecked(*map, &counts);
+  if (!simplified)
+    return cli::fail(simplified.error().message);
+  llvm::outs() << *simplified << "\n";
   llvm::outs().flush();
   if (stats)
     for (unsigned r = 0; r < static_cast<unsigned>(SimplifyRule::Count); ++r)
       if (counts.counts[r])
         llvm::errs() << SimplifyStats::name(static_cast<SimplifyRule>(r))
                      << ": " << counts.counts[r] << "\n";
-  return check ? checkByEnumeration(*map, simplified) : 0;
+  return check ? checkByEnumeration(*map, *simplified) : 0;
 }
 
 int runCompose(int argc, char **argv) {
@@ -148,16 +115,10 @@ int runCompose(int argc, char **argv) {
   std::optional<IndexingMap> second = loadMap(secondText, &context);
   if (!second)
     return 1;
-  if (first->getNumResults() != second->getNumDims())
-    return cli::fail("FIRST has " + std::to_string(first->getNumResults()) +
-                     " results but SECOND has " +
-                     std::to_string(second->getNumDims()) +
-                     " dims, expected equal counts");
-  Expected<IndexingMap> composed = composeIndexingMapsChecked(*first, *second);
+  Expected<IndexingMap> composed =
+      composeIndexingMapsForUser(*first, *second, !raw);
   if (!composed)
-    return cli::fail("cannot compose: " + composed.error().message);
-  if (!raw)
-    composed->simplify();
+    return cli::fail(composed.error().message);
   llvm::outs() << *composed << "\n";
   return 0;
 }
@@ -186,51 +147,19 @@ int runEval(int argc, char **argv) {
   if (!cli::parseIntList(dimsText, dims, error) ||
       !cli::parseIntList(symbolsText, symbols, error))
     return cli::fail(error);
-  if (dims.size() != map->getNumDims())
-    return cli::fail("got " + std::to_string(dims.size()) +
-                     " dim values, expected " +
-                     std::to_string(map->getNumDims()));
-  if (symbols.size() != map->getNumSymbols())
-    return cli::fail("got " + std::to_string(symbols.size()) +
-                     " symbol values, expected " +
-                     std::to_string(map->getNumSymbols()));
-  if (!map->contains(dims, symbols)) {
+  Expected<std::optional<std::vector<int64_t>>> values =
+      evaluateIndexingMapAt(*map, dims, symbols);
+  if (!values)
+    return cli::fail(values.error().message);
+  if (!*values) {
     llvm::outs() << "outside the domain\n";
     return 0;
   }
-  llvm::ArrayRef<mlir::AffineExpr> exprs = map->getAffineMap().getResults();
-  std::vector<int64_t> results;
-  for (size_t i = 0; i < exprs.size(); ++i) {
-    std::optional<int64_t> value = evaluateAffineExpr(exprs[i], dims, symbols);
-    if (!value)
-      return cli::fail(
-          "result " + std::to_string(i) + " (" +
-          affineExprToString(exprs[i], map->getDimNames(),
-                             map->getSymbolNames()) +
-          ") overflows int64 at this point of the domain: the map has no "
-          "value there");
-    results.push_back(*value);
-  }
+  const std::vector<int64_t> &results = **values;
   for (size_t i = 0; i < results.size(); ++i)
     llvm::outs() << (i ? "," : "") << results[i];
   llvm::outs() << "\n";
   return 0;
-}
-
-llvm::json::Value indexingJson(const HloInstructionIndexing &indexing,
-                               const char *key) {
-  llvm::json::Array ids;
-  for (size_t id = 0; id < indexing.maps.size(); ++id) {
-    llvm::json::Array maps;
-    for (const IndexingMap &map : indexing.maps[id])
-      maps.push_back(map.toString());
-    llvm::json::Object object{{key, static_cast<int64_t>(id)},
-                              {"maps", std::move(maps)}};
-    if (indexing.isUnknown(id))
-      object["unknown"] = true;
-    ids.push_back(std::move(object));
-  }
-  return llvm::json::Value(std::move(ids));
 }
 
 /// Prints the maps of `inst`: output-to-input for every output, or
@@ -247,32 +176,11 @@ int printMaps(const HloInstruction &inst, bool forward, int64_t inputId,
     llvm::outs() << *text;
     return 0;
   }
-  const Shape &shape = inst.shape();
-  int64_t outputs =
-      shape.isTuple() ? static_cast<int64_t>(shape.tupleShapes.size()) : 1;
-  llvm::json::Array results;
-  for (int64_t out = 0; out < (forward ? 1 : outputs); ++out) {
-    Expected<HloInstructionIndexing> indexing =
-        forward ? computeInputToOutputIndexing(inst, inputId, &context)
-                : computeOutputToInputIndexing(inst, out, &context);
-    if (!indexing)
-      return cli::fail(indexing.error().message);
-    if (forward) {
-      results = std::move(*indexingJson(*indexing, "output").getAsArray());
-      continue;
-    }
-    results.push_back(llvm::json::Object{
-        {"output", out}, {"operands", indexingJson(*indexing, "operand")}});
-  }
-  llvm::json::Object object{
-      {"instruction", inst.name()},
-      {"opcode", std::string(hloOpcodeName(inst.opcode()))},
-      {"direction", forward ? "input-to-output" : "output-to-input"}};
-  if (forward)
-    object["operand"] = inputId;
-  object["outputs"] = std::move(results);
-  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
-               << "\n";
+  Expected<llvm::json::Value> object = hloIndexingJson(
+      inst, forward ? std::optional<int64_t>(inputId) : std::nullopt, &context);
+  if (!object)
+    return cli::fail(object.error().message);
+  llvm::outs() << formatJson(*object) << "\n";
   return 0;
 }
 

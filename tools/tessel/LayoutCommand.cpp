@@ -3,6 +3,7 @@
 #include "Commands.h"
 
 #include "tessel/Indexing/LayoutMap.h"
+#include "tessel/Json/ReportJson.h"
 #include "tessel/Layout/Decomposition.h"
 #include "tessel/Layout/LayoutSizes.h"
 #include "tessel/Layout/ShapeParser.h"
@@ -85,52 +86,6 @@ int runIndex(int argc, char **argv) {
   return 0;
 }
 
-llvm::json::Value explainJson(const TiledLayout &layout,
-                              const LayoutSizes &sizes,
-                              const std::optional<CheaperLayout> &cheaper) {
-  llvm::json::Array paddingDims;
-  for (const DimPadding &pad : sizes.firstTilePadding)
-    paddingDims.push_back(
-        llvm::json::Object{{"dims", llvm::json::Array(pad.logicalDims)},
-                           {"size", pad.size},
-                           {"padded_size", pad.paddedSize},
-                           {"tile", pad.tileSize}});
-  llvm::json::Array tiles;
-  for (const Tile &tile : layout.layout().tiles)
-    tiles.push_back(tile.toString());
-  llvm::json::Object object{
-      {"canonical", layout.shape().toString()},
-      {"element_type",
-       std::string(primitiveTypeName(layout.shape().elementType))},
-      {"element_bits", layout.elementBits()},
-      {"logical_shape", llvm::json::Array(layout.logicalDims())},
-      {"minor_to_major", llvm::json::Array(layout.layout().minorToMajor)},
-      {"tiles", std::move(tiles)},
-      {"physical_shape", llvm::json::Array(layout.finalDims())},
-      {"logical_elements", sizes.logicalElements},
-      {"physical_elements", sizes.physicalElements},
-      {"physical_bytes", sizes.physicalBytes},
-      {"data_bytes", sizes.dataBytes},
-      {"padding_bytes", sizes.paddingBytes},
-      {"utilization", sizes.utilization},
-      {"padding_dims", std::move(paddingDims)},
-      {"later_tile_padding_elements", sizes.laterTilePaddingElements},
-      {"tail_padding_elements", sizes.tailPaddingElements},
-      {"worst_padding", describeWorstPadding(sizes)},
-      {"xla_bytes", sizes.xlaBytes ? llvm::json::Value(*sizes.xlaBytes)
-                                   : llvm::json::Value(nullptr)},
-      {"xla_note", sizes.xlaNote},
-  };
-  if (cheaper)
-    object["cheaper"] =
-        llvm::json::Object{{"layout", cheaper->shape.toString()},
-                           {"physical_bytes", cheaper->physicalBytes},
-                           {"why", cheaper->why}};
-  else
-    object["cheaper"] = nullptr;
-  return llvm::json::Value(std::move(object));
-}
-
 int runExplain(int argc, char **argv) {
   cl::opt<std::string> layoutText(cl::Positional, cl::Required,
                                   cl::desc("<LAYOUT>"),
@@ -147,10 +102,7 @@ int runExplain(int argc, char **argv) {
   if (!layout)
     return 1;
   if (json) {
-    LayoutSizes sizes = computeSizes(*layout);
-    std::optional<CheaperLayout> cheaper = suggestCheaperLayout(*layout);
-    llvm::outs() << llvm::formatv("{0:2}", explainJson(*layout, sizes, cheaper))
-                 << "\n";
+    llvm::outs() << formatJson(layoutExplainJson(*layout)) << "\n";
     return 0;
   }
   llvm::outs() << explainLayout(*layout);
@@ -219,16 +171,11 @@ int runTpu(int argc, char **argv) {
       chooseTpuLayout(*shape, TpuOptions{packedPred});
   if (!choice)
     return cli::fail(choice.error().message);
-  LayoutSizes sizes = computeSizes(*TiledLayout::get(choice->shape));
   if (json) {
-    llvm::json::Object object{{"layout", choice->shape.toString()},
-                              {"reason", choice->reason},
-                              {"physical_bytes", sizes.physicalBytes},
-                              {"utilization", sizes.utilization}};
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
-                 << "\n";
+    llvm::outs() << formatJson(tpuLayoutJson(*choice)) << "\n";
     return 0;
   }
+  LayoutSizes sizes = computeSizes(*TiledLayout::get(choice->shape));
   llvm::outs() << choice->shape.toString() << "\n  why: " << choice->reason
                << "\n  size: " << describeByteCount(sizes.physicalBytes)
                << ", utilization " << describePercent(sizes.utilization)

@@ -13,6 +13,7 @@
 #include "NpuOptions.h"
 #include "NpuVerbs.h"
 
+#include "tessel/Json/ReportJson.h"
 #include "tessel/Npu/NpuAdvisor.h"
 #include "tessel/Npu/NpuReport.h"
 #include "tessel/Support/MathExtras.h"
@@ -127,53 +128,6 @@ int runAddress(int argc, char **argv) {
 // explain
 //===----------------------------------------------------------------------===//
 
-std::vector<std::string> problemsOf(const LocalTensor &t) {
-  std::vector<std::string> out;
-  for (std::optional<Error> e :
-       {t.checkAlignment(), t.checkFits(), t.checkNoAliasing()})
-    if (e)
-      out.push_back(e->message);
-  return out;
-}
-
-llvm::json::Object explainJson(const LocalTensor &t) {
-  NpuUsage u = t.totalUsage();
-  std::array<bool, 4> used = t.stridesUsed();
-  llvm::json::Array npus, problems, suggestions;
-  for (int64_t n : t.npus())
-    npus.push_back(n);
-  for (const std::string &p : problemsOf(t))
-    problems.push_back(p);
-  for (const std::string &s : suggestCheaper(t))
-    suggestions.push_back(s);
-  TensorSpec spec{"", t.desc(), true};
-  return llvm::json::Object{
-      {"tensor", printTensorSpec(spec)},
-      {"config", configJson(t.config())},
-      {"start_npu", t.start().npu},
-      {"offset", t.start().offset},
-      {"address", t.desc().address},
-      {"channels_per_npu", t.channelsPerNpu()},
-      {"npus", std::move(npus)},
-      {"stored_type", t.storedTypeName()},
-      {"stored_shape", dimsJson(t.storageShape())},
-      {"strides", stridesJson(t.strides())},
-      {"strides_used",
-       llvm::json::Object{
-           {"n", used[0]}, {"c", used[1]}, {"h", used[2]}, {"w", used[3]}}},
-      {"bytes_per_npu", t.bytesPerNpu()},
-      {"total_bytes", u.reserved},
-      {"data_bytes", u.data},
-      {"waste", llvm::json::Object{{"padding", u.featurePadding},
-                                   {"empty_slots", u.emptySlots},
-                                   {"dummy", u.dummy},
-                                   {"matrix_tail", u.matrixTail},
-                                   {"gaps", u.gaps},
-                                   {"total", u.wasted()}}},
-      {"problems", std::move(problems)},
-      {"suggestions", std::move(suggestions)}};
-}
-
 /// A tensor in system memory (the continuous layout): strides and bytes.
 int explainSystem(const TensorSpec &spec, bool json) {
   const TensorDesc &d = spec.desc;
@@ -242,9 +196,9 @@ int runExplain(int argc, char **argv) {
   std::optional<LocalTensor> t = makeTensor(*config, *spec, status);
   if (!t)
     return status;
-  std::vector<std::string> problems = problemsOf(*t);
+  std::vector<std::string> problems = localTensorProblems(*t);
   if (json) {
-    printJson(explainJson(*t));
+    printJson(localTensorExplainJson(*t));
   } else {
     llvm::outs() << explainLocalTensor(*t, chooseW);
   }

@@ -1,6 +1,7 @@
 //===- NpuFit.cpp - `tessel npu fit`: matrix W advice and fit reports -----===//
 #include "NpuOptions.h"
 #include "NpuVerbs.h"
+#include "tessel/Json/ReportJson.h"
 #include "tessel/Npu/NpuReport.h"
 
 #include "tessel/Npu/NpuAdvisor.h"
@@ -15,29 +16,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // The matrix advisor
 //===----------------------------------------------------------------------===//
-
-llvm::json::Object choiceJson(const MatrixChoice &c) {
-  return llvm::json::Object{{"w", c.w},
-                            {"channels", c.channels},
-                            {"channels_per_npu", c.channelsPerNpu},
-                            {"npus", c.npusUsed},
-                            {"row_bytes", c.rowBytes},
-                            {"fullest_npu_bytes", c.fullestNpuBytes},
-                            {"total_bytes", c.totalBytes},
-                            {"wasted_bytes", c.wastedBytes}};
-}
-
-std::string cell(int64_t v, size_t width) {
-  std::string s = std::to_string(v);
-  return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
-}
-
-std::string choiceRow(const MatrixChoice &c, bool best) {
-  return std::string(best ? "*" : " ") + cell(c.w, 6) + cell(c.channels, 10) +
-         cell(c.channelsPerNpu, 9) + cell(c.npusUsed, 6) +
-         cell(c.rowBytes, 11) + cell(c.fullestNpuBytes, 13) +
-         cell(c.totalBytes, 10) + cell(c.wastedBytes, 7) + "\n";
-}
 
 int adviseMatrixCommand(const NpuConfig &config, const std::string &matrix,
                         const std::string &dtype, int64_t startNpu,
@@ -55,91 +33,20 @@ int adviseMatrixCommand(const NpuConfig &config, const std::string &matrix,
   Expected<PrimitiveType> type = parseNpuType(dtype);
   if (!type)
     return cli::fail(type.error().message);
-  Expected<MatrixAdvice> advice =
-      adviseMatrix(config, rc[0], rc[1], *type, startNpu);
-  if (!advice)
-    return cli::fail(advice.error().message);
-  std::vector<MatrixChoice> rows;
-  for (int64_t w : ws) {
-    if (w < 1 || w > rc[1])
-      return cli::fail("W " + std::to_string(w) + " is not 1.." +
-                       std::to_string(rc[1]));
-    rows.push_back(evaluateMatrixW(config, rc[0], rc[1], *type, w, startNpu));
-  }
-  if (ws.empty())
-    for (const MatrixChoice &c : advice->candidates)
-      if (c.channels <= 2 * config.npus() || c.w == advice->best.w)
-        rows.push_back(c);
-  if (json) {
-    llvm::json::Array reasons, choices;
-    for (const std::string &r : advice->reasons)
-      reasons.push_back(r);
-    for (const MatrixChoice &c : rows)
-      choices.push_back(choiceJson(c));
-    printJson(llvm::json::Object{
-        {"rows", rc[0]},
-        {"cols", rc[1]},
-        {"dtype", npuTypeName(*type)},
-        {"start_npu", startNpu},
-        {"config", configJson(config)},
-        {"best", choiceJson(advice->best)},
-        {"ties", llvm::json::Object{{"low", advice->tieLow},
-                                    {"high", advice->tieHigh},
-                                    {"count", advice->tieCount}}},
-        {"reasons", std::move(reasons)},
-        {"choices", std::move(choices)}});
-    return 0;
-  }
-  std::string out = std::to_string(rc[0]) + " x " + std::to_string(rc[1]) +
-                    " " + npuTypeName(*type) + " matrix from npu " +
-                    std::to_string(startNpu) + " on " + config.toString() +
-                    "\nbest W = " + std::to_string(advice->best.w) + "\n";
-  for (const std::string &r : advice->reasons)
-    out += "  " + r + "\n";
-  out += "\n      W  channels  per npu  npus  bytes/row  fullest npu  "
-         "all npus  waste\n";
-  for (const MatrixChoice &c : rows)
-    out += choiceRow(c, c.w == advice->best.w);
-  llvm::outs() << out;
+  Expected<MatrixAdviceTable> table =
+      adviseMatrixTable(config, rc[0], rc[1], *type, startNpu, ws);
+  if (!table)
+    return cli::fail(table.error().message);
+  if (json)
+    printJson(matrixAdviceJson(*table, config));
+  else
+    llvm::outs() << describeMatrixAdvice(*table, config);
   return 0;
 }
 
 //===----------------------------------------------------------------------===//
 // Fit reports
 //===----------------------------------------------------------------------===//
-
-llvm::json::Object fitJson(const FitReport &r, const NpuConfig &config) {
-  llvm::json::Array tensors, npus, problems;
-  for (const FitEntry &e : r.entries) {
-    llvm::json::Array touched, suggestions;
-    for (int64_t n : e.tensor.npus())
-      touched.push_back(n);
-    for (const std::string &s : e.suggestions)
-      suggestions.push_back(s);
-    tensors.push_back(
-        llvm::json::Object{{"name", e.name},
-                           {"spec", printTensorSpec(e.spec)},
-                           {"npus", std::move(touched)},
-                           {"bytes_per_npu", e.tensor.bytesPerNpu()},
-                           {"data_bytes", e.usage.data},
-                           {"wasted_bytes", e.usage.wasted()},
-                           {"auto_placed", e.autoPlaced},
-                           {"auto_w", e.autoW},
-                           {"suggestions", std::move(suggestions)}});
-  }
-  for (int64_t n = 0; n < config.npus(); ++n)
-    npus.push_back(llvm::json::Object{{"npu", n},
-                                      {"high_water", r.highWater[n]},
-                                      {"reserved", r.reserved[n]},
-                                      {"data", r.data[n]}});
-  for (const std::string &p : r.problems)
-    problems.push_back(p);
-  return llvm::json::Object{{"config", configJson(config)},
-                            {"fits", r.fits()},
-                            {"tensors", std::move(tensors)},
-                            {"npus", std::move(npus)},
-                            {"problems", std::move(problems)}};
-}
 
 /// The largest --tensors file: 16 MiB of specs is far more than any local
 /// memory holds.
@@ -251,7 +158,7 @@ int runFit(int argc, char **argv) {
   if (!report)
     return cli::fail(report.error().message);
   if (json)
-    printJson(fitJson(*report, *config));
+    printJson(fitReportJson(*report, *config));
   else
     llvm::outs() << describeFitReport(*report, *config);
   if (int drawn = drawFit(*report, svg, draw && !json))

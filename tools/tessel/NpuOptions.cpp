@@ -1,6 +1,8 @@
 //===- NpuOptions.cpp - Options shared by the `tessel npu` verbs ----------===//
 #include "NpuOptions.h"
 
+#include "tessel/Json/ReportJson.h"
+
 #include <cstdlib>
 
 #include "tessel/Npu/NpuAdvisor.h"
@@ -152,25 +154,15 @@ void printJson(llvm::json::Value value) {
 }
 
 llvm::json::Object configJson(const NpuConfig &config) {
-  return llvm::json::Object{{"name", config.name()},
-                            {"npus", config.npus()},
-                            {"bytes_per_npu", config.bytesPerNpu()},
-                            {"banks", config.banks()},
-                            {"align_bytes", config.alignBytes()}};
+  return npuConfigJson(config);
 }
 
 llvm::json::Object stridesJson(const Dims4 &strides) {
-  return llvm::json::Object{{"n", strides[0]},
-                            {"c", strides[1]},
-                            {"h", strides[2]},
-                            {"w", strides[3]}};
+  return npuStridesJson(strides);
 }
 
 llvm::json::Array dimsJson(const Dims4 &dims, int rank) {
-  llvm::json::Array out;
-  for (int i = 0; i < rank; ++i)
-    out.push_back(dims[i]);
-  return out;
+  return npuDimsJson(dims, rank);
 }
 
 std::string dimsText(const Dims4 &dims, int rank) {

@@ -54,6 +54,10 @@ Expected<Dims4> checkTensorIndex(const LocalTensor &tensor,
 /// aligned at address 2048 on 4 npus x 1 KiB".
 std::string describePictureTitle(const LocalTensor &tensor);
 
+/// The tensor's alignment, fit and aliasing problems, in that order (empty
+/// when there are none): what `tessel npu explain` fails with.
+std::vector<std::string> localTensorProblems(const LocalTensor &tensor);
+
 /// Gives a matrix without W the advisor's W (adviseMatrix); other tensors
 /// are left as they are.
 std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &desc);
@@ -61,6 +65,30 @@ std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &desc);
 /// The report of `tessel npu fit`: each tensor's NPUs, bytes and waste, the
 /// cheaper alternatives, per-NPU totals, and whether it all fits.
 std::string describeFitReport(const FitReport &report, const NpuConfig &config);
+
+/// The W advisor's answer for a rows x cols matrix (`tessel npu fit
+/// --matrix RxC`): the advice, and the rows of its table (the Ws asked for,
+/// else the candidates worth showing: at most 2 channels per NPU, and the
+/// best).
+struct MatrixAdviceTable {
+  int64_t rows = 0, cols = 0;
+  PrimitiveType type = PrimitiveType::F32;
+  int64_t startNpu = 0;
+  MatrixAdvice advice;
+  std::vector<MatrixChoice> choices;
+};
+
+/// The advice and table for `ws` (empty: the advisor's candidates). Fails
+/// as adviseMatrix does, and for a W outside 1..cols.
+Expected<MatrixAdviceTable> adviseMatrixTable(const NpuConfig &config,
+                                              int64_t rows, int64_t cols,
+                                              PrimitiveType type,
+                                              int64_t startNpu,
+                                              const std::vector<int64_t> &ws);
+
+/// The text of `tessel npu fit --matrix`: the best W, why, and the table.
+std::string describeMatrixAdvice(const MatrixAdviceTable &table,
+                                 const NpuConfig &config);
 
 } // namespace tessel
 
