@@ -406,9 +406,10 @@ private:
                                  mlir::ValueRange indices);
   SmallVector<mlir::Type> paramTypes();
 
-  /// The entry function of a hero emitter (transpose, column reduction):
-  /// its signature and launch attributes, the thread and block ids, and the
-  /// shared tile of the hero's element type.
+  /// The entry function of a hero emitter (transpose, column reduction,
+  /// concatenate): its signature and launch attributes, the thread and
+  /// block ids, and the shared tile of the hero's element type (none for an
+  /// empty `tileShape`).
   struct HeroEntry {
     mlir::func::FuncOp function;
     mlir::ValueRange params; ///< the parameter tensors (block arguments)
@@ -419,6 +420,12 @@ private:
                                             const FusionOutput &output,
                                             const LaunchConfig &config,
                                             llvm::ArrayRef<int64_t> tileShape);
+  /// The output's element at `outIndices`: its subgraph (the epilogue)
+  /// emitted here with `heroValue` for the hero's; anything else it reads
+  /// comes from outside. Null (and `error` set) when it cannot be emitted.
+  mlir::Value emitEpilogue(const HeroEntry &e, const HloInstruction &hero,
+                           const FusionOutput &output, mlir::Value heroValue,
+                           mlir::ValueRange outIndices);
   /// The last phase: the output written through `writeMap` ((th_x, bl_x)
   /// -> (output index..., tile index...)), its subgraph emitted here with
   /// the hero's value read from `tile`; then the return.
@@ -636,9 +643,37 @@ FusionEmitter::beginHeroEntry(llvm::StringRef name, const HloInstruction &hero,
                                          b.getIndexAttr(config.numThreads));
   e.bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
                                         b.getIndexAttr(config.numBlocks));
-  e.tile = b.create<AllocateSharedOp>(
-      loc, mlir::RankedTensorType::get(tileShape, element));
+  if (!tileShape.empty())
+    e.tile = b.create<AllocateSharedOp>(
+        loc, mlir::RankedTensorType::get(tileShape, element));
   return e;
+}
+
+Value FusionEmitter::emitEpilogue(const HeroEntry &e,
+                                  const HloInstruction &hero,
+                                  const FusionOutput &output, Value heroValue,
+                                  mlir::ValueRange outIndices) {
+  const Subgraph *rootSubgraph = partition.subgraphOf(*output.instruction);
+  llvm::DenseSet<const HloInstruction *> members;
+  if (rootSubgraph && output.instruction != &hero)
+    members.insert(rootSubgraph->instructions.begin(),
+                   rootSubgraph->instructions.end());
+  ElementalEmitter emitter(
+      b,
+      [&](const HloInstruction &instruction,
+          mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
+        if (&instruction == &hero)
+          return SmallVector<Value>{heroValue};
+        if (instruction.parent() != &computation || members.count(&instruction))
+          return std::nullopt;
+        return readOutside(instruction, e.params, at);
+      });
+  auto values = emitter.emit(*output.instruction, outIndices);
+  if (mlir::failed(values)) {
+    error = emitter.error();
+    return nullptr;
+  }
+  return values->front();
 }
 
 mlir::FailureOr<mlir::func::FuncOp>
@@ -646,13 +681,6 @@ FusionEmitter::finishHeroEntry(const HeroEntry &e, const HloInstruction &hero,
                                const FusionOutput &output,
                                const IndexingMap &writeMap, Value tile) {
   mlir::Location loc = b.getUnknownLoc();
-  // The output's subgraph (the epilogue) is emitted here, with the hero's
-  // value taken from the tile; anything else it reads comes from outside.
-  const Subgraph *rootSubgraph = partition.subgraphOf(*output.instruction);
-  llvm::DenseSet<const HloInstruction *> members;
-  if (rootSubgraph && output.instruction != &hero)
-    members.insert(rootSubgraph->instructions.begin(),
-                   rootSubgraph->instructions.end());
   size_t outputRank = hero.shape().rank();
   bool failed = false;
   auto write = b.create<LoopOp>(
@@ -660,29 +688,12 @@ FusionEmitter::finishHeroEntry(const HeroEntry &e, const HloInstruction &hero,
       [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
           mlir::ValueRange indices, mlir::ValueRange iters) {
         mlir::ValueRange outIndices = indices.take_front(outputRank);
-        mlir::ValueRange tileIndices = indices.drop_front(outputRank);
-        auto fromTile = [&]() -> Value {
-          return b.create<mlir::tensor::ExtractOp>(l, tile, tileIndices);
-        };
-        ElementalEmitter emitter(
-            b,
-            [&](const HloInstruction &instruction,
-                mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
-              if (&instruction == &hero)
-                return SmallVector<Value>{fromTile()};
-              if (instruction.parent() != &computation ||
-                  members.count(&instruction))
-                return std::nullopt;
-              return readOutside(instruction, e.params, at);
-            });
-        auto values = emitter.emit(*output.instruction, outIndices);
-        Value value;
-        if (mlir::failed(values)) {
-          error = emitter.error();
+        Value fromTile = b.create<mlir::tensor::ExtractOp>(
+            l, tile, indices.drop_front(outputRank));
+        Value value = emitEpilogue(e, hero, output, fromTile, outIndices);
+        if (!value) {
           failed = true;
-          value = fromTile();
-        } else {
-          value = values->front();
+          value = fromTile;
         }
         Value inserted =
             b.create<mlir::tensor::InsertOp>(l, value, iters[0], outIndices);
@@ -738,31 +749,12 @@ FusionEmitter::emitConcatenateEntry(llvm::StringRef name,
   mlir::Location loc = b.getUnknownLoc();
   const HloInstruction &hero = *analysis.hero;
   LaunchConfig config = getConcatenateLaunch(hero, target);
-  SmallVector<mlir::Type> inputs = paramTypes();
-  size_t numParams = inputs.size();
-  mlir::Type resultType = getTensorType(output.shape(), context);
-  inputs.push_back(resultType);
-  b.setInsertionPointToEnd(module.getBody());
-  auto function = b.create<mlir::func::FuncOp>(
-      loc, name, b.getFunctionType(inputs, {resultType}));
-  function->setAttr("tessel.num_threads",
-                    b.getI64IntegerAttr(config.numThreads));
-  function->setAttr("tessel.num_blocks", b.getI64IntegerAttr(config.numBlocks));
-  mlir::Block *body = function.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  mlir::ValueRange params = body->getArguments().take_front(numParams);
-  Value out = body->getArguments().back();
-  Value th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
-                                             b.getIndexAttr(config.numThreads));
-  Value bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
-                                            b.getIndexAttr(config.numBlocks));
-  // The output's subgraph (the epilogue) is emitted in each operand's loop,
-  // with the hero's value the operand's element.
-  const Subgraph *rootSubgraph = partition.subgraphOf(*output.instruction);
-  llvm::DenseSet<const HloInstruction *> members;
-  if (rootSubgraph && output.instruction != &hero)
-    members.insert(rootSubgraph->instructions.begin(),
-                   rootSubgraph->instructions.end());
+  auto e = beginHeroEntry(name, hero, output, config, /*tileShape=*/{});
+  if (mlir::failed(e))
+    return mlir::failure();
+  // A loop per operand; the epilogue takes the operand's element for the
+  // hero's.
+  Value out = e->out;
   int64_t dim = hero.dimensions().front();
   int64_t offset = 0;
   bool failed = false;
@@ -774,33 +766,19 @@ FusionEmitter::emitConcatenateEntry(llvm::StringRef name,
       continue;
     auto loop = b.create<LoopOp>(
         loc, getConcatenateOperandMap(hero, k, config, context),
-        mlir::ValueRange{th, bl}, mlir::ValueRange{out},
+        mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{out},
         [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
             mlir::ValueRange indices, mlir::ValueRange iters) {
-          Value element = readOutside(operand, params, indices)[0];
+          Value element = readOutside(operand, e->params, indices)[0];
           SmallVector<Value> outIndices(indices.begin(), indices.end());
           if (start != 0)
             outIndices[dim] = b.create<mlir::arith::AddIOp>(
                 l, outIndices[dim],
                 b.create<mlir::arith::ConstantIndexOp>(l, start));
-          ElementalEmitter emitter(
-              b,
-              [&](const HloInstruction &instruction,
-                  mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
-                if (&instruction == &hero)
-                  return SmallVector<Value>{element};
-                if (instruction.parent() != &computation ||
-                    members.count(&instruction))
-                  return std::nullopt;
-                return readOutside(instruction, params, at);
-              });
-          auto values = emitter.emit(*output.instruction, outIndices);
-          Value value = element;
-          if (mlir::failed(values)) {
-            error = emitter.error();
+          Value value = emitEpilogue(*e, hero, output, element, outIndices);
+          if (!value) {
             failed = true;
-          } else {
-            value = values->front();
+            value = element;
           }
           Value inserted =
               b.create<mlir::tensor::InsertOp>(l, value, iters[0], outIndices);
@@ -811,7 +789,7 @@ FusionEmitter::emitConcatenateEntry(llvm::StringRef name,
     out = loop.getResult(0);
   }
   b.create<mlir::func::ReturnOp>(loc, out);
-  return function;
+  return e->function;
 }
 
 mlir::FailureOr<mlir::func::FuncOp>
