@@ -45,9 +45,30 @@ int64_t bufferBytes(const Shape &shape) {
   return layout ? layout->physicalBytes() : 0;
 }
 
-Expected<Literal> runOnLogicalArrays(Executable &exe, const ModulePlan &plan,
-                                     const std::vector<Literal> &arguments,
-                                     const RunOptions &options) {
+std::vector<int64_t> PlannedExecutable::inputBytes() const {
+  std::vector<int64_t> bytes;
+  for (int b : plan.inputs)
+    bytes.push_back(bufferBytes(plan.buffers[b]));
+  return bytes;
+}
+
+std::vector<int64_t> PlannedExecutable::outputBytes() const {
+  std::vector<int64_t> bytes;
+  for (int b : plan.outputs)
+    bytes.push_back(bufferBytes(plan.buffers[b]));
+  return bytes;
+}
+
+std::vector<Shape> PlannedExecutable::outputShapes() const {
+  std::vector<Shape> shapes;
+  for (int b : plan.outputs)
+    shapes.push_back(plan.buffers[b]);
+  return shapes;
+}
+
+Expected<Literal> PlannedExecutable::run(const std::vector<Literal> &arguments,
+                                         const RunOptions &options) {
+  Executable &exe = *this;
   if (arguments.size() != plan.inputs.size())
     return Error("the module takes " + std::to_string(plan.inputs.size()) +
                  " arguments, given " + std::to_string(arguments.size()));
@@ -145,34 +166,12 @@ struct CompiledKernel {
   void (*function)(void **) = nullptr;
 };
 
-class CpuExecutable : public Executable {
+class CpuExecutable : public PlannedExecutable {
 public:
-  Expected<Literal> run(const std::vector<Literal> &arguments,
-                        const RunOptions &options) override;
   Expected<bool> runPhysical(const std::vector<const void *> &inputs,
                              const std::vector<void *> &outputs,
                              const RunOptions &options) override;
-  std::vector<int64_t> inputBytes() const override {
-    std::vector<int64_t> bytes;
-    for (int b : plan.inputs)
-      bytes.push_back(bufferBytes(plan.buffers[b]));
-    return bytes;
-  }
-  std::vector<int64_t> outputBytes() const override {
-    std::vector<int64_t> bytes;
-    for (int b : plan.outputs)
-      bytes.push_back(bufferBytes(plan.buffers[b]));
-    return bytes;
-  }
-  std::vector<Shape> outputShapes() const override {
-    std::vector<Shape> shapes;
-    for (int b : plan.outputs)
-      shapes.push_back(plan.buffers[b]);
-    return shapes;
-  }
-  double compileMilliseconds() const override { return compileMs; }
 
-  ModulePlan plan;
   std::unique_ptr<mlir::MLIRContext> context;
   /// The engine keeps function_refs to these and may call them as long as
   /// it lives (it compiles lazily), so they are declared before it.
@@ -183,7 +182,6 @@ public:
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::vector<CompiledKernel> kernels;
   Target target = Target::Cpu;
-  double compileMs = 0;
 
   /// Runs the kernels of `group` a chunk of rows at a time (RowGroup), the
   /// chunks spread over the workers; false (nothing run) when their blocks
@@ -341,11 +339,6 @@ CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
       std::memcpy(outputs[i], buffers[plan.outputs[i]],
                   bufferBytes(plan.buffers[plan.outputs[i]]));
   return true;
-}
-
-Expected<Literal> CpuExecutable::run(const std::vector<Literal> &arguments,
-                                     const RunOptions &options) {
-  return runOnLogicalArrays(*this, plan, arguments, options);
 }
 
 std::string cacheKey(const HloModule &module, const CompileOptions &options) {

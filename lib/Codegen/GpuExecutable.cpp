@@ -183,50 +183,25 @@ struct GpuKernel {
   CUfunction function = nullptr;
 };
 
-class GpuExecutable : public Executable {
+class GpuExecutable : public PlannedExecutable {
 public:
   ~GpuExecutable() override {
     if (module && driver->ctxSetCurrent(driver->context) == 0)
       driver->moduleUnload(module);
   }
-  Expected<Literal> run(const std::vector<Literal> &arguments,
-                        const RunOptions &options) override {
-    return runOnLogicalArrays(*this, plan, arguments, options);
-  }
   Expected<bool> runPhysical(const std::vector<const void *> &inputs,
                              const std::vector<void *> &outputs,
                              const RunOptions &options) override;
-  std::vector<int64_t> inputBytes() const override {
-    std::vector<int64_t> bytes;
-    for (int b : plan.inputs)
-      bytes.push_back(bufferBytes(plan.buffers[b]));
-    return bytes;
-  }
-  std::vector<int64_t> outputBytes() const override {
-    std::vector<int64_t> bytes;
-    for (int b : plan.outputs)
-      bytes.push_back(bufferBytes(plan.buffers[b]));
-    return bytes;
-  }
   Expected<DeviceTiming> timeOnDevice(const std::vector<const void *> &inputs,
                                       int repeat) override;
-  std::vector<Shape> outputShapes() const override {
-    std::vector<Shape> shapes;
-    for (int b : plan.outputs)
-      shapes.push_back(plan.buffers[b]);
-    return shapes;
-  }
-  double compileMilliseconds() const override { return compileMs; }
 
   Expected<bool> prepare(DeviceBuffers &buffers,
                          const std::vector<const void *> &inputs);
   Expected<bool> launch(const DeviceBuffers &buffers);
 
-  ModulePlan plan;
   const CudaDriver *driver = nullptr;
   CUmodule module = nullptr;
   std::vector<GpuKernel> kernels;
-  double compileMs = 0;
 };
 
 /// Device buffers, freed when it goes out of scope.

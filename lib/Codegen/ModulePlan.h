@@ -89,11 +89,21 @@ Expected<ModulePlan> planModule(const HloModule &module);
 /// The physical size in bytes of a buffer of `shape` (tiles and padding).
 int64_t bufferBytes(const Shape &shape);
 
-/// Executable::run for any backend: the logical arguments to physical
-/// buffers, exe.runPhysical, the outputs back to logical arrays.
-Expected<Literal> runOnLogicalArrays(Executable &exe, const ModulePlan &plan,
-                                     const std::vector<Literal> &arguments,
-                                     const RunOptions &options);
+/// What every backend's executable shares: its plan, the sizes and shapes
+/// of its buffers from the plan, and run() as the logical arguments to
+/// physical buffers, runPhysical, the outputs back to logical arrays.
+class PlannedExecutable : public Executable {
+public:
+  Expected<Literal> run(const std::vector<Literal> &arguments,
+                        const RunOptions &options) override;
+  std::vector<int64_t> inputBytes() const override;
+  std::vector<int64_t> outputBytes() const override;
+  std::vector<Shape> outputShapes() const override;
+  double compileMilliseconds() const override { return compileMs; }
+
+  ModulePlan plan;
+  double compileMs = 0;
+};
 
 } // namespace tessel
 
