@@ -206,12 +206,14 @@ private:
                               int depth);
   Expected<Literal> conditional(const HloInstruction &inst,
                                 const std::vector<Value> &operands, int depth);
-  /// Applies a reducer to accumulators and elements (scalars), updating
-  /// the accumulators.
+  /// Applies `reducer` (reduce, reduce-window, scatter) to the
+  /// accumulators `results[k]` at `o` and the elements of `inputs` at
+  /// `inputIndex`, and stores its values (scalars of the results' types)
+  /// back at `o`.
   Expected<bool> combine(const HloComputation &reducer,
-                         std::vector<Literal> &accumulators,
-                         const std::vector<Value> &inputs,
-                         const std::vector<int64_t> &inputIndex, int depth);
+                         std::vector<Literal> &results, int64_t o,
+                         const std::vector<Value> &inputs, int64_t inputIndex,
+                         int depth);
 
   const EvaluatorOptions &options;
   int64_t maxBytes;
@@ -618,29 +620,39 @@ Expected<Literal> Evaluator::concatenate(const HloInstruction &inst,
 }
 
 Expected<bool> Evaluator::combine(const HloComputation &reducer,
-                                  std::vector<Literal> &accumulators,
+                                  std::vector<Literal> &results, int64_t o,
                                   const std::vector<Value> &inputs,
-                                  const std::vector<int64_t> &inputIndex,
-                                  int depth) {
+                                  int64_t inputIndex, int depth) {
   std::vector<Value> args;
-  for (const Literal &accumulator : accumulators)
-    args.push_back(std::make_shared<const Literal>(accumulator));
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    Literal element(Shape(inputs[k]->elementType(), {}));
-    copyElement(*inputs[k], inputIndex[k], element, 0);
+  for (const Literal &accumulators : results) {
+    Literal element(Shape(accumulators.elementType(), {}));
+    copyElement(accumulators, o, element, 0);
+    args.push_back(std::make_shared<const Literal>(std::move(element)));
+  }
+  for (const Value &input : inputs) {
+    Literal element(Shape(input->elementType(), {}));
+    copyElement(*input, inputIndex, element, 0);
     args.push_back(std::make_shared<const Literal>(std::move(element)));
   }
   Expected<Literal> result = run(reducer, args, depth + 1);
   if (!result)
     return result.takeError();
-  if (accumulators.size() == 1 && !result->isTuple()) {
-    accumulators[0] = std::move(*result);
-  } else {
-    if (result->tupleElements().size() != accumulators.size())
-      return Error("%" + reducer.name() +
-                   " returns the wrong number of values");
-    for (size_t k = 0; k < accumulators.size(); ++k)
-      accumulators[k] = result->tupleElements()[k];
+  std::vector<const Literal *> values;
+  if (results.size() == 1 && !result->isTuple())
+    values.push_back(&*result);
+  else if (result->isTuple())
+    for (const Literal &value : result->tupleElements())
+      values.push_back(&value);
+  if (values.size() != results.size())
+    return Error("%" + reducer.name() + " returns the wrong number of values");
+  for (size_t k = 0; k < results.size(); ++k) {
+    if (values[k]->isTuple() ||
+        values[k]->elementType() != results[k].elementType() ||
+        values[k]->elementCount() != 1)
+      return Error("%" + reducer.name() + " returns " +
+                   values[k]->shape().toStringWithoutLayout() +
+                   ", expected a scalar of the operand's type");
+    copyElement(*values[k], 0, results[k], o);
   }
   return true;
 }
@@ -717,7 +729,6 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
     }
     return std::move(results[0]);
   }
-  std::vector<Literal> accumulators(n);
   for (int64_t i = 0; i < first.elementCount();
        ++i, nextIndex(index, first.dims())) {
     size_t k = 0;
@@ -729,16 +740,9 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
       eval::binaryAt(*fast, results[0], o, first, i, results[0], o);
       continue;
     }
-    for (size_t j = 0; j < n; ++j) {
-      accumulators[j] = Literal(Shape(results[j].elementType(), {}));
-      copyElement(results[j], o, accumulators[j], 0);
-    }
-    Expected<bool> ok = combine(reducer, accumulators, inputs,
-                                std::vector<int64_t>(n, i), depth);
+    Expected<bool> ok = combine(reducer, results, o, inputs, i, depth);
     if (!ok)
       return ok.takeError();
-    for (size_t j = 0; j < n; ++j)
-      copyElement(accumulators[j], 0, results[j], o);
   }
   if (n == 1)
     return std::move(results[0]);
@@ -784,7 +788,6 @@ Expected<Literal> Evaluator::prefixScan(const std::vector<Value> &operands,
   for (int64_t k = dim + 1; k < first.rank(); ++k)
     stride *= first.dims()[k];
   int64_t length = first.dims()[dim];
-  std::vector<Literal> accumulators(n);
   for (int64_t o = 0; o < results[0].elementCount(); ++o) {
     bool starts = (o / stride) % length == 0;
     for (size_t k = 0; k < n; ++k)
@@ -794,16 +797,9 @@ Expected<Literal> Evaluator::prefixScan(const std::vector<Value> &operands,
       eval::binaryAt(*fast, results[0], o, first, o, results[0], o);
       continue;
     }
-    for (size_t j = 0; j < n; ++j) {
-      accumulators[j] = Literal(Shape(results[j].elementType(), {}));
-      copyElement(results[j], o, accumulators[j], 0);
-    }
-    Expected<bool> ok = combine(reducer, accumulators, inputs,
-                                std::vector<int64_t>(n, o), depth);
+    Expected<bool> ok = combine(reducer, results, o, inputs, o, depth);
     if (!ok)
       return ok.takeError();
-    for (size_t j = 0; j < n; ++j)
-      copyElement(accumulators[j], 0, results[j], o);
   }
   if (n == 1)
     return std::move(results[0]);
@@ -837,7 +833,6 @@ Expected<Literal> Evaluator::reduceWindow(const HloInstruction &inst,
   for (int64_t size : windowDims)
     windowCount *= size;
   std::vector<int64_t> outIndex(outDims.size(), 0), from(first.rank(), 0);
-  std::vector<Literal> accumulators(n);
   for (int64_t o = 0; o < results[0].elementCount();
        ++o, nextIndex(outIndex, outDims)) {
     for (size_t k = 0; k < n; ++k)
@@ -862,16 +857,9 @@ Expected<Literal> Evaluator::reduceWindow(const HloInstruction &inst,
         eval::binaryAt(*fast, results[0], o, first, i, results[0], o);
         continue;
       }
-      for (size_t j = 0; j < n; ++j) {
-        accumulators[j] = Literal(Shape(results[j].elementType(), {}));
-        copyElement(results[j], o, accumulators[j], 0);
-      }
-      Expected<bool> ok = combine(reducer, accumulators, inputs,
-                                  std::vector<int64_t>(n, i), depth);
+      Expected<bool> ok = combine(reducer, results, o, inputs, i, depth);
       if (!ok)
         return ok.takeError();
-      for (size_t j = 0; j < n; ++j)
-        copyElement(accumulators[j], 0, results[j], o);
     }
   }
   if (n == 1)
@@ -1006,28 +994,13 @@ Expected<Literal> Evaluator::scatter(const HloInstruction &inst,
       eval::binaryAt(*fast, results[0], o, *all[firstUpdate], u, results[0], o);
       return std::nullopt;
     }
-    std::vector<Literal> accumulators(n);
-    for (size_t k = 0; k < n; ++k) {
-      accumulators[k] = Literal(Shape(results[k].elementType(), {}));
-      copyElement(results[k], o, accumulators[k], 0);
-    }
     std::vector<Value> updates;
     for (size_t k = 0; k < n; ++k)
       updates.push_back(std::shared_ptr<const Literal>(
           std::shared_ptr<const Literal>(), all[firstUpdate + k]));
-    Expected<bool> ok = this->combine(combiner, accumulators, updates,
-                                      std::vector<int64_t>(n, u), depth);
+    Expected<bool> ok = this->combine(combiner, results, o, updates, u, depth);
     if (!ok)
       return ok.takeError();
-    for (size_t k = 0; k < n; ++k) {
-      if (accumulators[k].isTuple() ||
-          accumulators[k].elementType() != results[k].elementType() ||
-          accumulators[k].elementCount() != 1)
-        return Error("the combiner %" + combiner.name() + " returns " +
-                     accumulators[k].shape().toStringWithoutLayout() +
-                     ", expected a scalar of the operand's type");
-      copyElement(accumulators[k], 0, results[k], o);
-    }
     return std::nullopt;
   };
   return eval::scatter(inst, literals, combineAt);
