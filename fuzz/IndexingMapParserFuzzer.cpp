@@ -33,6 +33,17 @@ bool smallDomain(const IndexingMap &map) {
   abort();
 }
 
+/// Whether `text` has an integer of 10 digits or more.
+bool hasHugeConstant(const std::string &text) {
+  size_t run = 0;
+  for (char c : text) {
+    run = c >= '0' && c <= '9' ? run + 1 : 0;
+    if (run >= 10)
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -64,6 +75,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fail("printed map means something else " + reparsed->mismatch +
              "\nprinted: " + printed,
          text);
+  // A map evaluates in int64 and has no value where that overflows
+  // (d0 * 666666666666666664 at d0 = 14), while the simplifier reasons in
+  // exact arithmetic and may remove the overflow (dividing the sum by 8):
+  // compare only maps whose constants have fewer than 10 digits, so that
+  // the points of a small domain do not overflow.
+  if (hasHugeConstant(printed))
+    return 0;
   IndexingMap simplified = map->simplified();
   Expected<BruteForceComparison> same =
       compareByEnumeration(*map, simplified, 4096);
