@@ -37,8 +37,14 @@ head_of 1 tessel compile "$gelu" --emit=mlir --gpu-launch
 head_of 1 tessel compile "$gelu" --emit=mlir
 
 echo
-echo "== Compiled, run on random bf16 inputs, checked and timed (median of 20)"
+echo "== Compiled, run on random bf16 inputs, checked and timed (median of 20):"
+echo "   a bf16 input has 65536 values, so the kernel runs as a lookup in a"
+echo "   table of its own results (tessel compile --explain says so)"
+head_of 6 tessel compile "$gelu" --explain
 run tessel run "$gelu" --check --repeat 20
+echo
+echo "== The same kernel computing every element (--no-tables)"
+run tessel run "$gelu" --check --repeat 20 --no-tables
 
 echo
 echo "== Where a bf16[3,300] array lives on a TPU: (8,128)(2,1) tiles"

@@ -5,11 +5,14 @@
 // AVX-512 where the CPU has them). Each kernel is called through its packed
 // wrapper `_mlir_<name>(void **args)`: the buffer pointers, then the range
 // of blocks [begin, end). Blocks are spread over a oneTBB arena.
+// Elementwise kernels of a narrow input may run as a table lookup instead
+// (TableLookup.h); the kernel fills the table when the executable is made.
 //
 //===----------------------------------------------------------------------===//
 #include "ModulePlan.h"
 #include "NvptxBackend.h"
 #include "Pipeline.h"
+#include "TableLookup.h"
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
 #include "tessel/Layout/TiledLayout.h"
@@ -182,6 +185,18 @@ public:
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::vector<CompiledKernel> kernels;
   Target target = Target::Cpu;
+  /// Per kernel: set when it runs as a table lookup, with its table
+  /// (entries of the output's width, 8-byte aligned).
+  std::vector<std::optional<TableLookup>> lookups;
+  std::vector<std::vector<uint64_t>> tables;
+
+  std::vector<std::string> tabulatedKernels() const override {
+    std::vector<std::string> names;
+    for (size_t k = 0; k < lookups.size(); ++k)
+      if (lookups[k])
+        names.push_back(kernels[k].name);
+    return names;
+  }
 
   /// Runs the kernels of `group` a chunk of rows at a time (RowGroup), the
   /// chunks spread over the workers; false (nothing run) when their blocks
@@ -231,6 +246,51 @@ void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
                         call(range.begin(), range.end());
                       });
   });
+}
+
+/// The lookup of kernel `k` over all its elements, in chunks spread over
+/// the workers.
+void runLookup(const TableLookup &lookup, const std::vector<uint64_t> &table,
+               const std::vector<void *> &pointers, int threads) {
+  const void *in = pointers[lookup.parameter];
+  void *out = pointers.back();
+  constexpr int64_t kChunk = 1 << 16;
+  int64_t n = lookup.elements;
+  if (threads <= 1 || n <= kChunk)
+    return runTableLookup(lookup, table.data(), in, out, 0, n);
+  arenaFor(threads).execute([&] {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, kChunk),
+                      [&](const tbb::blocked_range<int64_t> &range) {
+                        runTableLookup(lookup, table.data(), in, out,
+                                       range.begin(), range.end());
+                      });
+  });
+}
+
+/// The table of a kernel that findTableLookup accepted: the kernel's blocks
+/// [0, k) compute its first k T elements (T threads of one element each on
+/// the CPU launch), here of an input whose element i is the bit pattern
+/// i mod entries. Empty when the kernel's blocks are not laid out so.
+std::vector<uint64_t> buildTable(const CompiledKernel &kernel,
+                                 const PlannedKernel &planned,
+                                 const TableLookup &lookup) {
+  int64_t t = kernel.numThreads;
+  int64_t blocks = (lookup.entries + t - 1) / t;
+  int64_t n = blocks * t;
+  if (blocks > kernel.numBlocks || n > lookup.elements)
+    return {};
+  std::vector<uint8_t> in(n * lookup.inputBytes);
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t pattern = static_cast<uint16_t>(i % lookup.entries);
+    std::memcpy(in.data() + i * lookup.inputBytes, &pattern, lookup.inputBytes);
+  }
+  std::vector<uint64_t> out((n * lookup.outputBytes + 7) / 8);
+  // Parameters other than lookup.parameter are not read.
+  std::vector<void *> pointers(planned.inputs.size(), in.data());
+  pointers.push_back(out.data());
+  callKernel(kernel, pointers, 0, blocks);
+  out.resize((lookup.tableBytes() + 7) / 8);
+  return out;
 }
 
 bool CpuExecutable::runRowGroup(
@@ -331,7 +391,10 @@ CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
       k = group->last;
       continue;
     }
-    runKernel(kernels[k], pointers[k], threads);
+    if (lookups[k])
+      runLookup(*lookups[k], tables[k], pointers[k], threads);
+    else
+      runKernel(kernels[k], pointers[k], threads);
   }
   // An output that is an input (or another output) is copied.
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -344,7 +407,22 @@ CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
 std::string cacheKey(const HloModule &module, const CompileOptions &options) {
   return module.toString() +
          "\n#target=" + std::to_string(static_cast<int>(options.target)) +
-         (options.excessPrecision ? "\n#excess-precision" : "");
+         (options.excessPrecision ? "\n#excess-precision" : "") +
+         (options.tables ? "\n#tables" : "");
+}
+
+/// Whether kernel `k` runs as a table lookup with `options` (as
+/// Executable::compile decides; a table is only not built when the
+/// kernel's launch differs from the CPU's, which findTableLookup checks).
+std::optional<TableLookup> explainedLookup(const ModulePlan &plan, size_t k,
+                                           const CompileOptions &options) {
+  if (!options.tables || options.backend != Backend::Cpu ||
+      options.target != Target::Cpu)
+    return std::nullopt;
+  for (const RowGroup &group : plan.rowGroups)
+    if (group.first <= k && k <= group.last)
+      return std::nullopt;
+  return findTableLookup(plan, k);
 }
 
 } // namespace
@@ -423,6 +501,16 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
     kernel.function = *function;
   }
   exe->kernels = std::move(kernels);
+  exe->lookups.resize(exe->kernels.size());
+  exe->tables.resize(exe->kernels.size());
+  for (size_t k = 0; k < exe->kernels.size(); ++k) {
+    std::optional<TableLookup> lookup = explainedLookup(exe->plan, k, options);
+    if (!lookup)
+      continue;
+    exe->tables[k] = buildTable(exe->kernels[k], exe->plan.kernels[k], *lookup);
+    if (!exe->tables[k].empty())
+      exe->lookups[k] = lookup;
+  }
   exe->compileMs = std::chrono::duration<double, std::milli>(
                        std::chrono::steady_clock::now() - start)
                        .count();
@@ -534,6 +622,20 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                                  : "") +
             " " + all[i].shape().toString();
       text += "\n";
+      size_t k = static_cast<size_t>(&kernel - plan->kernels.data());
+      if (std::optional<TableLookup> lookup =
+              explainedLookup(*plan, k, options))
+        text +=
+            "  runs as a table lookup: " + std::to_string(lookup->entries) +
+            " entries of " +
+            std::string(primitiveTypeName(lookup->outputType)) + " (" +
+            (lookup->tableBytes() < 1024
+                 ? std::to_string(lookup->tableBytes()) + " bytes"
+                 : std::to_string(lookup->tableBytes() >> 10) + " KiB") +
+            "), one per " + std::string(primitiveTypeName(lookup->inputType)) +
+            " bit pattern of parameter " + std::to_string(lookup->parameter) +
+            ", computed by this kernel when it is compiled "
+            "(--no-tables: compute every element)\n";
     }
     for (const RowGroup &group : plan->rowGroups) {
       std::string rows;

@@ -29,12 +29,14 @@ struct CompiledModule {
   int64_t runsInPlace = 0;
 };
 
-CompiledModule compileModule(const std::string &text, bool excessPrecision) {
+CompiledModule compileModule(const std::string &text, bool excessPrecision,
+                             bool tables) {
   std::unique_ptr<HloModule> module = unwrap(parseHloModule(text));
   check(verifyHloModule(*module));
   check(checkInlinedSize(*module));
   CompileOptions options;
   options.excessPrecision = excessPrecision;
+  options.tables = tables;
   Expected<std::shared_ptr<Executable>> executable = [&] {
     nb::gil_scoped_release release;
     return Executable::compile(*module, options);
@@ -256,7 +258,7 @@ arrays, one per ENTRY parameter. Make one with tessel.compile().
           nb::arg("regex"), nb::arg("dir"));
 
   m.def("_compile", &compileModule, nb::arg("text"),
-        nb::arg("excess_precision") = false,
+        nb::arg("excess_precision") = false, nb::arg("tables") = true,
         "Compiles HLO text; see tessel.compile.");
 }
 

@@ -188,14 +188,19 @@ class Executable:
                 return f.read()
 
 
-def compile(hlo_text: str, *, excess_precision: bool = False) -> Executable:
+def compile(hlo_text: str, *, excess_precision: bool = False,
+            tables: bool = True) -> Executable:
     """Compiles an HLO module (text, as jax prints it) for this CPU.
+
+    ``tables=False`` makes every kernel compute its elements; by default an
+    elementwise kernel of one 8- or 16-bit input runs as a lookup in a table
+    of its own results (the same bits; `tessel run --no-tables`).
 
     >>> exe = tessel.compile(hlo_text)
     >>> y = exe(x)
     """
     if isinstance(hlo_text, HloModule):
         hlo_text = str(hlo_text)
-    compiled = _tessel_compile(hlo_text, excess_precision)
+    compiled = _tessel_compile(hlo_text, excess_precision, tables)
     return Executable(compiled, hlo.parse(hlo_text, verify=False).result.startswith("("))
 

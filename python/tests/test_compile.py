@@ -4,6 +4,7 @@ modules and inputs."""
 import subprocess
 import sys
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -64,6 +65,19 @@ def test_excess_precision_is_an_option(cli, tmp_path):
     cli.out("run", path, "--excess-precision", "--threads", "1", "--input",
             tmp_path / "x.npy", "--output", tmp_path / "y.npy")
     assert exe(x, threads=1).tobytes() == np.load(tmp_path / "y.npy").tobytes()
+
+
+def test_tables_give_the_computed_bits(cli, tmp_path):
+    # bf16[4,65539]: large enough for the GELU to run as a table lookup.
+    text = (EXAMPLES / "gelu.hlo").read_text().replace("6,512,4096", "4,65539")
+    table = tessel.compile(text)
+    computed = tessel.compile(text, tables=False)
+    assert "runs as a table lookup" in table.explain()
+    assert "table lookup" not in computed.explain()
+    bits = np.arange(4 * 65539, dtype=np.uint32) * 40503 % 65536
+    x = bits.astype(np.uint16).view(ml_dtypes.bfloat16).reshape(4, 65539)
+    got, want = table(x, threads=2), computed(x, threads=2)
+    assert got.view(np.uint16).tobytes() == want.view(np.uint16).tobytes()
 
 
 def test_arguments_are_checked_like_the_cli(cli, tmp_path):

@@ -91,6 +91,13 @@ int runCompile(int argc, char **argv) {
                "the ops of a fusion (default: round after every op, "
                "bit-exact to the evaluator)"),
       cl::cat(cli::category()));
+  cl::opt<bool> noTables(
+      "no-tables",
+      cl::desc("compute every element of an elementwise kernel of one 8- "
+               "or 16-bit input, which otherwise runs as a lookup in a "
+               "table of its results (the same bits, computed once per "
+               "input bit pattern when compiled)"),
+      cl::cat(cli::category()));
   cl::opt<bool> explain(
       "explain",
       cl::desc("say which kernels the module becomes, which emitter each "
@@ -122,6 +129,7 @@ int runCompile(int argc, char **argv) {
   options.dumpAfter = dumpAfter;
   options.dumpDir = dumpDir;
   options.excessPrecision = excess;
+  options.tables = !noTables;
   Expected<std::string> text =
       emitHloModule(*module, explain ? EmitKind::Explain : emit, options);
   if (!text)
@@ -199,6 +207,13 @@ int runRun(int argc, char **argv) {
                   cl::desc("with --device gpu: the compute capability the "
                            "PTX is for (default: the device's)"),
                   cl::init(0), cl::value_desc("NN"), cl::cat(cli::category()));
+  cl::opt<bool> noTables(
+      "no-tables",
+      cl::desc("compute every element of an elementwise kernel of one 8- "
+               "or 16-bit input, which otherwise runs as a lookup in a "
+               "table of its results (the same bits, computed once per "
+               "input bit pattern when compiled)"),
+      cl::cat(cli::category()));
   cl::opt<bool> kernelAtATime(
       "kernel-at-a-time",
       cl::desc("run each kernel over all its blocks before the next, also "
@@ -294,6 +309,7 @@ int runRun(int argc, char **argv) {
 
   CompileOptions compileOptions;
   compileOptions.excessPrecision = excess;
+  compileOptions.tables = !noTables;
   compileOptions.target = gpu ? Target::Gpu : Target::Cpu;
   if (onGpu) {
     compileOptions.backend = Backend::Nvptx;

@@ -53,6 +53,12 @@ struct CompileOptions {
   /// stay f32 between the ops of a fusion and round where they are stored.
   /// Off: every op rounds, bit-exact to the evaluator.
   bool excessPrecision = false;
+  /// CPU: an elementwise kernel of one 8- or 16-bit input whose arrays are
+  /// much larger than 2^bits runs as a lookup in a table of its results
+  /// for every input bit pattern, computed at compile time by the kernel
+  /// itself (bit for bit the kernel's results; docs/codegen.md, "Table
+  /// lookups"). Off: every kernel computes.
+  bool tables = true;
   /// When not empty: after every pass whose flag matches this regex, the IR
   /// is written to `dumpDir/NN.<flag>.mlir` (the emitted IR is
   /// `00.emitted.mlir`).
@@ -131,6 +137,8 @@ public:
   virtual std::vector<Shape> outputShapes() const = 0;
   /// Milliseconds spent from HLO to a callable kernel.
   virtual double compileMilliseconds() const = 0;
+  /// The kernels that run as a table lookup (CompileOptions::tables).
+  virtual std::vector<std::string> tabulatedKernels() const { return {}; }
 };
 
 /// Whether the module uses an op whose compiled result may differ from the

@@ -1,0 +1,191 @@
+//===- TableLookup.cpp - Elementwise kernels of a narrow input as tables --===//
+//
+// Which kernels run as a table lookup (findTableLookup) and the lookup
+// itself. The table is built in CpuExecutable.cpp by the compiled kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "TableLookup.h"
+
+#include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Codegen/HeroAnalysis.h"
+#include "tessel/Layout/TiledLayout.h"
+
+#include <unordered_map>
+
+namespace tessel {
+
+namespace {
+
+/// The largest table: 256 KiB stays in the L2 of every x86 core of the
+/// last ten years, next to the input and output lines streaming through.
+constexpr int64_t kMaxTableBytes = 256 << 10;
+/// The arrays must have this many times as many elements as the table has
+/// entries: the table costs the kernel's time for its entries.
+constexpr int64_t kMinElementsPerEntry = 4;
+
+/// What an instruction's value depends on.
+enum class Dependence {
+  Invariant, ///< the same at every index (scalar constants, broadcasts)
+  Element,   ///< the parameter's element at the same index
+};
+
+/// Whether every instruction from `root` down is elementwise, a scalar
+/// constant or a broadcast of an invariant scalar, and the only parameter
+/// reached is one; sets `parameter` to its number. Iterative: a chain of
+/// thousands of ops does not grow the stack.
+bool isElementwiseOfOneParameter(const HloInstruction &root,
+                                 int64_t &parameter) {
+  std::unordered_map<const HloInstruction *, Dependence> known;
+  std::vector<std::pair<const HloInstruction *, bool>> stack = {{&root, false}};
+  parameter = -1;
+  while (!stack.empty()) {
+    auto [instruction, operandsDone] = stack.back();
+    stack.pop_back();
+    if (known.count(instruction))
+      continue;
+    HloOpcode opcode = instruction->opcode();
+    if (opcode == HloOpcode::Parameter) {
+      if (parameter >= 0 && parameter != instruction->parameterNumber())
+        return false;
+      parameter = instruction->parameterNumber();
+      known[instruction] = Dependence::Element;
+      continue;
+    }
+    if (opcode == HloOpcode::Constant) {
+      if (instruction->shape().rank() != 0 || !instruction->shape().isArray())
+        return false;
+      known[instruction] = Dependence::Invariant;
+      continue;
+    }
+    bool broadcast = opcode == HloOpcode::Broadcast;
+    // map calls a computation: elementwise, but left out rather than
+    // walked.
+    if (!broadcast && (!isElementwise(opcode) || opcode == HloOpcode::Map))
+      return false;
+    if (broadcast && (instruction->operandCount() != 1 ||
+                      instruction->operand(0)->shape().rank() != 0))
+      return false;
+    if (!operandsDone) {
+      stack.push_back({instruction, true});
+      for (const HloInstruction *operand : instruction->operands())
+        if (!known.count(operand))
+          stack.push_back({operand, false});
+      continue;
+    }
+    Dependence dependence = Dependence::Invariant;
+    for (const HloInstruction *operand : instruction->operands()) {
+      auto it = known.find(operand);
+      if (it == known.end())
+        return false; // a cycle: not a valid computation
+      if (it->second == Dependence::Element)
+        dependence = Dependence::Element;
+    }
+    // A broadcast of a value that depends on the parameter would read it
+    // at another index.
+    if (broadcast && dependence == Dependence::Element)
+      return false;
+    known[instruction] = dependence;
+  }
+  return parameter >= 0 && known[&root] == Dependence::Element;
+}
+
+/// Whether `shape` is stored densely in the order of its minor_to_major,
+/// byteWidth bytes per element (no tiles, no padding, no packing: pred
+/// and s4 take a byte each). Every byte pattern of an element is an entry
+/// of the table, the values the type does not use included, so the lookup
+/// gives what the kernel gives for them too.
+bool isDense(const Shape &shape, int64_t elements) {
+  Layout layout = shape.layoutOrDefault();
+  if (!layout.hasOnlyMinorToMajor())
+    return false;
+  int width = byteWidth(shape.elementType);
+  return width > 0 && bufferBytes(shape) == elements * width;
+}
+
+template <typename In, typename Out>
+void lookUp(const Out *table, const In *in, Out *out, int64_t begin,
+            int64_t end) {
+  int64_t i = begin;
+  // Four independent loads in flight per iteration.
+  for (; i + 4 <= end; i += 4) {
+    Out a = table[in[i]], b = table[in[i + 1]];
+    Out c = table[in[i + 2]], d = table[in[i + 3]];
+    out[i] = a;
+    out[i + 1] = b;
+    out[i + 2] = c;
+    out[i + 3] = d;
+  }
+  for (; i < end; ++i)
+    out[i] = table[in[i]];
+}
+
+template <typename In>
+void lookUpInto(int outputBytes, const void *table, const In *in, void *out,
+                int64_t begin, int64_t end) {
+  switch (outputBytes) {
+  case 1:
+    return lookUp(static_cast<const uint8_t *>(table), in,
+                  static_cast<uint8_t *>(out), begin, end);
+  case 2:
+    return lookUp(static_cast<const uint16_t *>(table), in,
+                  static_cast<uint16_t *>(out), begin, end);
+  case 4:
+    return lookUp(static_cast<const uint32_t *>(table), in,
+                  static_cast<uint32_t *>(out), begin, end);
+  default:
+    return lookUp(static_cast<const uint64_t *>(table), in,
+                  static_cast<uint64_t *>(out), begin, end);
+  }
+}
+
+} // namespace
+
+std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k) {
+  const PlannedKernel &kernel = plan.kernels[k];
+  if (kernel.outputIndices.size() != 1 || kernel.outputs.size() != 1)
+    return std::nullopt;
+  std::vector<FusionOutput> outputs = getFusionOutputs(*kernel.computation);
+  const FusionOutput &output = outputs[kernel.outputIndices.front()];
+  if (output.element >= 0)
+    return std::nullopt;
+  if (analyzeFusion(*kernel.computation, kernel.outputIndices).kind !=
+      EmitterKind::Loop)
+    return std::nullopt;
+  TableLookup lookup;
+  if (!isElementwiseOfOneParameter(*output.instruction, lookup.parameter) ||
+      lookup.parameter >= static_cast<int64_t>(kernel.inputs.size()))
+    return std::nullopt;
+  const Shape &in = plan.buffers[kernel.inputs[lookup.parameter]];
+  const Shape &out = plan.buffers[kernel.outputs.front()];
+  if (!in.isArray() || !out.isArray() || in.dims != out.dims)
+    return std::nullopt;
+  std::optional<int64_t> elements = out.elementCount();
+  if (!elements || !isDense(in, *elements) || !isDense(out, *elements) ||
+      in.layoutOrDefault().minorToMajor != out.layoutOrDefault().minorToMajor)
+    return std::nullopt;
+  lookup.inputType = in.elementType;
+  lookup.outputType = out.elementType;
+  lookup.inputBytes = byteWidth(in.elementType);
+  lookup.outputBytes = byteWidth(out.elementType);
+  if (lookup.inputBytes > 2 ||
+      (lookup.outputBytes != 1 && lookup.outputBytes != 2 &&
+       lookup.outputBytes != 4 && lookup.outputBytes != 8))
+    return std::nullopt;
+  lookup.entries = int64_t(1) << (8 * lookup.inputBytes);
+  lookup.elements = *elements;
+  if (lookup.tableBytes() > kMaxTableBytes ||
+      lookup.elements < kMinElementsPerEntry * lookup.entries)
+    return std::nullopt;
+  return lookup;
+}
+
+void runTableLookup(const TableLookup &lookup, const void *table,
+                    const void *in, void *out, int64_t begin, int64_t end) {
+  if (lookup.inputBytes == 1)
+    return lookUpInto(lookup.outputBytes, table,
+                      static_cast<const uint8_t *>(in), out, begin, end);
+  return lookUpInto(lookup.outputBytes, table,
+                    static_cast<const uint16_t *>(in), out, begin, end);
+}
+
+} // namespace tessel

@@ -1,0 +1,68 @@
+//===- TableLookup.h - Elementwise kernels of a narrow input as tables ----===//
+//
+// Private to lib/Codegen. A loop kernel whose output element is a function
+// of one 8- or 16-bit input element at the same index (bf16 GELU: only
+// constants and elementwise ops between the parameter and the ROOT) has at
+// most 65536 distinct results. When its arrays are much larger than that,
+// the CPU executable tabulates it once at compile time, by running the
+// compiled kernel itself over every bit pattern of the input, and then runs
+// a table lookup instead of the kernel:
+//
+//   kernel_0: bf16[6,512,4096] -> bf16[6,512,4096], 25 arithmetic ops per
+//   element (tanh's polynomial, a bf16 rounding after every op)
+//     table: 65536 bf16 entries (128 KiB, in L2), out[i] = table[bits(in[i])]
+//
+// The results are the kernel's, bit for bit, for every input (NaN
+// payloads, signed zeros, subnormals), since each entry is what the kernel
+// computes for that bit pattern; only the time changes. Applies on the CPU
+// launch (Target::Cpu), where a loop kernel's block b computes elements
+// [b T, (b + 1) T) in the output's physical order, so blocks [0, k) compute
+// the first k T elements; input and output must share one dense layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_CODEGEN_TABLELOOKUP_H
+#define TESSEL_LIB_CODEGEN_TABLELOOKUP_H
+
+#include "ModulePlan.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace tessel {
+
+/// A kernel of a plan that can run as a table lookup.
+struct TableLookup {
+  /// The computation parameter the output is a function of (every other
+  /// parameter is unused), and the kernel's one output.
+  int64_t parameter = 0;
+  PrimitiveType inputType = PrimitiveType::Invalid;
+  PrimitiveType outputType = PrimitiveType::Invalid;
+  /// Bytes per input element (1 or 2) and per output element (1 to 8).
+  int inputBytes = 0, outputBytes = 0;
+  /// Distinct inputs: 256 or 65536.
+  int64_t entries = 0;
+  /// Elements of the arrays.
+  int64_t elements = 0;
+
+  int64_t tableBytes() const { return entries * outputBytes; }
+};
+
+/// Whether kernel `k` of `plan` runs as a table lookup on the CPU launch:
+/// it is a loop kernel with one output; every instruction between its
+/// ROOT and its parameters is elementwise, a scalar constant or a broadcast
+/// of one, and reaches one parameter only, stored in 1 or 2 bytes per element
+/// (pred and unpacked s4 included); the parameter's buffer and the output's
+/// have the same dims and one dense layout (no tiles, no padding); the table
+/// takes at most 256 KiB; and the arrays have at least 4 times as many elements
+/// as the table has entries, so that building the table costs less than a
+/// quarter of one run.
+std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k);
+
+/// out[i] = table[in[i]] for i in [begin, end), elements of the widths
+/// `lookup` gives (little-endian bit patterns as indices).
+void runTableLookup(const TableLookup &lookup, const void *table,
+                    const void *in, void *out, int64_t begin, int64_t end);
+
+} // namespace tessel
+
+#endif // TESSEL_LIB_CODEGEN_TABLELOOKUP_H
