@@ -7,15 +7,19 @@
 // of blocks [begin, end). Blocks are spread over a oneTBB arena.
 // Elementwise kernels of a narrow input may run as a table lookup instead
 // (TableLookup.h); the kernel fills the table when the executable is made.
+// Kernels that only transpose or copy an input run as relayout plans
+// (RelayoutKernel.h).
 //
 //===----------------------------------------------------------------------===//
 #include "ModulePlan.h"
 #include "NvptxBackend.h"
 #include "Pipeline.h"
+#include "RelayoutKernel.h"
 #include "TableLookup.h"
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
 #include "tessel/Layout/TiledLayout.h"
+#include "tessel/Relayout/Relayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -190,6 +194,24 @@ public:
   std::vector<std::optional<TableLookup>> lookups;
   std::vector<std::vector<uint64_t>> tables;
 
+  /// Per kernel: set when it runs as a relayout, with its plans by thread
+  /// count (made on first use: a plan's threads are fixed when made).
+  std::vector<std::optional<RelayoutKernel>> moves;
+  std::mutex movePlansMutex;
+  std::map<std::pair<size_t, int>, std::unique_ptr<RelayoutPlan>> movePlans;
+
+  /// Runs kernel k's relayout with `threads` workers.
+  Expected<bool> runMove(size_t k, const std::vector<void *> &pointers,
+                         int threads);
+
+  std::vector<std::string> relayoutKernels() const override {
+    std::vector<std::string> names;
+    for (size_t k = 0; k < moves.size(); ++k)
+      if (moves[k])
+        names.push_back(kernels[k].name);
+    return names;
+  }
+
   std::vector<std::string> tabulatedKernels() const override {
     std::vector<std::string> names;
     for (size_t k = 0; k < lookups.size(); ++k)
@@ -293,6 +315,33 @@ std::vector<uint64_t> buildTable(const CompiledKernel &kernel,
   return out;
 }
 
+Expected<bool> CpuExecutable::runMove(size_t k,
+                                      const std::vector<void *> &pointers,
+                                      int threads) {
+  const RelayoutKernel &move = *moves[k];
+  RelayoutPlan *plan = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(movePlansMutex);
+    std::unique_ptr<RelayoutPlan> &slot = movePlans[{k, threads}];
+    if (!slot) {
+      RelayoutOptions options;
+      options.threads = threads;
+      Expected<RelayoutPlan> made =
+          RelayoutPlan::create(move.source, move.source.layoutOrDefault(),
+                               move.destination, options);
+      if (!made)
+        return made.error();
+      slot = std::make_unique<RelayoutPlan>(std::move(*made));
+    }
+    plan = slot.get();
+  }
+  if (std::optional<Error> error =
+          plan->execute(pointers[move.parameter], plan->sourceBytes(),
+                        pointers.back(), plan->destinationBytes()))
+    return *error;
+  return true;
+}
+
 bool CpuExecutable::runRowGroup(
     const RowGroup &group, const std::vector<std::vector<void *>> &pointers,
     int threads) {
@@ -391,9 +440,13 @@ CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
       k = group->last;
       continue;
     }
-    if (lookups[k])
+    if (lookups[k]) {
       runLookup(*lookups[k], tables[k], pointers[k], threads);
-    else
+    } else if (moves[k]) {
+      Expected<bool> moved = runMove(k, pointers[k], threads);
+      if (!moved)
+        return moved.error();
+    } else
       runKernel(kernels[k], pointers[k], threads);
   }
   // An output that is an input (or another output) is copied.
@@ -408,12 +461,25 @@ std::string cacheKey(const HloModule &module, const CompileOptions &options) {
   return module.toString() +
          "\n#target=" + std::to_string(static_cast<int>(options.target)) +
          (options.excessPrecision ? "\n#excess-precision" : "") +
-         (options.tables ? "\n#tables" : "");
+         (options.tables ? "\n#tables" : "") +
+         (options.relayouts ? "\n#relayouts" : "");
 }
 
 /// Whether kernel `k` runs as a table lookup with `options` (as
 /// Executable::compile decides; a table is only not built when the
 /// kernel's launch differs from the CPU's, which findTableLookup checks).
+/// Whether kernel `k` runs as a relayout with `options`.
+std::optional<RelayoutKernel> explainedMove(const ModulePlan &plan, size_t k,
+                                            const CompileOptions &options) {
+  if (!options.relayouts || options.backend != Backend::Cpu ||
+      options.target != Target::Cpu)
+    return std::nullopt;
+  for (const RowGroup &group : plan.rowGroups)
+    if (group.first <= k && k <= group.last)
+      return std::nullopt;
+  return findRelayoutKernel(plan, k);
+}
+
 std::optional<TableLookup> explainedLookup(const ModulePlan &plan, size_t k,
                                            const CompileOptions &options) {
   if (!options.tables || options.backend != Backend::Cpu ||
@@ -501,6 +567,9 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
     kernel.function = *function;
   }
   exe->kernels = std::move(kernels);
+  exe->moves.resize(exe->kernels.size());
+  for (size_t k = 0; k < exe->kernels.size(); ++k)
+    exe->moves[k] = explainedMove(exe->plan, k, options);
   exe->lookups.resize(exe->kernels.size());
   exe->tables.resize(exe->kernels.size());
   for (size_t k = 0; k < exe->kernels.size(); ++k) {
@@ -623,6 +692,16 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
             " " + all[i].shape().toString();
       text += "\n";
       size_t k = static_cast<size_t>(&kernel - plan->kernels.data());
+      if (std::optional<RelayoutKernel> move =
+              explainedMove(*plan, k, options)) {
+        Expected<RelayoutPlan> relayout = RelayoutPlan::create(
+            move->source, move->source.layoutOrDefault(), move->destination);
+        if (relayout)
+          text += "  runs as a relayout of " + move->source.toString() +
+                  " to " + move->destination.toString() + ": " +
+                  relayout->describe() +
+                  " (--no-relayout: the emitter's code)\n";
+      }
       if (std::optional<TableLookup> lookup =
               explainedLookup(*plan, k, options))
         text +=

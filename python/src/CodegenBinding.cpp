@@ -30,13 +30,14 @@ struct CompiledModule {
 };
 
 CompiledModule compileModule(const std::string &text, bool excessPrecision,
-                             bool tables) {
+                             bool tables, bool relayouts) {
   std::unique_ptr<HloModule> module = unwrap(parseHloModule(text));
   check(verifyHloModule(*module));
   check(checkInlinedSize(*module));
   CompileOptions options;
   options.excessPrecision = excessPrecision;
   options.tables = tables;
+  options.relayouts = relayouts;
   Expected<std::shared_ptr<Executable>> executable = [&] {
     nb::gil_scoped_release release;
     return Executable::compile(*module, options);
@@ -259,7 +260,7 @@ arrays, one per ENTRY parameter. Make one with tessel.compile().
 
   m.def("_compile", &compileModule, nb::arg("text"),
         nb::arg("excess_precision") = false, nb::arg("tables") = true,
-        "Compiles HLO text; see tessel.compile.");
+        nb::arg("relayouts") = true, "Compiles HLO text; see tessel.compile.");
 }
 
 } // namespace tessel::python

@@ -189,18 +189,21 @@ class Executable:
 
 
 def compile(hlo_text: str, *, excess_precision: bool = False,
-            tables: bool = True) -> Executable:
+            tables: bool = True, relayouts: bool = True) -> Executable:
     """Compiles an HLO module (text, as jax prints it) for this CPU.
 
     ``tables=False`` makes every kernel compute its elements; by default an
     elementwise kernel of one 8- or 16-bit input runs as a lookup in a table
     of its own results (the same bits; `tessel run --no-tables`).
+    ``relayouts=False`` runs the transpose emitter's code for kernels that
+    only transpose or copy an input, which by default run as relayout plans
+    (the same bytes; `tessel run --no-relayout`).
 
     >>> exe = tessel.compile(hlo_text)
     >>> y = exe(x)
     """
     if isinstance(hlo_text, HloModule):
         hlo_text = str(hlo_text)
-    compiled = _tessel_compile(hlo_text, excess_precision, tables)
+    compiled = _tessel_compile(hlo_text, excess_precision, tables, relayouts)
     return Executable(compiled, hlo.parse(hlo_text, verify=False).result.startswith("("))
 

@@ -80,6 +80,17 @@ def test_tables_give_the_computed_bits(cli, tmp_path):
     assert got.view(np.uint16).tobytes() == want.view(np.uint16).tobytes()
 
 
+def test_relayouts_give_the_emitted_bytes():
+    text = (CORPUS / "transpose_2d_f32" / "module.hlo").read_text()
+    moved = tessel.compile(text)
+    emitted = tessel.compile(text, relayouts=False)
+    assert "runs as a relayout" in moved.explain()
+    assert "runs as a relayout" not in emitted.explain()
+    arrays = [load(p, tessel.Layout(s).element_type)
+              for p, s in zip(inputs_of("transpose_2d_f32"), moved.parameters)]
+    assert moved(*arrays).tobytes() == emitted(*arrays).tobytes()
+
+
 def test_arguments_are_checked_like_the_cli(cli, tmp_path):
     text = "HloModule m\nENTRY e { p = f32[2,3] parameter(0) ROOT n = f32[2,3] negate(p) }"
     path = tmp_path / "m.hlo"

@@ -98,6 +98,12 @@ int runCompile(int argc, char **argv) {
                "table of its results (the same bits, computed once per "
                "input bit pattern when compiled)"),
       cl::cat(cli::category()));
+  cl::opt<bool> noRelayout(
+      "no-relayout",
+      cl::desc("run the emitter's code for a kernel that only transposes "
+               "or copies an input, which otherwise runs as a plan of "
+               "tessel's relayout library (the same bytes)"),
+      cl::cat(cli::category()));
   cl::opt<bool> explain(
       "explain",
       cl::desc("say which kernels the module becomes, which emitter each "
@@ -130,6 +136,7 @@ int runCompile(int argc, char **argv) {
   options.dumpDir = dumpDir;
   options.excessPrecision = excess;
   options.tables = !noTables;
+  options.relayouts = !noRelayout;
   Expected<std::string> text =
       emitHloModule(*module, explain ? EmitKind::Explain : emit, options);
   if (!text)
@@ -213,6 +220,12 @@ int runRun(int argc, char **argv) {
                "or 16-bit input, which otherwise runs as a lookup in a "
                "table of its results (the same bits, computed once per "
                "input bit pattern when compiled)"),
+      cl::cat(cli::category()));
+  cl::opt<bool> noRelayout(
+      "no-relayout",
+      cl::desc("run the emitter's code for a kernel that only transposes "
+               "or copies an input, which otherwise runs as a plan of "
+               "tessel's relayout library (the same bytes)"),
       cl::cat(cli::category()));
   cl::opt<bool> kernelAtATime(
       "kernel-at-a-time",
@@ -310,6 +323,7 @@ int runRun(int argc, char **argv) {
   CompileOptions compileOptions;
   compileOptions.excessPrecision = excess;
   compileOptions.tables = !noTables;
+  compileOptions.relayouts = !noRelayout;
   compileOptions.target = gpu ? Target::Gpu : Target::Cpu;
   if (onGpu) {
     compileOptions.backend = Backend::Nvptx;

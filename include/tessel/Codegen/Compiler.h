@@ -59,6 +59,11 @@ struct CompileOptions {
   /// itself (bit for bit the kernel's results; docs/codegen.md, "Table
   /// lookups"). Off: every kernel computes.
   bool tables = true;
+  /// CPU: a kernel that is only a transpose or a layout-changing copy of
+  /// an input runs as a plan of tessel's relayout library (vector
+  /// transposes picked for the CPU, streaming stores; docs/codegen.md,
+  /// "Relayout kernels"). Off: the transpose emitter's code.
+  bool relayouts = true;
   /// When not empty: after every pass whose flag matches this regex, the IR
   /// is written to `dumpDir/NN.<flag>.mlir` (the emitted IR is
   /// `00.emitted.mlir`).
@@ -139,6 +144,8 @@ public:
   virtual double compileMilliseconds() const = 0;
   /// The kernels that run as a table lookup (CompileOptions::tables).
   virtual std::vector<std::string> tabulatedKernels() const { return {}; }
+  /// The kernels that run as a relayout (CompileOptions::relayouts).
+  virtual std::vector<std::string> relayoutKernels() const { return {}; }
 };
 
 /// Whether the module uses an op whose compiled result may differ from the
