@@ -467,23 +467,29 @@ def main():
              else "no compiler running, CPUs idle"), flush=True)
 
     sigs = {c: entry_signature(cases[c]) for c in names}
-    tabulated = {c: "runs as a table lookup" in subprocess.run(
+    # Kernels that run as a table lookup or a relayout plan are also timed
+    # through the emitters' code (--no-tables --no-relayout).
+    explained = {c: subprocess.run(
         [str(binary), "compile", str(cases[c]), "--explain"],
         capture_output=True, text=True).stdout for c in names}
+    tabulated = {c: ("runs as a table lookup" in explained[c]
+                     or "runs as a relayout" in explained[c]) for c in names}
+    shortcut = {c: ", table" if "runs as a table lookup" in explained[c] else
+                ", relayout" if "runs as a relayout" in explained[c] else ""
+                for c in names}
+    computed_flags = ("--no-tables", "--no-relayout")
     rows = {}  # (case, mode) -> list of per-round dicts
     xla_rounds = {c: [] for c in names}
     xla_all_rounds = {c: [] for c in names}
     for r in range(opts.rounds):
         for c in names:
             modes = ["strict"] + (["excess"] if has_narrow_floats(sigs[c]) else [])
-            # A kernel that runs as a table lookup is also timed computing
-            # (--no-tables), so the table's gain is in the same table.
             if tabulated[c]:
                 modes += [m + "-computed" for m in modes]
             for mode in modes:
                 res = run_tessel(binary, cases[c], opts.repeat, opts.threads, cpus,
                                  excess=mode.startswith("excess"),
-                                 extra=("--no-tables",) if mode.endswith("computed") else ())
+                                 extra=computed_flags if mode.endswith("computed") else ())
                 rows.setdefault((c, mode), []).append(res)
                 if "error" in res:
                     print(f"# round {r + 1} {c} {mode}: tessel FAILED: {res['error'][0]}",
@@ -504,7 +510,7 @@ def main():
         for _ in range(opts.compile_samples):
             results.append(dict(run_tessel(
                 binary, cases[c], 1, opts.threads, cpus, excess=mode.startswith("excess"),
-                extra=("--no-tables",) if mode.endswith("computed") else ()),
+                extra=computed_flags if mode.endswith("computed") else ()),
                 compile_only=True))
 
     header = ("| case | shapes | numerics | tessel ms | tessel GB/s | copy ms | % of copy "
@@ -523,8 +529,8 @@ def main():
         errors = [x for x in results if "error" in x]
         numerics = (("strict" if mode.startswith("strict") else "excess")
                     if has_narrow_floats(sigs[c]) else "f32") \
-            + (", table" if tabulated[c] and not mode.endswith("computed") else "") \
-            + (", computed (--no-tables)" if mode.endswith("computed") else "")
+            + (shortcut[c] if not mode.endswith("computed") else "") \
+            + (", emitted (--no-tables --no-relayout)" if mode.endswith("computed") else "")
         summary[f"{c}/{mode}"] = {"tessel": results, "xla": xla_rounds.get(c, []),
                                   "xla_all_cores": xla_all_rounds.get(c, [])}
         if not timed:
