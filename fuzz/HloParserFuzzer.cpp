@@ -2,7 +2,10 @@
 //
 // Any input must parse or fail with a message. A parsed module must print
 // to text that parses and prints the same; a module that verifies and is
-// small must evaluate on zero inputs to a value or an error, never crash.
+// small must evaluate on zero inputs to a value or an error, never crash,
+// and never to an error about shapes: the evaluator's own shape checks
+// (an op that gives another shape than declared, dimension numbers that do
+// not fit) must be unreachable once the verifier has passed the module.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Hlo/HloEvaluator.h"
@@ -73,5 +76,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Expected<Literal> result = evaluateHloModule(**module, arguments, options);
   if (!result && result.error().message.empty())
     abort();
+  if (!result && (result.error().message.find("its declared shape is") !=
+                      std::string::npos ||
+                  result.error().message.find("does not match the inferred") !=
+                      std::string::npos))
+    abort(); // the verifier let a shape through that the evaluator refuses
   return 0;
 }

@@ -28,17 +28,9 @@
 namespace tessel::eval {
 namespace {
 
-/// Where each label sits in one operand's dims: the two special dims and
-/// the spatial ones in order.
-struct Labels {
-  int64_t first = -1;  // b (lhs, output) or i (rhs)
-  int64_t second = -1; // f (lhs, output) or o (rhs)
-  std::vector<int64_t> spatial;
-};
-
 std::optional<Error> parseLabels(std::string_view text, char a, char b,
-                                 Labels &labels) {
-  labels = Labels();
+                                 ConvolutionLabels &labels) {
+  labels = ConvolutionLabels();
   std::vector<int64_t> spatialAt(text.size(), -1);
   for (size_t pos = 0; pos < text.size(); ++pos) {
     char c = text[pos];
@@ -87,8 +79,8 @@ std::vector<int64_t> stridesOf(const std::vector<int64_t> &dims) {
 
 } // namespace
 
-Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
-                              const Literal &rhs) {
+Expected<ConvolutionDims> convolutionDims(const HloInstruction &inst,
+                                          const Shape &lhs, const Shape &rhs) {
   const std::string *labelText = inst.rawAttribute("dim_labels");
   if (!labelText)
     return Error("convolution needs the attribute dim_labels=");
@@ -97,7 +89,8 @@ Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
   if (underscore == std::string_view::npos || arrow == std::string_view::npos ||
       arrow < underscore)
     return Error("dim_labels=" + *labelText + ", expected LHS_RHS->OUT");
-  Labels l, r, o;
+  ConvolutionDims c;
+  ConvolutionLabels &l = c.lhs, &r = c.rhs, &o = c.out;
   if (auto e = parseLabels(all.substr(0, underscore), 'b', 'f', l))
     return *e;
   if (auto e = parseLabels(all.substr(underscore + 1, arrow - underscore - 1),
@@ -109,19 +102,17 @@ Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
   if (r.spatial.size() != spatial || o.spatial.size() != spatial)
     return Error("dim_labels=" + *labelText +
                  " gives the operands different numbers of spatial dims");
-  const Shape &shape = inst.shape();
-  if (lhs.isTuple() || rhs.isTuple() || shape.isTuple() ||
+  if (lhs.isTuple() || rhs.isTuple() ||
       lhs.rank() != static_cast<int64_t>(spatial + 2) ||
-      rhs.rank() != static_cast<int64_t>(spatial + 2) ||
-      shape.rank() != static_cast<int64_t>(spatial + 2))
+      rhs.rank() != static_cast<int64_t>(spatial + 2))
     return Error("dim_labels=" + *labelText + " does not fit the ranks of " +
-                 lhs.shape().toStringWithoutLayout() + ", " +
-                 rhs.shape().toStringWithoutLayout() + " and " +
-                 shape.toStringWithoutLayout());
+                 lhs.toStringWithoutLayout() + " and " +
+                 rhs.toStringWithoutLayout());
   Expected<std::vector<WindowDim>> window =
       windowAttribute(inst, static_cast<int64_t>(spatial));
   if (!window)
     return window.takeError();
+  c.window = *window;
   Expected<int64_t> featureGroups =
       intAttribute(inst, "feature_group_count", 1);
   if (!featureGroups)
@@ -129,8 +120,8 @@ Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
   Expected<int64_t> batchGroups = intAttribute(inst, "batch_group_count", 1);
   if (!batchGroups)
     return batchGroups.takeError();
-  int64_t batch = lhs.dims()[l.first], features = lhs.dims()[l.second];
-  int64_t kernelIn = rhs.dims()[r.first], kernelOut = rhs.dims()[r.second];
+  int64_t batch = lhs.dims[l.first], features = lhs.dims[l.second];
+  int64_t kernelIn = rhs.dims[r.first], kernelOut = rhs.dims[r.second];
   int64_t g = *featureGroups, bg = *batchGroups;
   if (g < 1 || bg < 1 || (g > 1 && bg > 1))
     return Error("feature_group_count=" + std::to_string(g) +
@@ -148,13 +139,16 @@ Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
                  " must divide the lhs batch (" + std::to_string(batch) +
                  ") and the kernel outputs (" + std::to_string(kernelOut) +
                  ")");
+  c.featureGroups = g;
+  c.batchGroups = bg;
   // The output dims.
-  std::vector<int64_t> outDims(spatial + 2);
+  std::vector<int64_t> &outDims = c.outDims;
+  outDims.resize(spatial + 2);
   outDims[o.first] = batch / bg;
   outDims[o.second] = kernelOut;
   for (size_t s = 0; s < spatial; ++s) {
     const WindowDim &w = (*window)[s];
-    int64_t in = lhs.dims()[l.spatial[s]], k = rhs.dims()[r.spatial[s]];
+    int64_t in = lhs.dims[l.spatial[s]], k = rhs.dims[r.spatial[s]];
     if (w.size != k)
       return Error("window size " + std::to_string(w.size) +
                    " of spatial dim " + std::to_string(s) +
@@ -179,7 +173,23 @@ Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
     outDims[o.spatial[s]] =
         *padded < *dilatedK ? 0 : (*padded - *dilatedK) / w.stride + 1;
   }
-  if (shape.dims != outDims)
+  return c;
+}
+
+Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
+                              const Literal &rhs) {
+  Expected<ConvolutionDims> c = convolutionDims(inst, lhs.shape(), rhs.shape());
+  if (!c)
+    return c.takeError();
+  const ConvolutionLabels &l = c->lhs, &r = c->rhs, &o = c->out;
+  const std::vector<int64_t> &outDims = c->outDims;
+  const std::vector<WindowDim> *window = &c->window;
+  size_t spatial = l.spatial.size();
+  int64_t g = c->featureGroups, bg = c->batchGroups;
+  int64_t batch = lhs.dims()[l.first];
+  int64_t kernelIn = rhs.dims()[r.first], kernelOut = rhs.dims()[r.second];
+  const Shape &shape = inst.shape();
+  if (shape.isTuple() || shape.dims != outDims)
     return Error("declared shape " + shape.toStringWithoutLayout() +
                  " does not match the inferred " +
                  std::string(primitiveTypeName(shape.elementType)) +

@@ -57,55 +57,53 @@ int64_t indexValue(const Literal &indices, int64_t i) {
 /// What gather and scatter share: how a point of the batch (scatter) space
 /// finds its start vector in the indices.
 struct IndexSpace {
-  const Literal *indices = nullptr;
   int64_t indexVectorDim = 0;
   /// Number of components of a start vector.
   int64_t vectorSize = 0;
   /// Dims of the indices without the index vector dim: the batch space.
   std::vector<int64_t> batchDims;
+  std::vector<int64_t> indicesDims;
 
-  std::optional<Error> init(const Literal &literal, int64_t vectorDim) {
-    indices = &literal;
+  std::optional<Error> init(const Shape &indices, int64_t vectorDim) {
+    if (indices.isTuple() || !isInteger(indices.elementType))
+      return Error("the indices are " + indices.toStringWithoutLayout() +
+                   ", expected an integer array");
     indexVectorDim = vectorDim;
-    if (!isInteger(literal.elementType()))
-      return Error("the indices are " +
-                   literal.shape().toStringWithoutLayout() +
-                   ", expected an integer type");
-    if (vectorDim < 0 || vectorDim > literal.rank())
+    indicesDims = indices.dims;
+    if (vectorDim < 0 || vectorDim > indices.rank())
       return Error("index_vector_dim=" + std::to_string(vectorDim) +
                    " is out of range, expected 0.." +
-                   std::to_string(literal.rank()));
-    vectorSize = vectorDim == literal.rank() ? 1 : literal.dims()[vectorDim];
-    for (int64_t d = 0; d < literal.rank(); ++d)
+                   std::to_string(indices.rank()));
+    vectorSize = vectorDim == indices.rank() ? 1 : indices.dims[vectorDim];
+    for (int64_t d = 0; d < indices.rank(); ++d)
       if (d != vectorDim)
-        batchDims.push_back(literal.dims()[d]);
+        batchDims.push_back(indices.dims[d]);
     return std::nullopt;
   }
-
-  /// Component k of the start vector at batch point `batch`.
-  int64_t component(const std::vector<int64_t> &batch, int64_t k,
-                    std::vector<int64_t> &scratch) const {
-    scratch.clear();
-    for (int64_t d = 0, b = 0; d < indices->rank(); ++d)
-      scratch.push_back(d == indexVectorDim ? k : batch[b++]);
-    return indexValue(*indices, indices->linearIndex(scratch));
-  }
-
-  /// The indices dim that batch position `b` came from.
-  int64_t indicesDim(int64_t b) const { return b < indexVectorDim ? b : b + 1; }
 };
+
+/// Component k of the start vector at batch point `batch`.
+int64_t component(const Literal &indices, int64_t indexVectorDim,
+                  const std::vector<int64_t> &batch, int64_t k,
+                  std::vector<int64_t> &scratch) {
+  scratch.clear();
+  for (int64_t d = 0, b = 0; d < indices.rank(); ++d)
+    scratch.push_back(d == indexVectorDim ? k : batch[b++]);
+  return indexValue(indices, indices.linearIndex(scratch));
+}
 
 /// Checks the batching dims: pairs of operand and indices dims of equal
 /// sizes.
 std::optional<Error> checkBatching(const std::vector<int64_t> &operandDims,
                                    const std::vector<int64_t> &indicesDims,
-                                   const Literal &operand,
+                                   const Shape &operand,
                                    const IndexSpace &space,
                                    const char *operandWhat,
                                    const char *indicesWhat) {
   if (auto e = checkDimList(operandDims, operand.rank(), operandWhat))
     return e;
-  if (auto e = checkDimList(indicesDims, space.indices->rank(), indicesWhat))
+  int64_t indicesRank = static_cast<int64_t>(space.indicesDims.size());
+  if (auto e = checkDimList(indicesDims, indicesRank, indicesWhat))
     return e;
   if (operandDims.size() != indicesDims.size())
     return Error(std::string(operandWhat) + " and " + indicesWhat +
@@ -114,13 +112,27 @@ std::optional<Error> checkBatching(const std::vector<int64_t> &operandDims,
     if (indicesDims[i] == space.indexVectorDim)
       return Error(std::string(indicesWhat) + " " +
                    std::to_string(indicesDims[i]) + " is index_vector_dim");
-    if (operand.dims()[operandDims[i]] != space.indices->dims()[indicesDims[i]])
+    if (operand.dims[operandDims[i]] != space.indicesDims[indicesDims[i]])
       return Error(std::string(operandWhat) + " " +
                    std::to_string(operandDims[i]) + " has size " +
-                   std::to_string(operand.dims()[operandDims[i]]) +
+                   std::to_string(operand.dims[operandDims[i]]) +
                    ", the indices' dim " + std::to_string(indicesDims[i]) +
-                   " " + std::to_string(space.indices->dims()[indicesDims[i]]));
+                   " " + std::to_string(space.indicesDims[indicesDims[i]]));
   }
+  return std::nullopt;
+}
+
+std::string joinInts(const std::vector<int64_t> &values) {
+  std::string s = "{";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? "," : "") + std::to_string(values[i]);
+  return s + "}";
+}
+
+std::optional<Error> checkSorted(const std::vector<int64_t> &dims,
+                                 const char *what) {
+  if (!std::is_sorted(dims.begin(), dims.end()))
+    return Error(std::string(what) + "=" + joinInts(dims) + " must be sorted");
   return std::nullopt;
 }
 
@@ -130,10 +142,14 @@ std::optional<Error> checkBatching(const std::vector<int64_t> &operandDims,
     return var##OrError.takeError();                                           \
   const std::vector<int64_t> &var = *var##OrError;
 
+#define TRY_CHECK(check)                                                       \
+  if (std::optional<Error> e = (check))                                        \
+    return *e;
+
 } // namespace
 
-Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,
-                         const Literal &indices) {
+Expected<GatherDims> gatherDims(const HloInstruction &inst,
+                                const Shape &operand, const Shape &indices) {
   TRY_LIST(offsetDims, "offset_dims")
   TRY_LIST(collapsed, "collapsed_slice_dims")
   TRY_LIST(startIndexMap, "start_index_map")
@@ -147,27 +163,27 @@ Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,
   Expected<int64_t> vectorDim = intAttribute(inst, "index_vector_dim");
   if (!vectorDim)
     return vectorDim.takeError();
+  if (operand.isTuple())
+    return Error("the operand is " + operand.toStringWithoutLayout() +
+                 ", expected an array");
   IndexSpace space;
-  if (auto e = space.init(indices, *vectorDim))
-    return *e;
+  TRY_CHECK(space.init(indices, *vectorDim))
   int64_t rank = operand.rank();
   if (static_cast<int64_t>(sliceSizes.size()) != rank)
     return Error("slice_sizes has " + std::to_string(sliceSizes.size()) +
                  " sizes, expected one per operand dim (" +
                  std::to_string(rank) + ")");
   for (int64_t d = 0; d < rank; ++d)
-    if (sliceSizes[d] < 0 || sliceSizes[d] > operand.dims()[d])
+    if (sliceSizes[d] < 0 || sliceSizes[d] > operand.dims[d])
       return Error("slice size " + std::to_string(sliceSizes[d]) + " of dim " +
                    std::to_string(d) + " does not fit size " +
-                   std::to_string(operand.dims()[d]));
-  if (auto e = checkDimList(collapsed, rank, "collapsed_slice_dims"))
-    return *e;
-  if (auto e = checkDimList(startIndexMap, rank, "start_index_map"))
-    return *e;
-  if (auto e =
-          checkBatching(operandBatching, indicesBatching, operand, space,
-                        "operand_batching_dims", "start_indices_batching_dims"))
-    return *e;
+                   std::to_string(operand.dims[d]));
+  TRY_CHECK(checkDimList(collapsed, rank, "collapsed_slice_dims"))
+  TRY_CHECK(checkSorted(collapsed, "collapsed_slice_dims"))
+  TRY_CHECK(checkDimList(startIndexMap, rank, "start_index_map"))
+  TRY_CHECK(checkBatching(operandBatching, indicesBatching, operand, space,
+                          "operand_batching_dims",
+                          "start_indices_batching_dims"))
   if (static_cast<int64_t>(startIndexMap.size()) != space.vectorSize)
     return Error("start_index_map has " + std::to_string(startIndexMap.size()) +
                  " dims, the index vectors " +
@@ -180,31 +196,43 @@ Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,
     if (sliceSizes[d] != 1 || contains(startIndexMap, d))
       return Error("batching dim " + std::to_string(d) +
                    " must have slice size 1 and not be in start_index_map");
+  GatherDims g;
+  g.offsetDims = offsetDims;
+  g.startIndexMap = startIndexMap;
+  g.operandBatching = operandBatching;
+  g.indicesBatching = indicesBatching;
+  g.sliceSizes = sliceSizes;
+  g.indexVectorDim = *vectorDim;
   // The operand dims the offset dims walk, in order.
-  std::vector<int64_t> windowDims;
   for (int64_t d = 0; d < rank; ++d)
     if (!contains(collapsed, d) && !contains(operandBatching, d))
-      windowDims.push_back(d);
+      g.windowDims.push_back(d);
   int64_t outRank =
-      static_cast<int64_t>(space.batchDims.size() + windowDims.size());
-  if (windowDims.size() != offsetDims.size())
+      static_cast<int64_t>(space.batchDims.size() + g.windowDims.size());
+  if (g.windowDims.size() != offsetDims.size())
     return Error("offset_dims has " + std::to_string(offsetDims.size()) +
-                 " dims, expected " + std::to_string(windowDims.size()) +
+                 " dims, expected " + std::to_string(g.windowDims.size()) +
                  " (operand dims neither collapsed nor batching)");
-  if (auto e = checkDimList(offsetDims, outRank, "offset_dims"))
-    return *e;
-  if (!std::is_sorted(offsetDims.begin(), offsetDims.end()))
-    return Error("offset_dims must be sorted");
-  std::vector<int64_t> outDims(outRank);
-  std::vector<int64_t> batchPositions;
+  TRY_CHECK(checkDimList(offsetDims, outRank, "offset_dims"))
+  TRY_CHECK(checkSorted(offsetDims, "offset_dims"))
+  g.outDims.resize(outRank);
   for (int64_t d = 0, b = 0, w = 0; d < outRank; ++d) {
     if (contains(offsetDims, d)) {
-      outDims[d] = sliceSizes[windowDims[w++]];
+      g.outDims[d] = sliceSizes[g.windowDims[w++]];
     } else {
-      batchPositions.push_back(d);
-      outDims[d] = space.batchDims[b++];
+      g.batchPositions.push_back(d);
+      g.outDims[d] = space.batchDims[b++];
     }
   }
+  return g;
+}
+
+Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,
+                         const Literal &indices) {
+  Expected<GatherDims> g = gatherDims(inst, operand.shape(), indices.shape());
+  if (!g)
+    return g.takeError();
+  const std::vector<int64_t> &outDims = g->outDims;
   const Shape &declared = inst.shape();
   if (declared.isTuple() || declared.dims != outDims ||
       declared.elementType != operand.elementType())
@@ -213,41 +241,43 @@ Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,
                  std::string(primitiveTypeName(operand.elementType())) +
                  joinDims(outDims));
   Literal out(Shape(operand.elementType(), outDims));
-  std::vector<int64_t> index(outRank, 0), batch(space.batchDims.size());
+  int64_t rank = operand.rank();
+  int64_t outRank = static_cast<int64_t>(outDims.size());
+  std::vector<int64_t> index(outRank, 0), batch(g->batchPositions.size());
   std::vector<int64_t> from(rank), scratch;
   int64_t width = out.elementBytes();
   for (int64_t i = 0; i < out.elementCount(); ++i, nextIndex(index, outDims)) {
-    for (size_t b = 0; b < batchPositions.size(); ++b)
-      batch[b] = index[batchPositions[b]];
+    for (size_t b = 0; b < g->batchPositions.size(); ++b)
+      batch[b] = index[g->batchPositions[b]];
     std::fill(from.begin(), from.end(), 0);
-    for (size_t k = 0; k < startIndexMap.size(); ++k) {
-      int64_t d = startIndexMap[k];
-      from[d] = std::clamp<int64_t>(space.component(batch, k, scratch), 0,
-                                    operand.dims()[d] - sliceSizes[d]);
+    for (size_t k = 0; k < g->startIndexMap.size(); ++k) {
+      int64_t d = g->startIndexMap[k];
+      from[d] = std::clamp<int64_t>(
+          component(indices, g->indexVectorDim, batch, k, scratch), 0,
+          operand.dims()[d] - g->sliceSizes[d]);
     }
-    for (size_t k = 0; k < operandBatching.size(); ++k) {
-      int64_t dim = indicesBatching[k];
-      from[operandBatching[k]] =
-          batch[dim < space.indexVectorDim ? dim : dim - 1];
+    for (size_t k = 0; k < g->operandBatching.size(); ++k) {
+      int64_t dim = g->indicesBatching[k];
+      from[g->operandBatching[k]] =
+          batch[dim < g->indexVectorDim ? dim : dim - 1];
     }
-    for (size_t w = 0; w < windowDims.size(); ++w)
-      from[windowDims[w]] += index[offsetDims[w]];
+    for (size_t w = 0; w < g->windowDims.size(); ++w)
+      from[g->windowDims[w]] += index[g->offsetDims[w]];
     std::memcpy(out.data() + i * width,
                 operand.data() + operand.linearIndex(from) * width, width);
   }
   return out;
 }
 
-Expected<Literal> scatter(const HloInstruction &inst,
-                          const std::vector<const Literal *> &operands,
-                          const ScatterCombiner &combine) {
+Expected<ScatterDims> scatterDims(const HloInstruction &inst,
+                                  const std::vector<const Shape *> &operands) {
   if (operands.size() < 3 || operands.size() % 2 == 0)
     return Error("scatter takes n operands, the indices and n updates, "
                  "found " +
                  std::to_string(operands.size()) + " operands");
   size_t n = operands.size() / 2;
-  const Literal &first = *operands[0];
-  const Literal &indices = *operands[n];
+  const Shape &first = *operands[0];
+  const Shape &indices = *operands[n];
   TRY_LIST(updateWindowDims, "update_window_dims")
   TRY_LIST(inserted, "inserted_window_dims")
   TRY_LIST(toOperand, "scatter_dims_to_operand_dims")
@@ -257,36 +287,32 @@ Expected<Literal> scatter(const HloInstruction &inst,
   if (!vectorDim)
     return vectorDim.takeError();
   IndexSpace space;
-  if (auto e = space.init(indices, *vectorDim))
-    return *e;
-  int64_t rank = first.rank();
+  TRY_CHECK(space.init(indices, *vectorDim))
   for (size_t k = 0; k < n; ++k) {
-    if (operands[k]->isTuple() || operands[k]->dims() != first.dims())
-      return Error("scatter operand " + std::to_string(k) +
-                   " differs in shape from operand 0");
-    const Literal &updates = *operands[n + 1 + k];
-    if (updates.isTuple() ||
-        updates.elementType() != operands[k]->elementType() ||
-        updates.dims() != operands[n + 1]->dims())
+    if (operands[k]->isTuple() || operands[k]->dims != first.dims)
+      return Error("scatter operand " + std::to_string(k) + " " +
+                   operands[k]->toStringWithoutLayout() +
+                   " differs in shape from operand 0 " +
+                   first.toStringWithoutLayout());
+    const Shape &updates = *operands[n + 1 + k];
+    if (updates.isTuple() || updates.elementType != operands[k]->elementType ||
+        updates.dims != operands[n + 1]->dims)
       return Error("scatter update " + std::to_string(k) + " is " +
-                   updates.shape().toStringWithoutLayout() +
+                   updates.toStringWithoutLayout() +
                    ", expected the element type of its operand and the "
                    "dims of update 0");
   }
-  const Literal &updates0 = *operands[n + 1];
-  if (auto e = checkDimList(inserted, rank, "inserted_window_dims"))
-    return *e;
-  if (auto e = checkDimList(toOperand, rank, "scatter_dims_to_operand_dims"))
-    return *e;
-  if (auto e =
-          checkBatching(inputBatching, indicesBatching, first, space,
-                        "input_batching_dims", "scatter_indices_batching_dims"))
-    return *e;
-  if (auto e =
-          checkDimList(updateWindowDims, updates0.rank(), "update_window_dims"))
-    return *e;
-  if (!std::is_sorted(updateWindowDims.begin(), updateWindowDims.end()))
-    return Error("update_window_dims must be sorted");
+  const Shape &updates0 = *operands[n + 1];
+  int64_t rank = first.rank();
+  TRY_CHECK(checkDimList(inserted, rank, "inserted_window_dims"))
+  TRY_CHECK(checkSorted(inserted, "inserted_window_dims"))
+  TRY_CHECK(checkDimList(toOperand, rank, "scatter_dims_to_operand_dims"))
+  TRY_CHECK(checkBatching(inputBatching, indicesBatching, first, space,
+                          "input_batching_dims",
+                          "scatter_indices_batching_dims"))
+  TRY_CHECK(
+      checkDimList(updateWindowDims, updates0.rank(), "update_window_dims"))
+  TRY_CHECK(checkSorted(updateWindowDims, "update_window_dims"))
   if (static_cast<int64_t>(toOperand.size()) != space.vectorSize)
     return Error("scatter_dims_to_operand_dims has " +
                  std::to_string(toOperand.size()) +
@@ -296,66 +322,88 @@ Expected<Literal> scatter(const HloInstruction &inst,
     if (contains(inserted, d) || contains(toOperand, d))
       return Error("batching dim " + std::to_string(d) +
                    " must not be inserted or scattered to");
-  std::vector<int64_t> windowDims;
+  ScatterDims s;
+  s.updateWindowDims = updateWindowDims;
+  s.toOperand = toOperand;
+  s.inputBatching = inputBatching;
+  s.indicesBatching = indicesBatching;
+  s.indexVectorDim = *vectorDim;
   for (int64_t d = 0; d < rank; ++d)
     if (!contains(inserted, d) && !contains(inputBatching, d))
-      windowDims.push_back(d);
-  if (windowDims.size() != updateWindowDims.size())
+      s.windowDims.push_back(d);
+  if (s.windowDims.size() != updateWindowDims.size())
     return Error("update_window_dims has " +
                  std::to_string(updateWindowDims.size()) + " dims, expected " +
-                 std::to_string(windowDims.size()) +
+                 std::to_string(s.windowDims.size()) +
                  " (operand dims neither inserted nor batching)");
   // The update's scatter dims must be the batch space of the indices.
-  std::vector<int64_t> scatterPositions;
   for (int64_t d = 0; d < updates0.rank(); ++d)
     if (!contains(updateWindowDims, d))
-      scatterPositions.push_back(d);
+      s.scatterPositions.push_back(d);
   std::vector<int64_t> scatterSizes;
-  for (int64_t d : scatterPositions)
-    scatterSizes.push_back(updates0.dims()[d]);
+  for (int64_t d : s.scatterPositions)
+    scatterSizes.push_back(updates0.dims[d]);
   if (scatterSizes != space.batchDims)
     return Error("the updates' scatter dims " + joinDims(scatterSizes) +
                  " do not match the indices' batch dims " +
                  joinDims(space.batchDims));
-  std::vector<int64_t> windowSizes(rank, 1);
-  for (size_t w = 0; w < windowDims.size(); ++w) {
-    int64_t size = updates0.dims()[updateWindowDims[w]];
-    if (size > first.dims()[windowDims[w]])
+  s.windowSizes.assign(rank, 1);
+  for (size_t w = 0; w < s.windowDims.size(); ++w) {
+    int64_t size = updates0.dims[updateWindowDims[w]];
+    if (size > first.dims[s.windowDims[w]])
       return Error("update window dim " + std::to_string(updateWindowDims[w]) +
                    " of size " + std::to_string(size) +
                    " does not fit operand dim " +
-                   std::to_string(windowDims[w]));
-    windowSizes[windowDims[w]] = size;
+                   std::to_string(s.windowDims[w]));
+    s.windowSizes[s.windowDims[w]] = size;
   }
+  return s;
+}
+
+Expected<Literal> scatter(const HloInstruction &inst,
+                          const std::vector<const Literal *> &operands,
+                          const ScatterCombiner &combine) {
+  std::vector<const Shape *> shapes;
+  for (const Literal *operand : operands)
+    shapes.push_back(&operand->shape());
+  Expected<ScatterDims> s = scatterDims(inst, shapes);
+  if (!s)
+    return s.takeError();
+  size_t n = operands.size() / 2;
+  const Literal &first = *operands[0];
+  const Literal &indices = *operands[n];
+  const Literal &updates0 = *operands[n + 1];
+  int64_t rank = first.rank();
   std::vector<Literal> results;
   for (size_t k = 0; k < n; ++k) {
     results.push_back(*operands[k]);
     results.back().setLayout(std::nullopt);
   }
   std::vector<int64_t> index(updates0.rank(), 0),
-      batch(scatterPositions.size());
+      batch(s->scatterPositions.size());
   std::vector<int64_t> start(rank), to(rank), scratch;
   int64_t count = updates0.elementCount();
   for (int64_t i = 0; i < count; ++i, nextIndex(index, updates0.dims())) {
-    for (size_t b = 0; b < scatterPositions.size(); ++b)
-      batch[b] = index[scatterPositions[b]];
+    for (size_t b = 0; b < s->scatterPositions.size(); ++b)
+      batch[b] = index[s->scatterPositions[b]];
     std::fill(start.begin(), start.end(), 0);
-    for (size_t k = 0; k < toOperand.size(); ++k)
-      start[toOperand[k]] = space.component(batch, k, scratch);
-    for (size_t k = 0; k < inputBatching.size(); ++k) {
-      int64_t dim = indicesBatching[k];
-      start[inputBatching[k]] =
-          batch[dim < space.indexVectorDim ? dim : dim - 1];
+    for (size_t k = 0; k < s->toOperand.size(); ++k)
+      start[s->toOperand[k]] =
+          component(indices, s->indexVectorDim, batch, k, scratch);
+    for (size_t k = 0; k < s->inputBatching.size(); ++k) {
+      int64_t dim = s->indicesBatching[k];
+      start[s->inputBatching[k]] =
+          batch[dim < s->indexVectorDim ? dim : dim - 1];
     }
     // The whole window must fit, else the update is skipped.
     bool fits = true;
     for (int64_t d = 0; d < rank && fits; ++d)
-      fits = start[d] >= 0 && start[d] <= first.dims()[d] - windowSizes[d];
+      fits = start[d] >= 0 && start[d] <= first.dims()[d] - s->windowSizes[d];
     if (!fits)
       continue;
     to = start;
-    for (size_t w = 0; w < windowDims.size(); ++w)
-      to[windowDims[w]] += index[updateWindowDims[w]];
+    for (size_t w = 0; w < s->windowDims.size(); ++w)
+      to[s->windowDims[w]] += index[s->updateWindowDims[w]];
     int64_t o = first.linearIndex(to);
     if (auto e = combine(results, o, operands, n + 1, i))
       return *e;

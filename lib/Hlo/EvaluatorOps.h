@@ -66,6 +66,25 @@ Expected<Literal> makeComplex(const Literal &re, const Literal &im,
 Expected<Literal> reducePrecision(const HloInstruction &inst, const Literal &x,
                                   const Shape &result);
 
+/// Where each dim_labels letter sits in one operand's dims: the two special
+/// dims and the spatial ones in order.
+struct ConvolutionLabels {
+  int64_t first = -1;  // b (lhs, output) or i (rhs)
+  int64_t second = -1; // f (lhs, output) or o (rhs)
+  std::vector<int64_t> spatial;
+};
+
+/// convolution's attributes, checked against the lhs and rhs shapes as
+/// XLA's shape inference does, and the result dims they give.
+struct ConvolutionDims {
+  ConvolutionLabels lhs, rhs, out;
+  std::vector<WindowDim> window;
+  int64_t featureGroups = 1, batchGroups = 1;
+  std::vector<int64_t> outDims;
+};
+Expected<ConvolutionDims> convolutionDims(const HloInstruction &inst,
+                                          const Shape &lhs, const Shape &rhs);
+
 /// convolution with dim_labels, window (strides, padding, lhs and rhs
 /// dilation, reversal), feature_group_count and batch_group_count.
 Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
@@ -75,6 +94,39 @@ Expected<Literal> convolution(const HloInstruction &inst, const Literal &lhs,
 /// rng_default (Philox, as XLA:CPU), bit-exact with XLA's expansion.
 Expected<Literal> rngBitGenerator(const HloInstruction &inst,
                                   const Literal &state);
+
+/// gather's dimension numbers, checked against the operand and indices
+/// shapes as XLA's shape inference does (dims in range and distinct,
+/// offset_dims and collapsed_slice_dims sorted, slice sizes that fit, ...),
+/// and the result dims they give.
+struct GatherDims {
+  std::vector<int64_t> offsetDims, startIndexMap, operandBatching,
+      indicesBatching, sliceSizes;
+  int64_t indexVectorDim = 0;
+  /// The operand dims the offset dims walk, in order.
+  std::vector<int64_t> windowDims;
+  /// The result dims that are not offset dims (the batch dims).
+  std::vector<int64_t> batchPositions;
+  std::vector<int64_t> outDims;
+};
+Expected<GatherDims> gatherDims(const HloInstruction &inst,
+                                const Shape &operand, const Shape &indices);
+
+/// scatter's dimension numbers, checked against its operands' shapes (n
+/// operands, the indices, n updates) as XLA's shape inference does.
+struct ScatterDims {
+  std::vector<int64_t> updateWindowDims, toOperand, inputBatching,
+      indicesBatching;
+  int64_t indexVectorDim = 0;
+  /// The operand dims the update window dims walk, in order.
+  std::vector<int64_t> windowDims;
+  /// The update dims that are not window dims (the scatter dims).
+  std::vector<int64_t> scatterPositions;
+  /// The window's size in every operand dim (1 for inserted and batching).
+  std::vector<int64_t> windowSizes;
+};
+Expected<ScatterDims> scatterDims(const HloInstruction &inst,
+                                  const std::vector<const Shape *> &operands);
 
 /// gather with XLA's dimension numbers (read from the verbatim attributes),
 /// start indices clamped so each slice fits the operand.

@@ -99,9 +99,10 @@ constexpr const char *kElidedHint =
     "--xla_dump_hlo_as_text --xla_dump_large_constants', or print it with "
     "HloPrintOptions::print_large_constants";
 
-/// Ops the verifier does not check but the evaluator runs: it checks their
-/// operands and attributes itself.
-bool isEvaluatedOnly(HloOpcode op) {
+/// Ops whose attributes stay verbatim: the evaluator reads and checks them
+/// again when it runs them, so that an unverified module gives an error,
+/// never a crash (the verifier checks them first, ShapeInferenceOps.cpp).
+bool hasVerbatimAttributes(HloOpcode op) {
   switch (op) {
   case HloOpcode::While:
   case HloOpcode::Conditional:
@@ -269,10 +270,10 @@ Expected<Literal> Evaluator::run(const HloComputation &computation,
       values[i] = it->second.second;
     } else {
       Expected<Literal> result = evaluate(inst, operands, arguments, depth);
-      // The verifier does not check the ops only the evaluator runs: a
-      // value of another shape than declared would mislead its users.
+      // In a module the verifier has not passed, a value of another shape
+      // than declared would mislead its users.
       if (result && !inst.passesValueThrough() &&
-          (isEvaluatedOnly(inst.opcode()) ||
+          (hasVerbatimAttributes(inst.opcode()) ||
            inst.opcode() == HloOpcode::CustomCall) &&
           result->shape().toStringWithoutLayout() !=
               inst.shape().toStringWithoutLayout())
@@ -319,7 +320,7 @@ Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
     return Error("custom-call " + *target +
                  " is not supported by the evaluator (it runs TopK, "
                  "Sharding)");
-  if (!isSupportedOpcode(op) && !isEvaluatedOnly(op) && !isTopK)
+  if (!isSupportedOpcode(op) && !isTopK)
     return Error("opcode " + std::string(hloOpcodeName(op)) +
                  " is not supported by the evaluator");
   for (const Value &operand : operands)

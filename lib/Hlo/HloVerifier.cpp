@@ -1,6 +1,8 @@
 //===- HloVerifier.cpp - Shape inference and module checks ----------------===//
 #include "tessel/Hlo/HloVerifier.h"
 
+#include "ShapeInferenceOps.h"
+
 #include "tessel/Layout/TiledLayout.h"
 
 #include <algorithm>
@@ -134,6 +136,8 @@ private:
 
 Expected<Shape> ShapeInference::run() {
   HloOpcode op = inst.opcode();
+  if (infer::hasVerbatimRules(inst))
+    return infer::inferVerbatimShape(inst);
   if (op != HloOpcode::Tuple && op != HloOpcode::GetTupleElement &&
       op != HloOpcode::Fusion && op != HloOpcode::Call &&
       op != HloOpcode::Reduce && op != HloOpcode::ReduceWindow &&
@@ -726,7 +730,7 @@ std::optional<Error> verifyComputation(const HloComputation &computation) {
                      ", expected the same (the op passes its operand through)");
       continue;
     }
-    if (!isSupportedOpcode(inst->opcode()))
+    if (!isSupportedOpcode(inst->opcode()) && !infer::hasVerbatimRules(*inst))
       continue;
     Expected<Shape> inferred = inferShape(*inst);
     if (!inferred)

@@ -235,14 +235,28 @@ ENTRY e {
   ROOT w = s32[] while(z), condition=cond
 }
 )";
-  EXPECT_NE(evaluateToString(noBody, {}).find("needs one computation in body="),
-            std::string::npos)
+  EXPECT_NE(
+      evaluateToString(noBody, {})
+          .find("8:3: %w: while needs body= naming one computation, found 0"),
+      std::string::npos)
       << evaluateToString(noBody, {});
 }
 
+/// Evaluates `text` without verifying it first (what the evaluator does
+/// with a module whose declared shapes lie).
+std::string evaluateUnverified(const std::string &text,
+                               const std::vector<Literal> &arguments) {
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  if (!module)
+    return "parse: " + module.error().message;
+  Expected<Literal> result = evaluateHloModule(**module, arguments);
+  return result ? result->toString() : "error: " + result.error().message;
+}
+
 TEST(HloControlFlow, ValuesOfAnotherShapeThanDeclaredAreErrors) {
-  // The verifier does not check these ops: the evaluator must not hand a
-  // value of another shape to users that trust the declaration.
+  // The verifier refuses a declared shape that is not the op's; the
+  // evaluator, given the unverified module, still does not hand a value of
+  // another shape to users that trust the declaration.
   const char *branch = R"(HloModule m
 small {
   x = f32[2] parameter(0)
@@ -256,6 +270,11 @@ ENTRY e {
 }
 )";
   EXPECT_EQ(evaluateToString(branch, {"0", "{1, 2}"}),
+            "error: verify: 9:3: %c: declared shape f32[2] does not match the "
+            "inferred f32[1]");
+  Literal k(Shape(PrimitiveType::S32, {}));
+  Literal x(Shape(PrimitiveType::F32, {2}));
+  EXPECT_EQ(evaluateUnverified(branch, {k, x}),
             "error: 9:3: %c: the op gives f32[1], its declared shape is "
             "f32[2]");
   const char *sorted = R"(HloModule m
@@ -270,6 +289,10 @@ ENTRY e {
 }
 )";
   EXPECT_EQ(evaluateToString(sorted, {"{3, 1, 2}"}),
+            "error: verify: 9:3: %s: declared shape f32[4] does not match the "
+            "inferred f32[3]");
+  Literal three(Shape(PrimitiveType::F32, {3}));
+  EXPECT_EQ(evaluateUnverified(sorted, {three}),
             "error: 9:3: %s: the op gives f32[3], its declared shape is "
             "f32[4]");
 }

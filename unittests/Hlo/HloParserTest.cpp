@@ -166,7 +166,7 @@ cmp {
 ENTRY e {
   p = f32[8] parameter(0)
   c = f32[8] custom-call(p), custom_call_target="foo", api_version=API_VERSION_TYPED_FFI, backend_config={x=1}
-  ROOT s = (f32[8], s32[8]) sort(c, c), dimensions={0}, is_stable=true, to_apply=%cmp
+  ROOT s = f32[8] sort(c), dimensions={0}, is_stable=true, to_apply=%cmp
 }
 )";
   // The raw to_apply of an unsupported op is text, but it must name a

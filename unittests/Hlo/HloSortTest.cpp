@@ -171,7 +171,7 @@ ENTRY e {
 }
 )";
   EXPECT_NE(evaluateToString(badDim, {"{1, 2, 3}"})
-                .find("sort needs one dimension in 0..0"),
+                .find("9:3: %s: sort needs dimensions={d} with one d in 0..0"),
             std::string::npos);
 }
 

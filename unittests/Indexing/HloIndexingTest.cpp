@@ -469,16 +469,21 @@ TEST_F(HloIndexingTest, GatherWithBatchingDims) {
             "operand id = 1\n"
             "(d0, d1, d2) -> (d0, d1), domain: d0 in [0, 1], d1 in [0, 3], d2 "
             "in [0, 2]\n");
-  // Malformed dimension numbers (the verifier does not check gather) give
-  // unknown indexing, not an error.
-  EXPECT_EQ(printed(entry("p = f32[5,3]{1,0} parameter(0)\n"
-                          "i = s32[4,1] parameter(1)\n"
-                          "ROOT g = f32[4,3]{1,0} gather(p, i), "
-                          "offset_dims={1}, collapsed_slice_dims={9}, "
-                          "start_index_map={0}, index_vector_dim=1, "
-                          "slice_sizes={1,3}\n")),
-            "operand id = 0\nunknown indexing\n\n"
-            "operand id = 1\nunknown indexing\n");
+  // Malformed dimension numbers are the verifier's to refuse.
+  Expected<std::unique_ptr<HloModule>> bad =
+      parseHloModule(entry("p = f32[5,3]{1,0} parameter(0)\n"
+                           "i = s32[4,1] parameter(1)\n"
+                           "ROOT g = f32[4,3]{1,0} gather(p, i), "
+                           "offset_dims={1}, collapsed_slice_dims={9}, "
+                           "start_index_map={0}, index_vector_dim=1, "
+                           "slice_sizes={1,3}\n"));
+  ASSERT_TRUE(bad.ok());
+  std::optional<Error> problem = verifyHloModule(**bad);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->message.find(
+                "%g: collapsed_slice_dims 9 is out of range, expected 0..1"),
+            std::string::npos)
+      << problem->message;
 }
 
 TEST_F(HloIndexingTest, SortReadsItsLine) {

@@ -5,10 +5,10 @@
 // and the evaluator support the ones marked `supported` below and report the
 // others by name:
 //
-//   hloOpcodeName(HloOpcode::DynamicSlice)         -> "dynamic-slice"
-//   parseHloOpcode("exponential-minus-one")        ->
-//   HloOpcode::ExponentialMinusOne isSupportedOpcode(HloOpcode::Convolution) ->
-//   false
+//   hloOpcodeName(HloOpcode::DynamicSlice)    -> "dynamic-slice"
+//   parseHloOpcode("exponential-minus-one")   -> HloOpcode::ExponentialMinusOne
+//   isSupportedOpcode(HloOpcode::Convolution) -> true
+//   isSupportedOpcode(HloOpcode::Fft)         -> false
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_HLO_HLOOPCODE_H
@@ -53,12 +53,12 @@ namespace tessel {
   X(CollectivePermuteDone, "collective-permute-done", false)                   \
   X(CollectivePermuteStart, "collective-permute-start", false)                 \
   X(Compare, "compare", true)                                                  \
-  X(Complex, "complex", false)                                                 \
+  X(Complex, "complex", true)                                                  \
   X(Concatenate, "concatenate", true)                                          \
-  X(Conditional, "conditional", false)                                         \
+  X(Conditional, "conditional", true)                                          \
   X(Constant, "constant", true)                                                \
   X(Convert, "convert", true)                                                  \
-  X(Convolution, "convolution", false)                                         \
+  X(Convolution, "convolution", true)                                          \
   X(Copy, "copy", true)                                                        \
   X(CopyDone, "copy-done", false)                                              \
   X(CopyStart, "copy-start", false)                                            \
@@ -77,10 +77,10 @@ namespace tessel {
   X(Fft, "fft", false)                                                         \
   X(Floor, "floor", true)                                                      \
   X(Fusion, "fusion", true)                                                    \
-  X(Gather, "gather", false)                                                   \
+  X(Gather, "gather", true)                                                    \
   X(GetDimensionSize, "get-dimension-size", false)                             \
   X(GetTupleElement, "get-tuple-element", true)                                \
-  X(Imag, "imag", false)                                                       \
+  X(Imag, "imag", true)                                                        \
   X(Infeed, "infeed", false)                                                   \
   X(Iota, "iota", true)                                                        \
   X(IsFinite, "is-finite", true)                                               \
@@ -101,11 +101,11 @@ namespace tessel {
   X(PartitionId, "partition-id", false)                                        \
   X(PopulationCount, "popcnt", true)                                           \
   X(Power, "power", true)                                                      \
-  X(Real, "real", false)                                                       \
+  X(Real, "real", true)                                                        \
   X(Recv, "recv", false)                                                       \
   X(RecvDone, "recv-done", false)                                              \
   X(Reduce, "reduce", true)                                                    \
-  X(ReducePrecision, "reduce-precision", false)                                \
+  X(ReducePrecision, "reduce-precision", true)                                 \
   X(ReduceScatter, "reduce-scatter", false)                                    \
   X(ReduceWindow, "reduce-window", true)                                       \
   X(Remainder, "remainder", true)                                              \
@@ -113,12 +113,12 @@ namespace tessel {
   X(Reshape, "reshape", true)                                                  \
   X(Reverse, "reverse", true)                                                  \
   X(Rng, "rng", false)                                                         \
-  X(RngBitGenerator, "rng-bit-generator", false)                               \
+  X(RngBitGenerator, "rng-bit-generator", true)                                \
   X(RngGetAndUpdateState, "rng-get-and-update-state", false)                   \
   X(RoundNearestAfz, "round-nearest-afz", true)                                \
   X(RoundNearestEven, "round-nearest-even", true)                              \
   X(Rsqrt, "rsqrt", true)                                                      \
-  X(Scatter, "scatter", false)                                                 \
+  X(Scatter, "scatter", true)                                                  \
   X(Select, "select", true)                                                    \
   X(SelectAndScatter, "select-and-scatter", false)                             \
   X(Send, "send", false)                                                       \
@@ -130,17 +130,17 @@ namespace tessel {
   X(Sign, "sign", true)                                                        \
   X(Sine, "sine", true)                                                        \
   X(Slice, "slice", true)                                                      \
-  X(Sort, "sort", false)                                                       \
+  X(Sort, "sort", true)                                                        \
   X(Sqrt, "sqrt", true)                                                        \
   X(StochasticConvert, "stochastic-convert", false)                            \
   X(Subtract, "subtract", true)                                                \
   X(Tan, "tan", true)                                                          \
   X(Tanh, "tanh", true)                                                        \
-  X(TopK, "topk", false)                                                       \
+  X(TopK, "topk", true)                                                        \
   X(Transpose, "transpose", true)                                              \
   X(TriangularSolve, "triangular-solve", false)                                \
   X(Tuple, "tuple", true)                                                      \
-  X(While, "while", false)                                                     \
+  X(While, "while", true)                                                      \
   X(Xor, "xor", true)
 
 enum class HloOpcode {
