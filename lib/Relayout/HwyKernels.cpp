@@ -15,7 +15,10 @@
 //   transposeBand   64 / width source rows to one whole line of each
 //                   destination row, straight from the registers (where
 //                   a band does not fit the registers, the permutes use
-//                   sse2's stage transposes instead).
+//                   sse2's stage transposes instead). At AVX-512, 1- and
+//                   2-byte elements gather each vector from four source
+//                   rows instead (transposeBandGather): block-local
+//                   unpacks then leave whole lines, 16 vectors a step.
 //
 // The SSSE3 and SSE4 targets are left out: for these kernels they are
 // SSE2 with other names, and tessel's own SSE2 kernels cover them.
@@ -308,14 +311,73 @@ int64_t transposeBandVec(const uint8_t *in, int64_t srcRow, uint8_t *out,
   return c;
 }
 
+#if HWY_TARGET == HWY_AVX3
+/// 16 columns of a band of 64 / W source rows (srcRow bytes apart) into
+/// 16 whole destination lines, on 64-byte vectors for 1- and 2-byte
+/// elements, whose 16 x 16 squares do not fit the registers side by side:
+/// each vector is gathered from four 16-byte pieces, block b from source
+/// row b * K + i (K = 16 / W rows per block), so that the block-local
+/// unpacks alone leave a whole destination line (64 / W rows of one column)
+/// in each vector: 16 vectors, no cross-block shuffles, no spills.
+template <typename T>
+HWY_INLINE void gatherStep(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                           int64_t dstRow, bool stream) {
+  constexpr int64_t W = sizeof(T), K = 16 / W, groups = 16 / K;
+  static_assert(kVector == 64, "four 128-bit blocks per vector");
+  const hn::ScalableTag<T> d;
+  const hn::Full256<T> d2;
+  const hn::Full128<T> d1;
+  const D8 d8;
+  auto piece = [&](const uint8_t *p) {
+    return hn::LoadU(d1, reinterpret_cast<const T *>(p));
+  };
+  hn::Vec<decltype(d)> a[16];
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t i = 0; i < K; ++i) {
+      const uint8_t *p = in + i * srcRow + g * K * W;
+      auto lo = hn::Combine(d2, piece(p + K * srcRow), piece(p));
+      auto hi =
+          hn::Combine(d2, piece(p + 3 * K * srcRow), piece(p + 2 * K * srcRow));
+      a[g * K + i] = hn::Combine(d, hi, lo);
+    }
+  for (int64_t g = 0; g < groups; ++g)
+    blockTranspose<decltype(d), K>(d, a + g * K);
+  for (int64_t j = 0; j < 16; ++j)
+    storeLine(d8, hn::BitCast(d8, a[j]), out + j * dstRow, stream);
+}
+
+/// The band kernel of 1- and 2-byte elements at AVX-512: gatherStep over
+/// the band, 16 columns at a time.
+template <typename T>
+int64_t transposeBandGather(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                            int64_t dstRow, int64_t columns, bool streaming) {
+  constexpr int64_t W = sizeof(T);
+  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
+  int64_t c = 0;
+  for (; c + 16 <= columns; c += 16)
+    gatherStep<T>(in + c * W, srcRow, out + c * dstRow, dstRow, stream);
+  return c;
+}
+#endif
+
 int64_t transposeBand1(const uint8_t *in, int64_t srcRow, uint8_t *out,
                        int64_t dstRow, int64_t columns, bool streaming) {
+#if HWY_TARGET == HWY_AVX3
+  return transposeBandGather<uint8_t>(in, srcRow, out, dstRow, columns,
+                                      streaming);
+#else
   return transposeBandVec<uint8_t>(in, srcRow, out, dstRow, columns, streaming);
+#endif
 }
 int64_t transposeBand2(const uint8_t *in, int64_t srcRow, uint8_t *out,
                        int64_t dstRow, int64_t columns, bool streaming) {
+#if HWY_TARGET == HWY_AVX3
+  return transposeBandGather<uint16_t>(in, srcRow, out, dstRow, columns,
+                                       streaming);
+#else
   return transposeBandVec<uint16_t>(in, srcRow, out, dstRow, columns,
                                     streaming);
+#endif
 }
 int64_t transposeBand4(const uint8_t *in, int64_t srcRow, uint8_t *out,
                        int64_t dstRow, int64_t columns, bool streaming) {
@@ -340,8 +402,9 @@ KernelSet makeKernels(IsaLevel level) {
   k.transposeBand[1] = transposeBand2;
   k.transposeBand[2] = transposeBand4;
   k.transposeBand[3] = transposeBand8;
-  k.wholeLineBands[0] = bandInRegisters<uint8_t>();
-  k.wholeLineBands[1] = bandInRegisters<uint16_t>();
+  // At AVX-512, transposeBandGather writes whole lines for 1 and 2 bytes.
+  k.wholeLineBands[0] = HWY_TARGET == HWY_AVX3 || bandInRegisters<uint8_t>();
+  k.wholeLineBands[1] = HWY_TARGET == HWY_AVX3 || bandInRegisters<uint16_t>();
   k.wholeLineBands[2] = bandInRegisters<uint32_t>();
   k.wholeLineBands[3] = bandInRegisters<uint64_t>();
   // The stage transposes of the streaming permutes where bands do not

@@ -161,10 +161,10 @@ struct KernelSet {
   int64_t (*transposeBand[4])(const uint8_t *in, int64_t srcRow, uint8_t *out,
                               int64_t dstRow, int64_t columns,
                               bool streaming) = {};
-  /// Whether transposeBand[i] holds a band's squares in registers at once
-  /// and writes each destination line whole (else square by square, half
-  /// lines at a time: bf16 and s8 at avx2, whose 16 registers hold one
-  /// square). Permutes use bands only where it does.
+  /// Whether transposeBand[i] writes each destination line whole, from
+  /// registers (else square by square, half lines at a time: bf16 and s8
+  /// at avx2, whose 16 registers hold one square; at avx512 they gather
+  /// whole lines). Permutes use bands only where it does.
   bool wholeLineBands[4] = {};
 };
 

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -203,6 +204,54 @@ TEST(StreamingKernels, TransposeBandsOnUnalignedRows) {
                     << "column " << j << ", row " << r;
             ASSERT_EQ(out.slice(-kMargin, 0), Bytes(kMargin, kGuard));
           }
+    }
+  }
+}
+
+// Bands of every width and level with column counts that are not a multiple
+// of the kernel's step (16 columns for 1- and 2-byte elements at avx512,
+// whose kernel gathers each vector from four source rows), source rows
+// padded to odd lengths and to multiples of 4 KiB, and destination rows
+// whose lines are not on a boundary: the leading columns a kernel reports
+// are exactly the transpose, nothing else in the destination changes.
+TEST(StreamingKernels, TransposeBandsOfAnyWidthAndRowLength) {
+  std::mt19937 rng(11);
+  for (IsaLevel level : supportedLevels()) {
+    const KernelSet &kernels = kernelSet(level);
+    for (int log2Width = 0; log2Width < 4; ++log2Width) {
+      int64_t width = int64_t(1) << log2Width, rowsIn = 64 / width;
+      for (int64_t columns : {0, 1, 15, 16, 17, 31, 33, 48, 70})
+        for (int64_t pad : {0, 1, 7, 4096})
+          for (int64_t offset : {0, 24})
+            for (bool streaming : {true, false}) {
+              int64_t srcRow = columns * width + pad,
+                      dstRow = 64 * width + offset;
+              SCOPED_TRACE(where(level, offset, 64, streaming) + ", " +
+                           std::to_string(columns) + " columns, rows of " +
+                           std::to_string(srcRow) + " bytes, " +
+                           std::to_string(width) + "-byte elements");
+              Bytes in = randomBytes(rng, rowsIn * srcRow + 16);
+              Destination out(columns * dstRow, offset);
+              int64_t done = kernels.transposeBand[log2Width](
+                  in.data(), srcRow, out.base, dstRow, columns, streaming);
+              ASSERT_GE(done, std::max<int64_t>(0, columns - 15));
+              ASSERT_LE(done, columns);
+              for (int64_t j = 0; j < columns; ++j) {
+                for (int64_t r = 0; r < rowsIn && j < done; ++r)
+                  ASSERT_EQ(std::memcmp(out.base + j * dstRow + r * width,
+                                        in.data() + r * srcRow + j * width,
+                                        width),
+                            0)
+                      << "column " << j << ", row " << r;
+                int64_t from = j < done ? 64 : 0;
+                ASSERT_EQ(out.slice(j * dstRow + from, (j + 1) * dstRow),
+                          Bytes(dstRow - from, kGuard))
+                    << "column " << j;
+              }
+              ASSERT_EQ(out.slice(-kMargin, 0), Bytes(kMargin, kGuard));
+              ASSERT_EQ(out.slice(columns * dstRow, columns * dstRow + kMargin),
+                        Bytes(kMargin, kGuard));
+            }
     }
   }
 }
