@@ -109,6 +109,23 @@ def column_reduce(x):
     return jnp.sum(x, axis=0), jnp.min(x, axis=0)
 
 
+def sums_by_size(a, b, c, m):
+    # One reduced dim of 33, 1000 and 2049 elements (one and two levels of
+    # XLA:CPU's windows of 32, sizes off the vector width), rows and columns.
+    return jnp.sum(a), jnp.sum(b), jnp.sum(c), jnp.sum(m, axis=1), jnp.sum(m, axis=0)
+
+
+def multiply_adds(a, b, c):
+    # XLA:CPU contracts each into one fused multiply-add.
+    return a * b + c, c - a * b, a / 3 + c
+
+
+def vector_dots(v, w, m, n, p, q):
+    # The dots XLA:CPU computes itself: vector . vector (multiply, then a
+    # tree sum), matrix . vector, vector . matrix and a tiny matrix product.
+    return jnp.dot(v, w), m @ v[:37, None], v[None, :37] @ n, p @ q
+
+
 def reduce_3d(x):
     return jnp.sum(x, axis=(0, 2))
 
@@ -319,6 +336,14 @@ CASES = [
     ("column_reduce_f32", column_reduce, [rand(25, (128, 16), F32)], 1e-5, 1e-5),
     ("row_reduce_bf16", row_reduce, [rand(26, (8, 64), BF16)], 1.6e-2, 2e-2),
     ("reduce_3d_f32", reduce_3d, [rand(27, (4, 5, 6), F32)], 1e-5, 1e-5),
+    ("sums_by_size_f32", sums_by_size,
+     [rand(59, (33,), F32), rand(60, (1000,), F32), rand(61, (2049,), F32),
+      rand(62, (7, 300), F32)], 1e-5, 1e-4),
+    ("multiply_adds_f32", multiply_adds,
+     [rand(63, (5, 13), F32), rand(64, (5, 13), F32), rand(65, (5, 13), F32)], 1e-6, 1e-6),
+    ("vector_dots_f32", vector_dots,
+     [rand(66, (200,), F32), rand(67, (200,), F32), rand(68, (5, 37), F32),
+      rand(69, (37, 6), F32), rand(70, (2, 3), F32), rand(71, (3, 2), F32)], 1e-5, 1e-5),
     ("argmax_rows_f32", argmax_rows, [rand(28, (8, 33), F32)], 0, 0),
     ("pad_slice_concat_f32", pad_slice_concat, [rand(29, (6, 7), F32)], 0, 0),
     ("pad_slice_concat_bf16", pad_slice_concat, [rand(30, (6, 7), BF16)], 0, 0),

@@ -168,6 +168,62 @@ Expected<Literal> topK(const HloInstruction &inst, const Literal &operand,
 /// positions.
 Expected<Literal> topKOp(const HloInstruction &inst, const Literal &operand);
 
+/// XLA:CPU's tree reduction rewrite of a reduce over `reduced` dims of an
+/// operand of `dims` (EvaluatorXlaCpu.cpp): the window (size and low
+/// padding per dim, stride = size) and the dims of its result, or nullopt
+/// when every reduced dim is at most kXlaCpuReduceWindow long.
+struct TreeWindow {
+  std::vector<int64_t> size, low, outDims;
+};
+std::optional<TreeWindow> xlaCpuTreeWindow(const std::vector<int64_t> &dims,
+                                           const std::vector<int64_t> &reduced);
+
+/// Whether XLA:CPU turns `inst` into a multiply by the reciprocal of its
+/// divisor (rounded to the type): a float divide of a non-constant by a
+/// constant or a broadcast constant (XLA's algebraic simplifier).
+bool dividesByConstant(const HloInstruction &inst);
+/// 1 / divisor, elementwise, rounded to its type.
+Expected<Literal> reciprocal(const Literal &divisor);
+
+/// Which operand of an add or subtract of f32 or f64 XLA:CPU contracts
+/// into a fused multiply-add: a multiply (or divide by a constant) whose
+/// only user is `inst` (the first operand's when both are), or nullopt.
+std::optional<int> contractedOperand(const HloInstruction &inst);
+
+/// op(a * b, c) (k = 0) or op(c, a * b) (k = 1) for op add or subtract,
+/// with one rounding, in the type of `shape` (f32 or f64).
+Expected<Literal> fusedMultiplyAdd(HloOpcode op, int k, const Literal &a,
+                                   const Literal &b, const Literal &c,
+                                   const Shape &shape);
+
+/// How XLA:CPU computes an f32 dot that it compiles itself (not one it
+/// hands to YNNPACK):
+enum class XlaCpuDot {
+  /// one accumulator per output, fused multiply-adds over the contracting
+  /// elements in row-major order (small dots, vector times matrix);
+  Fma,
+  /// a dot of two vectors (one contracting dim, every other dim 1): the
+  /// products rounded, then summed in XLA's tree reduction order
+  /// (xlaCpuTreeSum);
+  MultiplyReduce,
+  /// a row-major matrix times a vector (one contracting dim, the lhs's
+  /// last; every rhs dim but it 1): xlaCpuRowGemvDot per output.
+  RowGemv,
+};
+XlaCpuDot xlaCpuDotKind(const DotDimensionNumbers &dn,
+                        const std::vector<int64_t> &lhsDims,
+                        const std::vector<int64_t> &rhsDims);
+
+/// The sum of `values` in XLA:CPU's tree reduction order, from +0.
+float xlaCpuTreeSum(std::vector<float> values);
+
+/// XLA:CPU's matrix-vector product of one row: 8 lanes of fused
+/// multiply-adds over the whole groups of 8 (lane p % 8), the lanes summed
+/// by halves (l + 4, l + 2, l + 1), plus the tail's fused multiply-adds
+/// from 0.
+float xlaCpuRowGemvDot(const std::vector<float> &a,
+                       const std::vector<float> &x);
+
 } // namespace tessel::eval
 
 #endif // TESSEL_LIB_HLO_EVALUATOROPS_H

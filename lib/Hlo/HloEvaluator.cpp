@@ -13,6 +13,7 @@
 #include "tessel/Support/Host.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -141,6 +142,13 @@ private:
   Expected<Literal> evaluate(const HloInstruction &inst,
                              const std::vector<Value> &operands,
                              const std::vector<Value> &arguments, int depth);
+  /// What XLA:CPU computes differently (Numerics::XlaCpu): a divide by a
+  /// constant, an add or subtract contracted with its multiply; an error
+  /// with an empty message for every other instruction. `values` holds the
+  /// computation's values so far.
+  Expected<Literal> evaluateXlaCpu(const HloInstruction &inst,
+                                   const std::vector<Value> &operands,
+                                   const std::vector<Value> &values);
   /// Why a value of `shape` may not be created (too many elements,
   /// dynamic dims), or nullopt.
   std::optional<std::string> tooLarge(const Shape &shape) const {
@@ -190,6 +198,12 @@ private:
                            const std::vector<Value> &operands, int depth);
   Expected<Literal> reduceWindow(const HloInstruction &inst,
                                  const std::vector<Value> &operands, int depth);
+  /// The input of a one-operand reduce after XLA:CPU's tree reduction
+  /// rewrite (xlaCpuTreeWindow, applied until no reduced dim is longer than
+  /// its window): each window folded in row-major order from `init`.
+  Expected<Value> xlaCpuTreeWindows(const HloInstruction &inst, Value input,
+                                    const Value &init, const HloOpcode *fast,
+                                    int depth);
   /// reduce-window when it is a prefix scan along `dim` (prefixScanDim).
   Expected<Literal> prefixScan(const std::vector<Value> &operands,
                                std::vector<Literal> results, int64_t dim,
@@ -231,9 +245,16 @@ Expected<Literal> Evaluator::run(const HloComputation &computation,
   int64_t count = computation.instructionCount();
   // The last user of each value, to free it early.
   std::vector<int64_t> lastUse(count, -1);
-  for (int64_t i = 0; i < count; ++i)
+  bool contract = options.numerics == Numerics::XlaCpu;
+  for (int64_t i = 0; i < count; ++i) {
     for (HloInstruction *operand : instructions[i]->operands())
       lastUse[operand->index()] = i;
+    // A contracted add reads its multiply's operands.
+    if (std::optional<int> k =
+            contract ? eval::contractedOperand(*instructions[i]) : std::nullopt)
+      for (HloInstruction *operand : instructions[i]->operand(*k)->operands())
+        lastUse[operand->index()] = std::max(lastUse[operand->index()], i);
+  }
   // Calls of one computation on the same values give the same result: a
   // computation that calls another twice on its parameter evaluates it
   // once (else a chain of such computations takes exponential time).
@@ -269,7 +290,11 @@ Expected<Literal> Evaluator::run(const HloComputation &computation,
                it != calls.end()) {
       values[i] = it->second.second;
     } else {
-      Expected<Literal> result = evaluate(inst, operands, arguments, depth);
+      Expected<Literal> result = contract
+                                     ? evaluateXlaCpu(inst, operands, values)
+                                     : Expected<Literal>(Error(""));
+      if (!contract || (!result && result.error().message.empty()))
+        result = evaluate(inst, operands, arguments, depth);
       // In a module the verifier has not passed, a value of another shape
       // than declared would mislead its users.
       if (result && !inst.passesValueThrough() &&
@@ -300,6 +325,32 @@ Expected<Literal> Evaluator::run(const HloComputation &computation,
   result.setLayout(root->shape().isTuple() ? std::nullopt
                                            : root->shape().layout);
   return result;
+}
+
+Expected<Literal> Evaluator::evaluateXlaCpu(const HloInstruction &inst,
+                                            const std::vector<Value> &operands,
+                                            const std::vector<Value> &values) {
+  if (eval::dividesByConstant(inst)) {
+    Expected<Literal> inverse = eval::reciprocal(*operands[1]);
+    if (!inverse)
+      return inverse.takeError();
+    return eval::binary(HloOpcode::Multiply, *operands[0], *inverse,
+                        inst.shape());
+  }
+  std::optional<int> k = eval::contractedOperand(inst);
+  if (!k)
+    return Error(""); // not XLA:CPU's own: evaluate as usual
+  const HloInstruction &product = *inst.operand(*k);
+  const Literal &a = *values[product.operand(0)->index()];
+  const Literal &b = *values[product.operand(1)->index()];
+  if (product.opcode() == HloOpcode::Multiply)
+    return eval::fusedMultiplyAdd(inst.opcode(), *k, a, b, *operands[1 - *k],
+                                  inst.shape());
+  Expected<Literal> inverse = eval::reciprocal(b);
+  if (!inverse)
+    return inverse.takeError();
+  return eval::fusedMultiplyAdd(inst.opcode(), *k, a, *inverse,
+                                *operands[1 - *k], inst.shape());
 }
 
 Expected<Literal> Evaluator::evaluate(const HloInstruction &inst,
@@ -663,6 +714,18 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
                                     int depth) {
   size_t n = operands.size() / 2;
   std::vector<Value> inputs(operands.begin(), operands.begin() + n);
+  const HloComputation &reducer = *inst.calledComputation();
+  std::optional<HloOpcode> fast = n == 1 ? simpleBinary(reducer) : std::nullopt;
+  if (fast && reducer.root()->shape().elementType != inputs[0]->elementType())
+    fast.reset();
+  bool xlaCpu = options.numerics == Numerics::XlaCpu;
+  if (xlaCpu && n == 1) {
+    Expected<Value> windows = xlaCpuTreeWindows(inst, inputs[0], operands[1],
+                                                fast ? &*fast : nullptr, depth);
+    if (!windows)
+      return windows.takeError();
+    inputs[0] = *windows;
+  }
   const Literal &first = *inputs[0];
   std::vector<bool> reduced(first.rank(), false);
   for (int64_t d : inst.dimensions())
@@ -678,12 +741,9 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
       copyElement(*operands[n + k], 0, r, o);
     results.push_back(std::move(r));
   }
-  const HloComputation &reducer = *inst.calledComputation();
-  std::optional<HloOpcode> fast = n == 1 ? simpleBinary(reducer) : std::nullopt;
-  if (fast && reducer.root()->shape().elementType != first.elementType())
-    fast.reset();
   std::vector<int64_t> index(first.rank(), 0), outIndex(outDims.size(), 0);
-  if (fast && options.compilerReductionOrder && reducesInPartials(inst)) {
+  if (fast && !xlaCpu && options.compilerReductionOrder &&
+      reducesInPartials(inst)) {
     // The compiled kernels' order (reducesInPartials): per output element,
     // per index of the other reduced dims, 16 partial results over the
     // last reduced dim, folded in, then its tail.
@@ -748,6 +808,48 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
   if (n == 1)
     return std::move(results[0]);
   return Literal::makeTuple(std::move(results));
+}
+
+Expected<Value> Evaluator::xlaCpuTreeWindows(const HloInstruction &inst,
+                                             Value input, const Value &init,
+                                             const HloOpcode *fast, int depth) {
+  const HloComputation &reducer = *inst.calledComputation();
+  while (std::optional<eval::TreeWindow> w =
+             eval::xlaCpuTreeWindow(input->dims(), inst.dimensions())) {
+    const Literal &x = *input;
+    std::vector<Literal> results;
+    results.emplace_back(Shape(x.elementType(), w->outDims));
+    Literal &out = results[0];
+    int64_t windowCount = 1;
+    for (int64_t size : w->size)
+      windowCount *= size;
+    std::vector<int64_t> o(x.rank(), 0), from(x.rank());
+    std::vector<Value> inputs{input};
+    for (int64_t k = 0; k < out.elementCount(); ++k, nextIndex(o, w->outDims)) {
+      copyElement(*init, 0, out, k);
+      std::vector<int64_t> at(x.rank(), 0);
+      for (int64_t step = 0; step < windowCount;
+           ++step, nextIndex(at, w->size)) {
+        bool inside = true;
+        for (int64_t d = 0; d < x.rank() && inside; ++d) {
+          from[d] = o[d] * w->size[d] + at[d] - w->low[d];
+          inside = from[d] >= 0 && from[d] < x.dims()[d];
+        }
+        if (!inside)
+          continue; // padding adds nothing
+        int64_t i = x.linearIndex(from);
+        if (fast) {
+          eval::binaryAt(*fast, out, k, x, i, out, k);
+          continue;
+        }
+        Expected<bool> ok = combine(reducer, results, k, inputs, i, depth);
+        if (!ok)
+          return ok.takeError();
+      }
+    }
+    input = std::make_shared<const Literal>(std::move(results[0]));
+  }
+  return input;
 }
 
 /// The dim along which a reduce-window is a prefix scan (cumsum, cumprod,
@@ -919,6 +1021,16 @@ Expected<Literal> Evaluator::dot(const HloInstruction &inst, const Literal &lhs,
     lOff.push_back(lo);
     rOff.push_back(ro);
   }
+  // XLA:CPU: one accumulator of the result type, fused multiply-adds.
+  auto fused = [&](PrimitiveType type) {
+    return options.numerics == Numerics::XlaCpu && out.elementType() == type &&
+           lhs.elementType() == type && rhs.elementType() == type;
+  };
+  bool fusedF32 = fused(PrimitiveType::F32),
+       fusedF64 = fused(PrimitiveType::F64);
+  eval::XlaCpuDot xlaDot = fusedF32
+                               ? eval::xlaCpuDotKind(dn, lhs.dims(), rhs.dims())
+                               : eval::XlaCpuDot::Fma;
   std::vector<int64_t> index(out.rank(), 0);
   for (int64_t i = 0; i < out.elementCount();
        ++i, nextIndex(index, out.dims())) {
@@ -932,10 +1044,33 @@ Expected<Literal> Evaluator::dot(const HloInstruction &inst, const Literal &lhs,
       lBase += index[r++] * ls[d];
     for (int64_t d : rf)
       rBase += index[r++] * rs[d];
-    if (isFloatResult) {
+    if (fusedF32 && xlaDot != eval::XlaCpuDot::Fma) {
+      std::vector<float> a(points), x(points);
+      for (int64_t p = 0; p < points; ++p) {
+        a[p] = static_cast<float>(lhs.getDouble(lBase + lOff[p]));
+        x[p] = static_cast<float>(rhs.getDouble(rBase + rOff[p]));
+      }
+      if (xlaDot == eval::XlaCpuDot::RowGemv) {
+        out.setDouble(i, eval::xlaCpuRowGemvDot(a, x));
+      } else {
+        for (int64_t p = 0; p < points; ++p)
+          a[p] *= x[p];
+        out.setDouble(i, eval::xlaCpuTreeSum(std::move(a)));
+      }
+    } else if (fusedF32) {
+      float sum = 0;
+      for (int64_t p = 0; p < points; ++p)
+        sum =
+            std::fmaf(static_cast<float>(lhs.getDouble(lBase + lOff[p])),
+                      static_cast<float>(rhs.getDouble(rBase + rOff[p])), sum);
+      out.setDouble(i, sum);
+    } else if (isFloatResult) {
       double sum = 0;
       for (int64_t p = 0; p < points; ++p)
-        sum += lhs.getDouble(lBase + lOff[p]) * rhs.getDouble(rBase + rOff[p]);
+        sum = fusedF64 ? std::fma(lhs.getDouble(lBase + lOff[p]),
+                                  rhs.getDouble(rBase + rOff[p]), sum)
+                       : sum + lhs.getDouble(lBase + lOff[p]) *
+                                   rhs.getDouble(rBase + rOff[p]);
       out.setDouble(i, sum);
     } else {
       uint64_t sum = 0;

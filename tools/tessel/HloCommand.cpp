@@ -4,6 +4,7 @@
 //   tessel hlo verify M.hlo                  shape inference on every op
 //   tessel hlo eval M.hlo --input x.npy ... [--output y.npy ...]
 //                   [--max-steps N]          bound on while-loop iterations
+//                   [--numerics=exact|xla-cpu]  whose rounding choices
 //
 // eval reads and writes logical arrays: a .npy file is the array in
 // row-major order whatever the layout (jax often declares a column-major
@@ -95,6 +96,23 @@ int runEval(int argc, char **argv) {
                "in all (default 100000000)"),
       cl::init(EvaluatorOptions().maxSteps), cl::value_desc("N"),
       cl::cat(cli::category()));
+  cl::opt<Numerics> numerics(
+      "numerics",
+      cl::desc("whose floating-point choices (reduction order, fused "
+               "multiply-add) the evaluator makes"),
+      cl::values(
+          clEnumValN(Numerics::Exact, "exact",
+                     "the reference: reduce in row-major order, dot "
+                     "accumulated in f64, every op rounded (default)"),
+          clEnumValN(Numerics::XlaCpu, "xla-cpu",
+                     "XLA:CPU's (jax 0.10.2, x86-64): its tree reduction "
+                     "order, f32 dot with fused multiply-adds, add of a "
+                     "multiply as one fma; bit for bit where XLA compiles "
+                     "the op itself, not for the reductions of 4096 "
+                     "elements or more and the dots it hands to YNNPACK "
+                     "(their order depends on the host's vector width and "
+                     "threads)")),
+      cl::init(Numerics::Exact), cl::cat(cli::category()));
   if (!cli::parseOptions(
           argc, argv,
           "evaluate an HLO module with XLA's semantics (the reference "
@@ -129,6 +147,7 @@ int runEval(int argc, char **argv) {
     return cli::usageError("--max-steps must be 0 or more");
   EvaluatorOptions options;
   options.maxSteps = maxSteps;
+  options.numerics = numerics;
   Expected<Literal> result = evaluateHloModule(*module, arguments, options);
   if (!result)
     return cli::fail(cli::atFile(path, result.error().message));

@@ -39,6 +39,33 @@
 
 namespace tessel {
 
+/// Whose floating-point choices the evaluator makes where XLA's semantics
+/// leave them open (the order of a reduction, fused multiply-add).
+enum class Numerics {
+  /// The reference: reduce folds its elements one by one in row-major
+  /// order, dot accumulates in f64 and rounds once, every op rounds its
+  /// result.
+  Exact,
+  /// XLA:CPU's (jax 0.10.2 on x86-64), so that outputs compare bit for bit
+  /// (docs/hlo.md, "Numerics"):
+  /// - reduce (one operand) as XLA's tree reduction rewrite: while a reduced
+  ///   dim is longer than kXlaCpuReduceWindow, a reduce-window of that size
+  ///   (stride the same, XLA's "same" padding) folds each window in
+  ///   row-major order, and the reduce runs on the windows' results;
+  /// - dot of f32 or f64: one accumulator of the result type per output,
+  ///   fused multiply-adds in row-major order of the contracting dims;
+  /// - add or subtract of f32 or f64 whose operand is a multiply with no
+  ///   other user: one fused multiply-add (LLVM's contraction), the first
+  ///   operand's multiply when both are.
+  /// Not reproduced: XLA hands reductions of 4096 elements or more and most
+  /// dots to YNNPACK, whose order depends on the host's vector width and
+  /// threads, and LLVM vectorizes some reductions over several dims.
+  XlaCpu,
+};
+
+/// The window of XLA:CPU's tree reduction rewrite.
+inline constexpr int64_t kXlaCpuReduceWindow = 32;
+
 struct EvaluatorOptions {
   /// Refuse to create a value with more elements than this.
   int64_t maxElements = int64_t(1) << 31;
@@ -54,6 +81,9 @@ struct EvaluatorOptions {
   /// --check` compares them with the evaluator bit for bit this way. Off,
   /// every reduce adds its elements one by one in row-major order.
   bool compilerReductionOrder = false;
+  /// Exact by default; XlaCpu reproduces XLA:CPU's order and contraction
+  /// (takes precedence over compilerReductionOrder).
+  Numerics numerics = Numerics::Exact;
 };
 
 /// The partial results of the compiler's reduction order.
