@@ -210,8 +210,10 @@ struct PermutePlan {
   bool isRowCopy() const { return srcColumnStride == 1; }
   int64_t outerCount() const;
 };
+/// The plan runs on `kernels` (some of its choices depend on the level).
 std::optional<PermutePlan> planPermute(const TiledLayout &from,
-                                       const TiledLayout &to);
+                                       const TiledLayout &to,
+                                       const KernelSet *kernels);
 
 /// A transpose of 1-, 2- or 4-bit elements whose slice rows and outer
 /// bases all start on byte boundaries (TransposeKernels.cpp): blocks of

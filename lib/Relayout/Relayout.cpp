@@ -82,10 +82,9 @@ void RelayoutPlan::Impl::choose() {
     kind = Kind::Empty;
     return;
   }
-  if (std::optional<PermutePlan> plan = planPermute(from, to)) {
+  if (std::optional<PermutePlan> plan = planPermute(from, to, kernels)) {
     kind = Kind::Permute;
     permute = std::move(*plan);
-    permute.kernels = kernels;
     return;
   }
   if (std::optional<TilePlan> plan = planTile(from, to)) {
