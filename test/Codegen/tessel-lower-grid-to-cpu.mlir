@@ -99,3 +99,37 @@ func.func @uniform(%in: tensor<8x4xf32>, %out: tensor<4xf32>) -> tensor<4xf32>
   %v = tensor.insert %y into %out[%th] : tensor<4xf32>
   return %v : tensor<4xf32>
 }
+
+// With barriers and a multiple of 32 threads (warps on the GPU), each
+// phase's threads run as warps around their 32 lanes, th = w * 32 + l, and
+// the maps that read th read w and l instead: the tile's rows are linear in
+// the lane loop, which LLVM vectorizes.
+// RUN: tessel-opt %s -tessel-lower-grid-to-cpu | FileCheck %s --check-prefix=MAPS
+// MAPS-DAG: #tessel.indexing_map<"(d0, d1) -> (d0, d1), domain: d0 in [0, 1], d1 in [0, 31]">
+// MAPS-DAG: #tessel.indexing_map<"(d0, d1) -> (d1, d0), domain: d0 in [0, 1], d1 in [0, 31]">
+// CHECK-LABEL: func.func @warps(
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: scf.for %[[BL:.*]] =
+// CHECK:   %[[T:.*]] = scf.for %[[W:.*]] = %{{.*}} to %[[C2]]
+// CHECK:     scf.for %[[L:.*]] = %{{.*}} to %[[C32]]
+// CHECK:       tessel.apply_indexing #{{.*}}(%[[W]], %[[L]])
+// CHECK:   scf.for %[[W2:.*]] = %{{.*}} to %[[C2]]
+// CHECK:     scf.for %[[L2:.*]] = %{{.*}} to %[[C32]]
+// CHECK:       tessel.apply_indexing #{{.*}}(%[[W2]], %[[L2]])
+// CHECK-NOT: tessel.sync_threads
+#rowcol = #tessel.indexing_map<"(th_x) -> (th_x floordiv 32, th_x mod 32), domain: th_x in [0, 63]">
+#colrow = #tessel.indexing_map<"(th_x) -> (th_x mod 32, th_x floordiv 32), domain: th_x in [0, 63]">
+func.func @warps(%in: tensor<2x32xf32>, %out: tensor<32x2xf32>) -> tensor<32x2xf32>
+    attributes {tessel.num_threads = 64 : i64, tessel.num_blocks = 1 : i64} {
+  %th = gpu.thread_id x upper_bound 64
+  %tile = tessel.allocate_shared : tensor<2x32xf32>
+  %r, %c = tessel.apply_indexing #rowcol(%th)
+  %x = tensor.extract %in[%r, %c] : tensor<2x32xf32>
+  %t = tensor.insert %x into %tile[%r, %c] : tensor<2x32xf32>
+  %s = tessel.sync_threads %t : tensor<2x32xf32>
+  %i, %j = tessel.apply_indexing #colrow(%th)
+  %y = tensor.extract %s[%j, %i] : tensor<2x32xf32>
+  %u = tensor.insert %y into %out[%i, %j] : tensor<32x2xf32>
+  return %u : tensor<32x2xf32>
+}

@@ -41,6 +41,19 @@
 // Index values one phase computes from the thread id and another reuses
 // (after CSE) are recomputed in each phase.
 //
+// A kernel of several phases with a multiple of 32 threads whose maps
+// divide the thread id (the transpose emitter: warps of 32 on the GPU, a
+// tile row per warp) runs each phase's threads as two loops, warps and
+// their lanes, th = w * 32 + l, and the thread id is substituted into the
+// indexing maps that read it, which the simplifier turns into w and l:
+//
+//   (th)[i] -> (th floordiv 32 + i * 4, th mod 32)
+//   becomes (w, l)[i] -> (w + i * 4, l),   w in [0, 3], l in [0, 31]
+//
+// so that addresses are linear in the innermost loop (l) and LLVM's loop
+// vectorizer makes SIMD lanes of it; with one loop over th the tile rows
+// of the transpose emitter were moved one element at a time.
+//
 //===----------------------------------------------------------------------===//
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
@@ -90,29 +103,65 @@ mlir::Value traceBuffer(mlir::Value value, mlir::Block *stop,
   return nullptr;
 }
 
+/// Threads per warp on the GPU: the inner loop of a split thread loop.
+constexpr int64_t kLanes = 32;
+
+/// A phase's thread loop and the thread id inside it.
+struct ThreadLoop {
+  mlir::scf::ForOp loop; ///< the outer loop (warps, when split)
+  mlir::Value threadId;
+};
+
 /// Moves `ops` into a new thread loop in front of `before`. The loop starts
 /// from `loopInits` and yields `carried`; inside it, uses of `inits` (the
 /// buffers `carried` were written into) read its iteration arguments;
-/// outside it, uses of `carried` read its results.
-mlir::scf::ForOp wrapInThreadLoop(mlir::Operation *before,
-                                  llvm::ArrayRef<mlir::Operation *> ops,
-                                  llvm::ArrayRef<mlir::Value> carried,
-                                  llvm::ArrayRef<mlir::Value> inits,
-                                  llvm::ArrayRef<mlir::Value> loopInits,
-                                  mlir::Value zero, mlir::Value one,
-                                  mlir::Value numThreads) {
+/// outside it, uses of `carried` read its results. The loop runs
+/// `outerCount` (a constant) times; with `laneCount` (the constant kLanes)
+/// it is a loop over warps around one over their lanes, and the thread id
+/// is `w * kLanes + l` (an apply_indexing).
+ThreadLoop wrapInThreadLoop(mlir::Operation *before,
+                            llvm::ArrayRef<mlir::Operation *> ops,
+                            llvm::ArrayRef<mlir::Value> carried,
+                            llvm::ArrayRef<mlir::Value> inits,
+                            llvm::ArrayRef<mlir::Value> loopInits,
+                            mlir::Value zero, mlir::Value one,
+                            mlir::Value outerCount, mlir::Value laneCount) {
   mlir::Location loc = before->getLoc();
   mlir::OpBuilder b(before);
-  auto threadLoop = b.create<mlir::scf::ForOp>(loc, zero, numThreads, one,
+  auto threadLoop = b.create<mlir::scf::ForOp>(loc, zero, outerCount, one,
                                                llvm::to_vector(loopInits));
   b.setInsertionPointToStart(threadLoop.getBody());
+  mlir::Value threadId = threadLoop.getInductionVar();
+  if (laneCount) {
+    int64_t warps =
+        outerCount.getDefiningOp<mlir::arith::ConstantIndexOp>().value();
+    auto lanes = b.create<mlir::scf::ForOp>(
+        loc, zero, laneCount, one,
+        mlir::ValueRange(threadLoop.getRegionIterArgs()));
+    b.create<mlir::scf::YieldOp>(loc, mlir::ValueRange(lanes.getResults()));
+    b.setInsertionPointToStart(lanes.getBody());
+    mlir::MLIRContext *context = b.getContext();
+    mlir::AffineExpr w = mlir::getAffineDimExpr(0, context);
+    mlir::AffineExpr l = mlir::getAffineDimExpr(1, context);
+    IndexingMap map(
+        mlir::AffineMap::get(2, 0, {w * kLanes + l}, context),
+        {IndexingVariable(0, warps - 1), IndexingVariable(0, kLanes - 1)}, {},
+        {});
+    threadId =
+        b.create<ApplyIndexingOp>(loc,
+                                  mlir::ValueRange{threadLoop.getInductionVar(),
+                                                   lanes.getInductionVar()},
+                                  mlir::ValueRange{}, map)
+            .getResult(0);
+  }
   auto yield = b.create<mlir::scf::YieldOp>(loc, llvm::to_vector(carried));
   for (mlir::Operation *op : ops)
     op->moveBefore(yield);
-  for (auto [init, iter] : llvm::zip(inits, threadLoop.getRegionIterArgs())) {
+  auto innermost = llvm::cast<mlir::scf::ForOp>(yield->getParentOp());
+  for (auto [init, iter] : llvm::zip(inits, innermost.getRegionIterArgs())) {
     mlir::Value buffer = init;
     buffer.replaceUsesWithIf(iter, [&](mlir::OpOperand &use) {
-      return threadLoop->isProperAncestor(use.getOwner());
+      return innermost->isProperAncestor(use.getOwner());
     });
   }
   for (auto [v, result] : llvm::zip(carried, threadLoop.getResults())) {
@@ -121,7 +170,97 @@ mlir::scf::ForOp wrapInThreadLoop(mlir::Operation *before,
       return !threadLoop->isAncestor(use.getOwner());
     });
   }
-  return threadLoop;
+  return {threadLoop, threadId};
+}
+
+/// Substitutes the split thread id `split` (w * kLanes + l) into the
+/// indexing maps that read it as a dim, so that they read w and l.
+void substituteSplitThreadId(ApplyIndexingOp split) {
+  mlir::Value threadId = split.getResult(0);
+  mlir::Value w = split.getOperand(0), l = split.getOperand(1);
+  const IndexingMap &splitMap = split.getIndexingMap();
+  for (mlir::OpOperand &use : llvm::make_early_inc_range(threadId.getUses())) {
+    auto user = llvm::dyn_cast<ApplyIndexingOp>(use.getOwner());
+    if (!user)
+      continue;
+    const IndexingMap &map = user.getIndexingMap();
+    unsigned j = use.getOperandNumber();
+    if (j >= map.getNumDims())
+      continue;
+    // (d_0, ..., w, l, ..., d_n) -> (d_0, ..., w * kLanes + l, ..., d_n).
+    mlir::MLIRContext *context = user.getContext();
+    unsigned n = map.getNumDims();
+    SmallVector<mlir::AffineExpr> results;
+    std::vector<IndexingVariable> dims;
+    for (unsigned k = 0; k < n; ++k) {
+      unsigned at = k < j ? k : k + 1;
+      if (k == j) {
+        results.push_back(mlir::getAffineDimExpr(j, context) * kLanes +
+                          mlir::getAffineDimExpr(j + 1, context));
+        dims.push_back(splitMap.getDimVars()[0]);
+        dims.push_back(splitMap.getDimVars()[1]);
+      } else {
+        results.push_back(mlir::getAffineDimExpr(at, context));
+        dims.push_back(map.getDimVars()[k]);
+      }
+    }
+    IndexingMap first(mlir::AffineMap::get(n + 1, 0, results, context), dims,
+                      {}, {});
+    IndexingMap composed = composeIndexingMaps(first, map);
+    // simplify() drops the symbols nothing uses (a vector index the
+    // unroller made constant); keep the operands of those it keeps.
+    SmallVector<mlir::Value> symbols;
+    for (unsigned k = 0; k < composed.getNumSymbols(); ++k) {
+      bool used = false;
+      for (mlir::AffineExpr result : composed.getAffineMap().getResults())
+        used |= result.isFunctionOfSymbol(k);
+      for (const IndexingConstraint &constraint : composed.getConstraints())
+        used |= constraint.expr.isFunctionOfSymbol(k);
+      if (used)
+        symbols.push_back(user.getSymbols()[k]);
+    }
+    composed.simplify();
+    if (composed.getNumSymbols() != symbols.size())
+      continue; // the simplifier removed more: leave this map as it is
+    SmallVector<mlir::Value> operands(user.getDims());
+    operands[j] = w;
+    operands.insert(operands.begin() + j + 1, l);
+    mlir::OpBuilder b(user);
+    auto replacement =
+        b.create<ApplyIndexingOp>(user.getLoc(), operands, symbols, composed);
+    user->replaceAllUsesWith(replacement->getResults());
+    user->erase();
+  }
+  if (threadId.use_empty())
+    split->erase();
+}
+
+/// Whether an indexing map divides the thread id (floordiv or mod): then
+/// consecutive threads are not consecutive addresses, and splitting the
+/// thread loop into warps and lanes makes them so. Where every map reads
+/// the thread id linearly (the column reduction's accumulators), one loop
+/// vectorizes as well and costs less.
+bool dividesThreadId(mlir::func::FuncOp func) {
+  bool divides = false;
+  func.walk([&](mlir::gpu::ThreadIdOp op) {
+    for (mlir::OpOperand &use : op->getUses()) {
+      auto user = llvm::dyn_cast<ApplyIndexingOp>(use.getOwner());
+      if (!user || use.getOperandNumber() >= user.getIndexingMap().getNumDims())
+        continue;
+      unsigned j = use.getOperandNumber();
+      for (mlir::AffineExpr result :
+           user.getIndexingMap().getAffineMap().getResults())
+        result.walk([&](mlir::AffineExpr e) {
+          auto binary = llvm::dyn_cast<mlir::AffineBinaryOpExpr>(e);
+          if (binary &&
+              (e.getKind() == mlir::AffineExprKind::FloorDiv ||
+               e.getKind() == mlir::AffineExprKind::Mod) &&
+              binary.getLHS().isFunctionOfDim(j))
+            divides = true;
+        });
+    }
+  });
+  return divides;
 }
 
 mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
@@ -224,8 +363,14 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
   mlir::OpBuilder b(ret);
   mlir::Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
   mlir::Value one = b.create<mlir::arith::ConstantIndexOp>(loc, 1);
-  mlir::Value numThreads =
-      b.create<mlir::arith::ConstantIndexOp>(loc, threadsAttr.getInt());
+  int64_t threads = threadsAttr.getInt();
+  bool split = !barriers.empty() && threads > kLanes && threads % kLanes == 0 &&
+               dividesThreadId(func);
+  mlir::Value outerCount = b.create<mlir::arith::ConstantIndexOp>(
+      loc, split ? threads / kLanes : threads);
+  mlir::Value laneCount;
+  if (split)
+    laneCount = b.create<mlir::arith::ConstantIndexOp>(loc, kLanes);
   llvm::SmallVector<mlir::Value> outputInits(outputs.begin(), outputs.end());
   auto blockLoop =
       b.create<mlir::scf::ForOp>(loc, begin, end, one, outputInits);
@@ -233,7 +378,7 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
   auto blockYield = b.create<mlir::scf::YieldOp>(loc);
   b.setInsertionPoint(blockYield);
 
-  SmallVector<mlir::scf::ForOp> threadLoops;
+  SmallVector<ThreadLoop> threadLoops;
   for (size_t k = 0; k < phases.size(); ++k) {
     bool last = k + 1 == phases.size();
     SmallVector<mlir::Value> carried =
@@ -274,7 +419,7 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
       }
       threadLoops.push_back(wrapInThreadLoop(loopBody->getTerminator(), ops,
                                              inner, innerInits, innerInits,
-                                             zero, one, numThreads));
+                                             zero, one, outerCount, laneCount));
       for (auto [synced, result] :
            llvm::zip(barriers[k].getResults(), uniform.getResults()))
         synced.replaceAllUsesWith(result);
@@ -318,30 +463,34 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
     }
     // The thread loop goes where the builder is; a placeholder marks it.
     auto marker = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
-    auto threadLoop = wrapInThreadLoop(marker, phases[k], carried, inits,
-                                       loopInits, zero, one, numThreads);
+    ThreadLoop threadLoop =
+        wrapInThreadLoop(marker, phases[k], carried, inits, loopInits, zero,
+                         one, outerCount, laneCount);
     marker.erase();
     if (!last) {
       for (auto [synced, result] :
-           llvm::zip(barriers[k].getResults(), threadLoop.getResults()))
+           llvm::zip(barriers[k].getResults(), threadLoop.loop.getResults()))
         synced.replaceAllUsesWith(result);
       barriers[k].erase();
     }
     threadLoops.push_back(threadLoop);
-    b.setInsertionPointAfter(threadLoop);
+    b.setInsertionPointAfter(threadLoop.loop);
   }
   // The block loop carries the outputs: the last phase writes them.
-  blockYield.getResultsMutable().assign(threadLoops.back().getResults());
+  blockYield.getResultsMutable().assign(threadLoops.back().loop.getResults());
 
   func.walk([&](mlir::gpu::ThreadIdOp op) {
     for (mlir::OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
-      for (mlir::scf::ForOp loop : threadLoops)
-        if (loop->isProperAncestor(use.getOwner()))
-          use.set(loop.getInductionVar());
+      for (const ThreadLoop &loop : threadLoops)
+        if (loop.loop->isProperAncestor(use.getOwner()))
+          use.set(loop.threadId);
     }
     if (op->use_empty())
       op.erase();
   });
+  if (split)
+    for (const ThreadLoop &loop : threadLoops)
+      substituteSplitThreadId(loop.threadId.getDefiningOp<ApplyIndexingOp>());
   func.walk([&](mlir::gpu::BlockIdOp op) {
     op.replaceAllUsesWith(blockLoop.getInductionVar());
     op.erase();
