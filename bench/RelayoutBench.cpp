@@ -18,11 +18,22 @@
 //   build/bench/relayout-bench [--json] [--sizes 4,64] [--threads 1,2]
 //                              [--filter NAME] [--min-runs 5] [--min-time 0.5]
 //                              [--streaming-threshold BYTES]
-//                              [--dst-offset BYTES]
+//                              [--dst-offset BYTES] [--cpu-time]
+//                              [--case 'SHAPE FROM TO']
 //
 // --dst-offset places tessel's destination that many bytes past a page
 // boundary (16: what np.empty and std::string give), to measure the
 // streaming kernels on a destination that is not 64-byte aligned.
+//
+// --case 'SHAPE FROM TO' (f32[64,4096,64] {2,1,0} {1,0,2}) runs that one
+// conversion instead of the built-in cases (no Eigen, no plain reference;
+// --sizes does not apply, the MiB column gives the source's size).
+//
+// --cpu-time (with --threads 1) times each run by the CPU time of the
+// calling thread (CLOCK_THREAD_CPUTIME_ID) instead of the wall clock: on a
+// machine that other work shares, time slices lost to it then do not count
+// (stalls on memory still do). Eigen, whose pool runs on its own threads,
+// is left out.
 //
 //===----------------------------------------------------------------------===//
 #define EIGEN_USE_THREADS
@@ -43,6 +54,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <string>
@@ -80,7 +92,21 @@ Buffer allocate(int64_t bytes, uint8_t fill) {
   return Buffer(p);
 }
 
+/// Whether seconds() counts the calling thread's CPU time (--cpu-time).
+bool gCpuTime = false;
+
+double threadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 double seconds(const std::function<void()> &run) {
+  if (gCpuTime) {
+    double start = threadCpuSeconds();
+    run();
+    return threadCpuSeconds() - start;
+  }
   auto start = std::chrono::steady_clock::now();
   run();
   auto end = std::chrono::steady_clock::now();
@@ -417,6 +443,8 @@ struct Options {
   int64_t streamingThreshold = -1;
   /// Bytes past a page boundary where tessel's destination starts.
   int64_t dstOffset = 0;
+  /// --case: "SHAPE FROM TO", run instead of the built-in cases.
+  std::string customCase;
 };
 
 struct Result {
@@ -462,7 +490,7 @@ Result measure(const Instance &in, int threads, const Options &opts) {
   int elementBytes =
       static_cast<int>(std::max<int64_t>(1, plan->source().elementBits() / 8));
 
-  bool runsEigen = in.eigen && in.padTo.empty();
+  bool runsEigen = in.eigen && in.padTo.empty() && !gCpuTime;
   bool runsPlain = static_cast<bool>(in.plain);
   Buffer plainDst = allocate(runsPlain ? dstBytes : 1, 4);
   auto runTessel = [&] {
@@ -577,6 +605,10 @@ Options parseArgs(int argc, char **argv) {
       o.minRuns = static_cast<int>(parseList(next())[0]);
     else if (a == "--min-time")
       o.minTime = std::atof(next());
+    else if (a == "--cpu-time")
+      gCpuTime = true;
+    else if (a == "--case")
+      o.customCase = next();
     else if (a == "--streaming-threshold")
       o.streamingThreshold = std::atoll(next());
     else if (a == "--dst-offset") {
@@ -590,17 +622,62 @@ Options parseArgs(int argc, char **argv) {
       std::fprintf(stderr, "usage: relayout-bench [--json] [--sizes 4,64,256] "
                            "[--threads 1,2] [--filter TEXT] [--min-runs N] "
                            "[--min-time SECONDS] [--streaming-threshold BYTES] "
-                           "[--dst-offset BYTES]\n");
+                           "[--dst-offset BYTES] [--cpu-time] "
+                           "[--case 'SHAPE FROM TO']\n");
       std::exit(a == "--help" || a == "-h" ? 0 : 2);
     }
   }
   if (o.threads.empty()) {
     int64_t all = std::max(1u, std::thread::hardware_concurrency());
     o.threads = {1};
-    if (all > 1)
+    if (all > 1 && !gCpuTime)
       o.threads.push_back(all);
   }
+  if (gCpuTime && o.threads != std::vector<int64_t>{1}) {
+    std::fprintf(stderr, "relayout-bench: --cpu-time needs --threads 1 (it "
+                         "counts the calling thread only)\n");
+    std::exit(2);
+  }
   return o;
+}
+
+/// The case of --case "SHAPE FROM TO" and the source's size in MiB.
+std::pair<Case, int64_t> customCase(const std::string &text) {
+  std::vector<std::string> words;
+  for (size_t i = 0; i < text.size();) {
+    size_t end = text.find(' ', i);
+    if (end == std::string::npos)
+      end = text.size();
+    if (end > i)
+      words.push_back(text.substr(i, end - i));
+    i = end + 1;
+  }
+  if (words.size() != 3) {
+    std::fprintf(stderr,
+                 "relayout-bench: --case needs 'SHAPE FROM TO', got "
+                 "'%s'\n",
+                 text.c_str());
+    std::exit(2);
+  }
+  Expected<Shape> shape = parseShape(words[0]);
+  if (!shape) {
+    std::fprintf(stderr, "relayout-bench: bad shape %s\n", words[0].c_str());
+    std::exit(2);
+  }
+  Instance in;
+  in.shape = words[0];
+  in.from = words[1];
+  in.to = words[2];
+  Expected<RelayoutPlan> plan = RelayoutPlan::create(
+      *shape, parseLayout(*shape, in.from), parseLayout(*shape, in.to));
+  if (!plan) {
+    std::fprintf(stderr, "relayout-bench: %s\n", plan.error().message.c_str());
+    std::exit(2);
+  }
+  static std::string name;
+  name = text;
+  return {Case{name.c_str(), [in](int64_t) { return in; }},
+          plan->sourceBytes() >> 20};
 }
 
 /// The CPU model from /proc/cpuinfo, for the record that goes with a table.
@@ -650,11 +727,18 @@ int main(int argc, char **argv) {
     std::printf("%-28s %5s %3s %8s %8s %6s %8s %7s %8s %7s  %s\n", "case",
                 "MiB", "thr", "tessel", "copy", "ratio", "eigen", "t/eigen",
                 "plain", "t/plain", "kernel");
-  for (const Case &c : cases()) {
+  std::vector<Case> all = cases();
+  std::vector<int64_t> sizes = opts.sizes;
+  if (!opts.customCase.empty()) {
+    auto [c, mib] = customCase(opts.customCase);
+    all = {c};
+    sizes = {mib};
+  }
+  for (const Case &c : all) {
     if (!opts.filter.empty() &&
         std::string(c.name).find(opts.filter) == std::string::npos)
       continue;
-    for (int64_t mib : opts.sizes) {
+    for (int64_t mib : sizes) {
       Instance in = c.make(mib);
       for (int64_t threads : opts.threads) {
         Result r = measure(in, static_cast<int>(threads), opts);
