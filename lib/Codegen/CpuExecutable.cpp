@@ -278,13 +278,19 @@ void runLookup(const TableLookup &lookup, const std::vector<uint64_t> &table,
   void *out = pointers.back();
   constexpr int64_t kChunk = 1 << 16;
   int64_t n = lookup.elements;
+  // Streaming stores for outputs past half the last-level cache, as the
+  // relayouts do; TESSEL_TABLE_STREAM=0 or 1 decides instead (tests).
+  const char *mode = std::getenv("TESSEL_TABLE_STREAM");
+  bool streaming = mode && *mode ? mode[0] == '1'
+                                 : n * lookup.outputBytes >=
+                                       relayoutDefaultStreamingThreshold();
   if (threads <= 1 || n <= kChunk)
-    return runTableLookup(lookup, table.data(), in, out, 0, n);
+    return runTableLookup(lookup, table.data(), in, out, 0, n, streaming);
   arenaFor(threads).execute([&] {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, kChunk),
                       [&](const tbb::blocked_range<int64_t> &range) {
                         runTableLookup(lookup, table.data(), in, out,
-                                       range.begin(), range.end());
+                                       range.begin(), range.end(), streaming);
                       });
   });
 }

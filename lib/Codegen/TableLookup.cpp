@@ -12,6 +12,10 @@
 
 #include <unordered_map>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tessel {
 
 namespace {
@@ -119,22 +123,61 @@ void lookUp(const Out *table, const In *in, Out *out, int64_t begin,
     out[i] = table[in[i]];
 }
 
+/// The same, whole 64-byte lines of `out` written with streaming stores
+/// (the line is assembled in registers first), so that the output's lines
+/// are not read before they are written; the head up to the first line
+/// boundary and the tail are ordinary stores.
+template <typename In, typename Out>
+void lookUpStreaming(const Out *table, const In *in, Out *out, int64_t begin,
+                     int64_t end) {
+#if defined(__SSE2__)
+  constexpr int64_t kPerLine = 64 / sizeof(Out);
+  int64_t i = begin;
+  while (i < end && (reinterpret_cast<uintptr_t>(out + i) & 63) != 0)
+    ++i;
+  if (i + kPerLine > end)
+    return lookUp(table, in, out, begin, end);
+  lookUp(table, in, out, begin, i);
+  for (; i + kPerLine <= end; i += kPerLine) {
+    alignas(64) Out line[kPerLine];
+    for (int64_t j = 0; j < kPerLine; ++j)
+      line[j] = table[in[i + j]];
+    const __m128i *from = reinterpret_cast<const __m128i *>(line);
+    __m128i *to = reinterpret_cast<__m128i *>(out + i);
+    _mm_stream_si128(to, _mm_load_si128(from));
+    _mm_stream_si128(to + 1, _mm_load_si128(from + 1));
+    _mm_stream_si128(to + 2, _mm_load_si128(from + 2));
+    _mm_stream_si128(to + 3, _mm_load_si128(from + 3));
+  }
+  _mm_sfence();
+  lookUp(table, in, out, i, end);
+#else
+  lookUp(table, in, out, begin, end);
+#endif
+}
+
+template <typename In, typename Out>
+void lookUpAs(const void *table, const In *in, void *out, int64_t begin,
+              int64_t end, bool streaming) {
+  if (streaming)
+    return lookUpStreaming(static_cast<const Out *>(table), in,
+                           static_cast<Out *>(out), begin, end);
+  lookUp(static_cast<const Out *>(table), in, static_cast<Out *>(out), begin,
+         end);
+}
+
 template <typename In>
 void lookUpInto(int outputBytes, const void *table, const In *in, void *out,
-                int64_t begin, int64_t end) {
+                int64_t begin, int64_t end, bool streaming) {
   switch (outputBytes) {
   case 1:
-    return lookUp(static_cast<const uint8_t *>(table), in,
-                  static_cast<uint8_t *>(out), begin, end);
+    return lookUpAs<In, uint8_t>(table, in, out, begin, end, streaming);
   case 2:
-    return lookUp(static_cast<const uint16_t *>(table), in,
-                  static_cast<uint16_t *>(out), begin, end);
+    return lookUpAs<In, uint16_t>(table, in, out, begin, end, streaming);
   case 4:
-    return lookUp(static_cast<const uint32_t *>(table), in,
-                  static_cast<uint32_t *>(out), begin, end);
+    return lookUpAs<In, uint32_t>(table, in, out, begin, end, streaming);
   default:
-    return lookUp(static_cast<const uint64_t *>(table), in,
-                  static_cast<uint64_t *>(out), begin, end);
+    return lookUpAs<In, uint64_t>(table, in, out, begin, end, streaming);
   }
 }
 
@@ -180,12 +223,15 @@ std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k) {
 }
 
 void runTableLookup(const TableLookup &lookup, const void *table,
-                    const void *in, void *out, int64_t begin, int64_t end) {
+                    const void *in, void *out, int64_t begin, int64_t end,
+                    bool streaming) {
   if (lookup.inputBytes == 1)
     return lookUpInto(lookup.outputBytes, table,
-                      static_cast<const uint8_t *>(in), out, begin, end);
+                      static_cast<const uint8_t *>(in), out, begin, end,
+                      streaming);
   return lookUpInto(lookup.outputBytes, table,
-                    static_cast<const uint16_t *>(in), out, begin, end);
+                    static_cast<const uint16_t *>(in), out, begin, end,
+                    streaming);
 }
 
 } // namespace tessel

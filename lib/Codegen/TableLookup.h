@@ -59,9 +59,12 @@ struct TableLookup {
 std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k);
 
 /// out[i] = table[in[i]] for i in [begin, end), elements of the widths
-/// `lookup` gives (little-endian bit patterns as indices).
+/// `lookup` gives (little-endian bit patterns as indices). With
+/// `streaming`, the whole 64-byte lines of the output are written with
+/// non-temporal stores (for outputs larger than the caches).
 void runTableLookup(const TableLookup &lookup, const void *table,
-                    const void *in, void *out, int64_t begin, int64_t end);
+                    const void *in, void *out, int64_t begin, int64_t end,
+                    bool streaming);
 
 } // namespace tessel
 
