@@ -18,6 +18,7 @@
 #include "TableLookup.h"
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
+#include "tessel/Hlo/ScatterDimensions.h"
 #include "tessel/Layout/TiledLayout.h"
 #include "tessel/Relayout/Relayout.h"
 
@@ -446,6 +447,12 @@ CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
       k = group->last;
       continue;
     }
+    // An in-place dynamic-update-slice or scatter updates a copy of its
+    // operand.
+    const PlannedKernel &planned = plan.kernels[k];
+    if (planned.copyBefore >= 0)
+      std::memcpy(buffers[planned.outputs.front()], buffers[planned.copyBefore],
+                  bufferBytes(plan.buffers[planned.copyBefore]));
     if (lookups[k]) {
       runLookup(*lookups[k], tables[k], pointers[k], threads);
     } else if (moves[k]) {
@@ -670,6 +677,66 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                       .toString() +
                   "\n";
           offset += hero.operand(k)->shape().dims[dim];
+        }
+      } else if (analysis.kind == EmitterKind::Scatter) {
+        const HloInstruction &scatter = *analysis.hero;
+        Expected<ScatterDimensions> dims = getScatterDimensions(scatter);
+        bool unique = dims && dims->uniqueIndices;
+        LaunchConfig config =
+            getScatterLaunch(scatter, unique, launchTarget(options));
+        text += "  launch: " + std::to_string(config.numBlocks) +
+                " blocks of " + std::to_string(config.numThreads) +
+                (unique ? " threads (the loop launch of the updates, one "
+                          "element per thread)\n"
+                        : " threads: every update in the evaluator's order, "
+                          "one after the other\n");
+        text += "  threads -> update: " +
+                getScatterUpdateMap(scatter, unique, config, context.get())
+                    .toString() +
+                "\n";
+        text += kernel.reusesOperand
+                    ? "  in place: the output buffer is the operand's (no "
+                      "later kernel reads it); nothing is copied\n"
+                    : "  in place: the operand's buffer is copied into the "
+                      "output buffer once before the kernel (it is an input, "
+                      "an output or read later)\n";
+      } else if (analysis.kind == EmitterKind::DynamicUpdateSlice) {
+        const HloInstruction &dus = *analysis.hero;
+        LaunchConfig config =
+            getDynamicUpdateSliceLaunch(dus, launchTarget(options));
+        text += "  launch: " + std::to_string(config.numBlocks) +
+                " blocks of " + std::to_string(config.numThreads) +
+                " threads (the loop launch of the update, one element per "
+                "thread); starts clamped to [0, operand dim - update dim]\n";
+        text +=
+            "  threads -> update: " +
+            getDynamicUpdateSliceMap(dus, config, context.get()).toString() +
+            "\n";
+        text += kernel.reusesOperand
+                    ? "  in place: the output buffer is the operand's (no "
+                      "later kernel reads it); nothing is copied\n"
+                    : "  in place: the operand's buffer is copied into the "
+                      "output buffer once before the kernel (it is an input, "
+                      "an output or read later)\n";
+      } else if (analysis.kind == EmitterKind::InputSlices) {
+        const HloInstruction &input = *analysis.hero;
+        LaunchConfig config =
+            getInputSlicesLaunch(input, launchTarget(options));
+        text += "  launch: " + std::to_string(config.numBlocks) +
+                " blocks of " + std::to_string(config.numThreads) +
+                " threads (the loop launch of %" + input.name() +
+                ", one element per thread)\n";
+        text += "  threads -> %" + input.name() + ": " +
+                getInputSlicesMap(input, config, context.get()).toString() +
+                "\n";
+        for (int64_t i : kernel.outputIndices) {
+          std::string bounds;
+          for (const SliceDim &s : all[i].instruction->attributes().slice)
+            bounds += (bounds.empty() ? "" : ", ") + std::to_string(s.start) +
+                      ":" + std::to_string(s.limit) +
+                      (s.stride == 1 ? "" : ":" + std::to_string(s.stride));
+          text += "  %" + all[i].instruction->name() + " <- [" + bounds +
+                  "] of it\n";
         }
       } else {
         Target target = launchTarget(options);

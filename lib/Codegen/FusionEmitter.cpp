@@ -4,6 +4,7 @@
 #include "ElementalEmitter.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
 #include "tessel/Dialect/TesselDialect.h"
+#include "tessel/Hlo/ScatterDimensions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -395,6 +396,16 @@ public:
   mlir::FailureOr<mlir::func::FuncOp>
   emitConcatenateEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                        const FusionOutput &output, Target target);
+  mlir::FailureOr<mlir::func::FuncOp>
+  emitDynamicUpdateSliceEntry(llvm::StringRef name,
+                              const FusionAnalysis &analysis,
+                              const FusionOutput &output, Target target);
+  mlir::FailureOr<mlir::func::FuncOp>
+  emitScatterEntry(llvm::StringRef name, const FusionAnalysis &analysis,
+                   const FusionOutput &output, Target target);
+  mlir::FailureOr<mlir::func::FuncOp>
+  emitInputSlicesEntry(llvm::StringRef name, const FusionAnalysis &analysis,
+                       llvm::ArrayRef<FusionOutput> outputs, Target target);
   std::string error;
 
 private:
@@ -792,6 +803,277 @@ FusionEmitter::emitConcatenateEntry(llvm::StringRef name,
   return e->function;
 }
 
+mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitDynamicUpdateSliceEntry(
+    llvm::StringRef name, const FusionAnalysis &analysis,
+    const FusionOutput &output, Target target) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  const HloInstruction &dus = *analysis.hero;
+  LaunchConfig config = getDynamicUpdateSliceLaunch(dus, target);
+  auto e = beginHeroEntry(name, dus, output, config, /*tileShape=*/{});
+  if (mlir::failed(e))
+    return mlir::failure();
+  // The start indices, once per thread: parameters and other subgraphs'
+  // roots are read, anything else (a constant) is emitted here.
+  auto provider =
+      [&](const HloInstruction &instruction,
+          mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
+    if (instruction.parent() != &computation)
+      return std::nullopt;
+    const Subgraph *subgraph = partition.subgraphOf(instruction);
+    if (instruction.opcode() == HloOpcode::Parameter ||
+        (subgraph && subgraph->roots.front() == &instruction))
+      return readOutside(instruction, e->params, at);
+    return std::nullopt;
+  };
+  const Shape &update = dus.operand(1)->shape();
+  SmallVector<Value> starts;
+  for (int64_t d = 0; d < update.rank(); ++d) {
+    const HloInstruction &index = *dus.operand(2 + d);
+    ElementalEmitter emitter(b, provider);
+    auto value = emitter.emit(index, {});
+    if (mlir::failed(value)) {
+      error = emitter.error();
+      return mlir::failure();
+    }
+    Value start = isUnsignedInteger(index.shape().elementType)
+                      ? Value(b.create<mlir::arith::IndexCastUIOp>(
+                            loc, b.getIndexType(), value->front()))
+                      : Value(b.create<mlir::arith::IndexCastOp>(
+                            loc, b.getIndexType(), value->front()));
+    // XLA clamps the start so that the update lies inside the operand.
+    Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
+    Value max = b.create<mlir::arith::ConstantIndexOp>(
+        loc, dus.shape().dims[d] - update.dims[d]);
+    start = b.create<mlir::arith::MaxSIOp>(loc, start, zero);
+    starts.push_back(b.create<mlir::arith::MinSIOp>(loc, start, max));
+  }
+  // The update's elements, each to its place; nothing else is written.
+  const HloInstruction &source = *dus.operand(1);
+  auto loop = b.create<LoopOp>(
+      loc, getDynamicUpdateSliceMap(dus, config, context),
+      mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{e->out},
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange indices, mlir::ValueRange iters) {
+        Value element = readOutside(source, e->params, indices)[0];
+        SmallVector<Value> at;
+        for (size_t d = 0; d < indices.size(); ++d)
+          at.push_back(b.create<mlir::arith::AddIOp>(l, starts[d], indices[d]));
+        Value inserted =
+            b.create<mlir::tensor::InsertOp>(l, element, iters[0], at);
+        b.create<YieldOp>(l, inserted);
+      });
+  b.create<mlir::func::ReturnOp>(loc, loop.getResults());
+  return e->function;
+}
+
+mlir::FailureOr<mlir::func::FuncOp>
+FusionEmitter::emitScatterEntry(llvm::StringRef name,
+                                const FusionAnalysis &analysis,
+                                const FusionOutput &output, Target target) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  const HloInstruction &scatter = *analysis.hero;
+  Expected<ScatterDimensions> dimsOr = getScatterDimensions(scatter);
+  if (!dimsOr) {
+    error = cannotCompile(scatter) + dimsOr.error().message;
+    return mlir::failure();
+  }
+  const ScatterDimensions &dims = *dimsOr;
+  LaunchConfig config = getScatterLaunch(scatter, dims.uniqueIndices, target);
+  auto e = beginHeroEntry(name, scatter, output, config, /*tileShape=*/{});
+  if (mlir::failed(e))
+    return mlir::failure();
+  const HloInstruction &indices = *scatter.operand(1);
+  const HloInstruction &updates = *scatter.operand(2);
+  int64_t count = 1;
+  for (int64_t d : updates.shape().dims)
+    count *= d;
+  if (count == 0) {
+    // No updates: the output is the operand, in the buffer already.
+    b.create<mlir::func::ReturnOp>(loc, e->out);
+    return e->function;
+  }
+  const std::vector<int64_t> &operandDims = scatter.shape().dims;
+  int64_t rank = static_cast<int64_t>(operandDims.size());
+  int64_t indicesRank = indices.shape().rank();
+  using mlir::arith::CmpIPredicate;
+  auto constant = [&](int64_t v) -> Value {
+    return b.create<mlir::arith::ConstantIndexOp>(loc, v);
+  };
+  bool failed = false;
+  auto loop = b.create<LoopOp>(
+      loc, getScatterUpdateMap(scatter, dims.uniqueIndices, config, context),
+      mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{e->out},
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange u, mlir::ValueRange iters) {
+        // The start of the window: index vector components and batch
+        // indices.
+        SmallVector<Value> batch;
+        for (int64_t d : dims.scatterDims)
+          batch.push_back(u[d]);
+        SmallVector<Value> start(rank, constant(0));
+        for (size_t k = 0; k < dims.scatterDimsToOperandDims.size(); ++k) {
+          SmallVector<Value> at;
+          for (int64_t d = 0, next = 0; d < indicesRank; ++d)
+            at.push_back(d == dims.indexVectorDim
+                             ? constant(static_cast<int64_t>(k))
+                             : batch[next++]);
+          Value v = readOutside(indices, e->params, at)[0];
+          start[dims.scatterDimsToOperandDims[k]] =
+              isUnsignedInteger(indices.shape().elementType)
+                  ? Value(b.create<mlir::arith::IndexCastUIOp>(
+                        l, b.getIndexType(), v))
+                  : Value(b.create<mlir::arith::IndexCastOp>(
+                        l, b.getIndexType(), v));
+        }
+        for (size_t k = 0; k < dims.inputBatchingDims.size(); ++k) {
+          int64_t d = dims.scatterIndicesBatchingDims[k];
+          start[dims.inputBatchingDims[k]] =
+              batch[d < dims.indexVectorDim ? d : d - 1];
+        }
+        // The whole window must fit, else the update is skipped (XLA does
+        // not clamp a scatter's indices).
+        Value fits = b.create<mlir::arith::ConstantIntOp>(l, 1, 1);
+        for (int64_t d = 0; d < rank; ++d) {
+          fits = b.create<mlir::arith::AndIOp>(
+              l, fits,
+              b.create<mlir::arith::CmpIOp>(l, CmpIPredicate::sge, start[d],
+                                            constant(0)));
+          fits = b.create<mlir::arith::AndIOp>(
+              l, fits,
+              b.create<mlir::arith::CmpIOp>(
+                  l, CmpIPredicate::sle, start[d],
+                  constant(operandDims[d] - dims.windowSizes[d])));
+        }
+        SmallVector<Value> to(start.begin(), start.end());
+        for (size_t w = 0; w < dims.windowDims.size(); ++w) {
+          int64_t d = dims.windowDims[w];
+          to[d] = b.create<mlir::arith::AddIOp>(l, to[d],
+                                                u[dims.updateWindowDims[w]]);
+        }
+        Value out = iters[0];
+        auto branch = b.create<mlir::scf::IfOp>(l, out.getType(), fits,
+                                                /*withElseRegion=*/true);
+        {
+          mlir::OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(branch.thenBlock());
+          Value current = b.create<mlir::tensor::ExtractOp>(l, out, to);
+          Value update = readOutside(updates, e->params, u)[0];
+          ElementalEmitter emitter(b,
+                                   [](const HloInstruction &, mlir::ValueRange)
+                                       -> std::optional<SmallVector<Value>> {
+                                     return std::nullopt;
+                                   });
+          auto combined =
+              emitter.emitScalarComputation(*dims.combiner, {current, update});
+          Value next = current;
+          if (mlir::failed(combined)) {
+            error = emitter.error();
+            failed = true;
+          } else {
+            next = combined->front();
+          }
+          Value inserted = b.create<mlir::tensor::InsertOp>(l, next, out, to);
+          b.create<mlir::scf::YieldOp>(l, inserted);
+          b.setInsertionPointToStart(branch.elseBlock());
+          b.create<mlir::scf::YieldOp>(l, out);
+        }
+        b.create<YieldOp>(l, branch.getResult(0));
+      });
+  if (failed)
+    return mlir::failure();
+  b.create<mlir::func::ReturnOp>(loc, loop.getResults());
+  return e->function;
+}
+
+mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitInputSlicesEntry(
+    llvm::StringRef name, const FusionAnalysis &analysis,
+    llvm::ArrayRef<FusionOutput> outputs, Target target) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  const HloInstruction &input = *analysis.hero;
+  LaunchConfig config = getInputSlicesLaunch(input, target);
+  SmallVector<mlir::Type> inputs = paramTypes();
+  size_t numParams = inputs.size();
+  SmallVector<mlir::Type> resultTypes;
+  for (const FusionOutput &output : outputs)
+    resultTypes.push_back(getTensorType(output.shape(), context));
+  inputs.append(resultTypes.begin(), resultTypes.end());
+  b.setInsertionPointToEnd(module.getBody());
+  auto entry = b.create<mlir::func::FuncOp>(
+      loc, name, b.getFunctionType(inputs, resultTypes));
+  entry->setAttr("tessel.num_threads", b.getI64IntegerAttr(config.numThreads));
+  entry->setAttr("tessel.num_blocks", b.getI64IntegerAttr(config.numBlocks));
+  mlir::Block *body = entry.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  mlir::ValueRange params = body->getArguments().take_front(numParams);
+  mlir::ValueRange outs = body->getArguments().drop_front(numParams);
+  Value th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
+                                             b.getIndexAttr(config.numThreads));
+  Value bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
+                                            b.getIndexAttr(config.numBlocks));
+  using mlir::arith::CmpIPredicate;
+  auto loop = b.create<LoopOp>(
+      loc, getInputSlicesMap(input, config, context), mlir::ValueRange{th, bl},
+      outs,
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange indices, mlir::ValueRange iters) {
+        Value element = readOutside(input, params, indices)[0];
+        SmallVector<Value> next;
+        for (auto [k, output] : llvm::enumerate(outputs)) {
+          // Inside the slice: start <= i < limit and (i - start) % stride
+          // == 0 in every dim; its index there is (i - start) / stride.
+          const std::vector<SliceDim> &slice =
+              output.instruction->attributes().slice;
+          Value inside = b.create<mlir::arith::ConstantIntOp>(l, 1, 1);
+          SmallVector<Value> at;
+          for (size_t d = 0; d < slice.size(); ++d) {
+            auto constant = [&](int64_t v) -> Value {
+              return b.create<mlir::arith::ConstantIndexOp>(l, v);
+            };
+            const SliceDim &s = slice[d];
+            Value i = indices[d];
+            Value rel = b.create<mlir::arith::SubIOp>(l, i, constant(s.start));
+            inside = b.create<mlir::arith::AndIOp>(
+                l, inside,
+                b.create<mlir::arith::CmpIOp>(l, CmpIPredicate::sge, i,
+                                              constant(s.start)));
+            inside = b.create<mlir::arith::AndIOp>(
+                l, inside,
+                b.create<mlir::arith::CmpIOp>(l, CmpIPredicate::slt, i,
+                                              constant(s.limit)));
+            if (s.stride != 1) {
+              Value rem =
+                  b.create<mlir::arith::RemSIOp>(l, rel, constant(s.stride));
+              inside = b.create<mlir::arith::AndIOp>(
+                  l, inside,
+                  b.create<mlir::arith::CmpIOp>(l, CmpIPredicate::eq, rem,
+                                                constant(0)));
+              rel = b.create<mlir::arith::DivSIOp>(l, rel, constant(s.stride));
+            }
+            at.push_back(rel);
+          }
+          Value out = iters[k];
+          auto branch = b.create<mlir::scf::IfOp>(l, out.getType(), inside,
+                                                  /*withElseRegion=*/true);
+          {
+            mlir::OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(branch.thenBlock());
+            Value inserted =
+                b.create<mlir::tensor::InsertOp>(l, element, out, at);
+            b.create<mlir::scf::YieldOp>(l, inserted);
+            b.setInsertionPointToStart(branch.elseBlock());
+            b.create<mlir::scf::YieldOp>(l, out);
+          }
+          next.push_back(branch.getResult(0));
+        }
+        b.create<YieldOp>(l, next);
+      });
+  b.create<mlir::func::ReturnOp>(loc, loop.getResults());
+  return entry;
+}
+
 mlir::FailureOr<mlir::func::FuncOp>
 FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
                                         const FusionAnalysis &analysis,
@@ -936,8 +1218,79 @@ IndexingMap getConcatenateOperandMap(const HloInstruction &concatenate,
       config, context);
 }
 
+LaunchConfig getInputSlicesLaunch(const HloInstruction &input, Target target) {
+  LaunchConfig config = getLoopLaunchConfig(input.shape(), target);
+  // One element per thread: the slices' bounds need not be multiples of a
+  // vector.
+  config.numBlocks *= config.vectorSize;
+  config.vectorSize = 1;
+  return config;
+}
+
+LaunchConfig getDynamicUpdateSliceLaunch(const HloInstruction &dus,
+                                         Target target) {
+  LaunchConfig config = getLoopLaunchConfig(
+      getConcatenateOperandWalk(dus, *dus.operand(1)), target);
+  config.numBlocks *= config.vectorSize;
+  config.vectorSize = 1;
+  return config;
+}
+
+IndexingMap getDynamicUpdateSliceMap(const HloInstruction &dus,
+                                     const LaunchConfig &config,
+                                     mlir::MLIRContext *context) {
+  return getLoopThreadToOutputMap(
+      getConcatenateOperandWalk(dus, *dus.operand(1)), config, context);
+}
+
+LaunchConfig getScatterLaunch(const HloInstruction &scatter, bool uniqueIndices,
+                              Target target) {
+  if (!uniqueIndices)
+    return LaunchConfig{};
+  LaunchConfig config =
+      getLoopLaunchConfig(scatter.operand(2)->shape(), target);
+  config.numBlocks *= config.vectorSize;
+  config.vectorSize = 1;
+  return config;
+}
+
+IndexingMap getScatterUpdateMap(const HloInstruction &scatter,
+                                bool uniqueIndices, const LaunchConfig &config,
+                                mlir::MLIRContext *context) {
+  const Shape &updates = scatter.operand(2)->shape();
+  if (uniqueIndices)
+    return getLoopThreadToOutputMap(updates, config, context);
+  SmallVector<mlir::AffineExpr> results;
+  std::vector<IndexingVariable> symbols;
+  for (int64_t d = 0; d < updates.rank(); ++d) {
+    results.push_back(mlir::getAffineSymbolExpr(d, context));
+    symbols.push_back(
+        IndexingVariable(0, std::max<int64_t>(updates.dims[d], 1) - 1));
+  }
+  return IndexingMap(
+      mlir::AffineMap::get(2, updates.rank(), results, context),
+      {IndexingVariable(0, 0, "th_x"), IndexingVariable(0, 0, "bl_x")}, symbols,
+      {});
+}
+
+IndexingMap getInputSlicesMap(const HloInstruction &input,
+                              const LaunchConfig &config,
+                              mlir::MLIRContext *context) {
+  return getLoopThreadToOutputMap(input.shape(), config, context);
+}
+
 PartitionOptions getPartitionOptions(const FusionAnalysis &analysis) {
   PartitionOptions options;
+  if (analysis.kind == EmitterKind::InputSlices) {
+    const HloInstruction *input = analysis.hero;
+    options.isSubgraphRoot = [input](const HloInstruction &instruction) {
+      return &instruction == input;
+    };
+    options.rootReason = "the array %" + input->name() +
+                         " that the input-slices emitter reads once for all "
+                         "of its slices";
+    return options;
+  }
   if (analysis.kind == EmitterKind::Concatenate) {
     const HloInstruction *hero = analysis.hero;
     options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
@@ -951,6 +1304,27 @@ PartitionOptions getPartitionOptions(const FusionAnalysis &analysis) {
     options.rootReason = "the concatenate emitter's hero %" + hero->name() +
                          " or one of its operands (the entry reads each "
                          "operand in a loop of its own)";
+    return options;
+  }
+  if (analysis.kind == EmitterKind::Scatter) {
+    const HloInstruction *hero = analysis.hero;
+    options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
+      return &instruction == hero || &instruction == hero->operand(1) ||
+             &instruction == hero->operand(2);
+    };
+    options.rootReason = "the scatter %" + hero->name() +
+                         ", its indices or its updates (the entry reads "
+                         "them for each update element)";
+    return options;
+  }
+  if (analysis.kind == EmitterKind::DynamicUpdateSlice) {
+    const HloInstruction *hero = analysis.hero;
+    options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
+      return &instruction == hero || &instruction == hero->operand(1);
+    };
+    options.rootReason = "the in-place dynamic-update-slice %" + hero->name() +
+                         " or its update (the entry writes the update's "
+                         "elements only)";
     return options;
   }
   if (const HloInstruction *hero = analysis.hero) {
@@ -988,6 +1362,22 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
   std::vector<FusionOutput> all = getFusionOutputs(computation);
   FusionOutput output = outputs.empty() ? all.front() : all[outputs.front()];
   FusionEmitter emitter(module, computation, *partition, name.str() + "_");
+  if (analysis.kind == EmitterKind::InputSlices) {
+    // The slices are written by the entry itself; every other subgraph
+    // (the sliced array's) is a function it calls.
+    std::vector<FusionOutput> selected;
+    for (int64_t i : outputs)
+      selected.push_back(all[i]);
+    if (outputs.empty())
+      selected = all;
+    auto entry =
+        mlir::failed(emitter.emitSubgraphs())
+            ? mlir::FailureOr<mlir::func::FuncOp>(mlir::failure())
+            : emitter.emitInputSlicesEntry(name, analysis, selected, target);
+    if (mlir::failed(entry))
+      *error = emitter.error;
+    return entry;
+  }
   // The hero and the epilogue (the output's subgraph) are emitted into the
   // entry function itself.
   const Subgraph *heroSubgraph = partition->subgraphOf(*hero);
@@ -1003,6 +1393,10 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
           ? emitter.emitTransposeEntry(name, analysis, output)
       : analysis.kind == EmitterKind::Concatenate
           ? emitter.emitConcatenateEntry(name, analysis, output, target)
+      : analysis.kind == EmitterKind::DynamicUpdateSlice
+          ? emitter.emitDynamicUpdateSliceEntry(name, analysis, output, target)
+      : analysis.kind == EmitterKind::Scatter
+          ? emitter.emitScatterEntry(name, analysis, output, target)
           : emitter.emitColumnReductionEntry(name, analysis, output);
   if (mlir::failed(entry))
     *error = emitter.error;

@@ -2,6 +2,7 @@
 #include "tessel/Codegen/HeroAnalysis.h"
 
 #include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Hlo/ScatterDimensions.h"
 
 #include <algorithm>
 #include <numeric>
@@ -23,6 +24,12 @@ const char *emitterKindName(EmitterKind kind) {
     return "column reduction";
   case EmitterKind::Concatenate:
     return "concatenate";
+  case EmitterKind::InputSlices:
+    return "input slices";
+  case EmitterKind::DynamicUpdateSlice:
+    return "dynamic-update-slice in place";
+  case EmitterKind::Scatter:
+    return "scatter";
   }
   return "?";
 }
@@ -241,6 +248,91 @@ analyzeConcatenate(const HloComputation &computation,
   return analysis;
 }
 
+/// Why `outputs` are not input slices, or "" when they are (see
+/// HeroAnalysis.h); `input` receives the array they slice.
+static std::string
+inputSlicesRejection(const std::vector<FusionOutput> &outputs,
+                     const HloInstruction **input) {
+  if (outputs.size() < 2)
+    return "the kernel writes one output; the loop emitter reads only the "
+           "slice's elements";
+  for (const FusionOutput &output : outputs)
+    if (output.element >= 0 || output.instruction->opcode() != HloOpcode::Slice)
+      return "output %" + output.instruction->name() + " is not a slice";
+  const HloInstruction *sliced = outputs.front().instruction->operand(0);
+  for (const FusionOutput &output : outputs)
+    if (output.instruction->operand(0) != sliced)
+      return "%" + output.instruction->name() + " slices %" +
+             output.instruction->operand(0)->name() + ", not %" +
+             sliced->name();
+  int64_t n = 1;
+  for (int64_t d : sliced->shape().dims)
+    n *= d;
+  if (n == 0)
+    return "%" + sliced->name() + " has no elements";
+  *input = sliced;
+  return "";
+}
+
+/// Why the operand buffer of `dus` (a dynamic-update-slice or a scatter,
+/// the kernel's one output) cannot be updated in place, or "" (see
+/// HeroAnalysis.h).
+static std::string inPlaceRejection(const HloInstruction &dus) {
+  const HloInstruction *operand = dus.operand(0);
+  if (operand->opcode() != HloOpcode::Parameter)
+    return "its operand %" + operand->name() +
+           " is computed in the fusion, not a buffer it could reuse";
+  if (operand->users().size() != 1)
+    return "its operand %" + operand->name() +
+           " has other users, which read the buffer it would update";
+  if (!(operand->shape() == dus.shape()) ||
+      operand->shape().layoutOrDefault().minorToMajor !=
+          dus.shape().layoutOrDefault().minorToMajor ||
+      isTiled(operand->shape()) || isTiled(dus.shape()))
+    return "its operand's shape or layout differs from its own, so the "
+           "bytes of the buffer cannot be reused";
+  if (dus.opcode() == HloOpcode::Scatter)
+    return "";
+  int64_t n = 1;
+  for (int64_t d : dus.operand(1)->shape().dims)
+    n *= d;
+  if (n == 0)
+    return "the update has no elements";
+  return "";
+}
+
+/// The scatter hero when the kernel's one output is a scatter that can be
+/// updated in place; else `analysis` with the reason added.
+static FusionAnalysis analyzeScatter(const HloInstruction &scatter,
+                                     FusionAnalysis analysis) {
+  std::string why;
+  Expected<ScatterDimensions> dims = getScatterDimensions(scatter);
+  if (scatter.operandCount() != 3)
+    why = "it scatters several operands together (a variadic scatter)";
+  else if (!dims)
+    why = dims.error().message;
+  else
+    why = inPlaceRejection(scatter);
+  if (!why.empty()) {
+    analysis.rejected.push_back("%" + scatter.name() +
+                                " is not a scatter hero: " + why);
+    return analysis;
+  }
+  analysis.kind = EmitterKind::Scatter;
+  analysis.hero = &scatter;
+  analysis.reason =
+      "%" + scatter.name() + " scatters into its operand, parameter %" +
+      scatter.operand(0)->name() +
+      ", which nothing else reads: a loop over the updates combines each "
+      "element into the output buffer, which holds the operand already, " +
+      (dims->uniqueIndices
+           ? std::string("a thread per element (unique_indices: no two "
+                         "updates meet)")
+           : std::string("one after the other in the evaluator's order (the "
+                         "updates may collide)"));
+  return analysis;
+}
+
 FusionAnalysis analyzeFusion(const HloComputation &computation,
                              const std::vector<int64_t> &selected) {
   FusionAnalysis analysis;
@@ -250,6 +342,53 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
     outputs = all;
   for (int64_t i : selected)
     outputs.push_back(all[i]);
+
+  // Input slices: every output slices one array.
+  bool allSlices = outputs.size() > 1;
+  for (const FusionOutput &output : outputs)
+    allSlices &= output.instruction->opcode() == HloOpcode::Slice;
+  if (allSlices) {
+    const HloInstruction *input = nullptr;
+    std::string why = inputSlicesRejection(outputs, &input);
+    if (why.empty()) {
+      analysis.kind = EmitterKind::InputSlices;
+      analysis.hero = input;
+      analysis.reason =
+          "the " + std::to_string(outputs.size()) + " outputs are slices of %" +
+          input->name() +
+          " (input slices): one loop walks it once and writes each element "
+          "to every slice that contains it";
+      return analysis;
+    }
+    analysis.rejected.push_back("not input slices: " + why);
+  }
+
+  if (outputs.size() == 1 && outputs.front().element < 0 &&
+      outputs.front().instruction->opcode() == HloOpcode::Scatter)
+    return analyzeScatter(*outputs.front().instruction, analysis);
+  // Dynamic-update-slice in place: the kernel's one output.
+  if (outputs.size() == 1 && outputs.front().element < 0 &&
+      outputs.front().instruction->opcode() == HloOpcode::DynamicUpdateSlice) {
+    const HloInstruction *dus = outputs.front().instruction;
+    std::string why = inPlaceRejection(*dus);
+    if (why.empty()) {
+      int64_t n = 1;
+      for (int64_t d : dus->operand(1)->shape().dims)
+        n *= d;
+      analysis.kind = EmitterKind::DynamicUpdateSlice;
+      analysis.hero = dus;
+      analysis.reason =
+          "%" + dus->name() + " updates its operand, parameter %" +
+          dus->operand(0)->name() +
+          ", which nothing else reads: the kernel writes only the " +
+          std::to_string(n) +
+          " elements of the update, at the clamped start indices, into the "
+          "output buffer, which holds the operand already";
+      return analysis;
+    }
+    analysis.rejected.push_back("%" + dus->name() +
+                                " is not updated in place: " + why);
+  }
 
   std::vector<const HloInstruction *> candidates;
   for (const auto &instruction : computation.instructions()) {

@@ -3,6 +3,7 @@
 
 #include "Pipeline.h"
 #include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Hlo/ScatterDimensions.h"
 #include "tessel/Indexing/HloIndexing.h"
 
 #include "tessel/Layout/TiledLayout.h"
@@ -23,6 +24,21 @@ static std::string where(const HloInstruction &instruction) {
 
 static int64_t physicalBytes(const Shape &shape);
 
+/// The computations `copy` of `original` calls: its called computations,
+/// and a scatter's to_apply, which the parser keeps as text and which a
+/// copy in the scratch module could not look up by name.
+static void copyCallees(const HloInstruction &original, HloInstruction &copy) {
+  for (HloComputation *called : original.calledComputations())
+    copy.appendCalledComputation(called);
+  if (original.opcode() == HloOpcode::Scatter &&
+      original.calledComputations().empty()) {
+    Expected<ScatterDimensions> dims = getScatterDimensions(original);
+    if (dims)
+      copy.appendCalledComputation(
+          const_cast<HloComputation *>(dims->combiner));
+  }
+}
+
 /// A computation holding a copy of `instruction` whose operands are
 /// parameters.
 static HloComputation *wrapInstruction(HloModule &scratch,
@@ -42,8 +58,7 @@ static HloComputation *wrapInstruction(HloModule &scratch,
   copy->mutableAttributes() = instruction.attributes();
   copy->mutableRawAttributes() = instruction.rawAttributes();
   copy->setLocation(instruction.location());
-  for (HloComputation *called : instruction.calledComputations())
-    copy->appendCalledComputation(called);
+  copyCallees(instruction, *copy);
   for (HloInstruction *param : params)
     copy->appendOperand(param);
   HloInstruction *root = computation->addInstruction(std::move(copy));
@@ -60,7 +75,10 @@ static HloComputation *wrapInstruction(HloModule &scratch,
 /// values, in definition order: the instruction itself, or for a variadic
 /// reduce its get-tuple-elements. Empty when nothing needs it, or when a
 /// variadic reduce is read otherwise than through get-tuple-element (the
-/// computation is then compiled whole, as before).
+/// computation is then compiled whole, as before). A scatter is the one
+/// output of a kernel of its own (the scatter emitter's), so it is
+/// materialized unless it is the ROOT, and so is the operand it updates in
+/// place unless that is a parameter already.
 static std::vector<const HloInstruction *>
 materializedValues(const HloComputation &computation) {
   // Whether every element of `value` is read once, at its own index: by
@@ -88,6 +106,18 @@ materializedValues(const HloComputation &computation) {
   std::vector<const HloInstruction *> values;
   for (const auto &instruction : computation.instructions()) {
     HloOpcode op = instruction->opcode();
+    // A scatter is the one output of a kernel of its own (the scatter
+    // emitter's), and the operand it updates in place a buffer: the
+    // kernel's parameter.
+    if (op == HloOpcode::Scatter) {
+      const HloInstruction *operand = instruction->operand(0);
+      if (operand->opcode() != HloOpcode::Parameter &&
+          std::find(values.begin(), values.end(), operand) == values.end())
+        values.push_back(operand);
+      if (instruction.get() != computation.root())
+        values.push_back(instruction.get());
+      continue;
+    }
     if (op != HloOpcode::Reduce && op != HloOpcode::ReduceWindow &&
         op != HloOpcode::Dot)
       continue;
@@ -170,8 +200,7 @@ extractSubgraph(HloModule &scratch, const HloComputation &source,
     copy->mutableAttributes() = instruction->attributes();
     copy->mutableRawAttributes() = instruction->rawAttributes();
     copy->setLocation(instruction->location());
-    for (HloComputation *called : instruction->calledComputations())
-      copy->appendCalledComputation(called);
+    copyCallees(*instruction, *copy);
     for (const HloInstruction *operand : instruction->operands())
       copy->appendOperand(copyOf(operand));
     copies[instruction] = computation->addInstruction(std::move(copy));
@@ -251,6 +280,43 @@ static bool isRowMajor(const Shape &shape) {
   return true;
 }
 
+/// In-place dynamic-update-slices whose operand buffer nothing reads
+/// afterwards update that buffer: their output buffer is renamed to it, and
+/// nothing is copied (see ModulePlan.h).
+static void reuseUpdatedBuffers(ModulePlan &plan) {
+  auto contains = [](const std::vector<int> &buffers, int b) {
+    return std::count(buffers.begin(), buffers.end(), b);
+  };
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    PlannedKernel &kernel = plan.kernels[k];
+    int operand = kernel.copyBefore;
+    if (operand < 0 || kernel.outputs.size() != 1)
+      continue;
+    int output = kernel.outputs.front();
+    bool reusable = !contains(plan.inputs, operand) &&
+                    !contains(plan.outputs, operand) &&
+                    contains(kernel.inputs, operand) == 1 &&
+                    plan.buffers[operand] == plan.buffers[output];
+    for (size_t j = k + 1; j < plan.kernels.size() && reusable; ++j)
+      reusable = !contains(plan.kernels[j].inputs, operand) &&
+                 !contains(plan.kernels[j].outputs, operand);
+    if (!reusable)
+      continue;
+    auto rename = [&](std::vector<int> &buffers) {
+      std::replace(buffers.begin(), buffers.end(), output, operand);
+    };
+    for (size_t j = k; j < plan.kernels.size(); ++j) {
+      rename(plan.kernels[j].inputs);
+      rename(plan.kernels[j].outputs);
+    }
+    rename(plan.outputs);
+    kernel.copyBefore = -1;
+    kernel.reusesOperand = true;
+    // The output's own buffer is not used any more.
+    plan.buffers[output] = Shape(plan.buffers[output].elementType, {0});
+  }
+}
+
 Expected<ModulePlan> planModule(const HloModule &module) {
   const HloComputation *entry = module.entry();
   if (!entry)
@@ -315,6 +381,9 @@ Expected<ModulePlan> planModule(const HloModule &module) {
       buffers.push_back(newBuffer(output.shape()));
     }
     std::vector<bool> done(outputs.size(), false);
+    // Input slices (slices of one array, of any dims) are one kernel.
+    bool together =
+        analyzeFusion(*computation).kind == EmitterKind::InputSlices;
     for (size_t first = 0; first < outputs.size(); ++first) {
       if (done[first])
         continue;
@@ -324,12 +393,18 @@ Expected<ModulePlan> planModule(const HloModule &module) {
       kernel.computation = computation;
       kernel.inputs = inputs;
       for (size_t i = first; i < outputs.size(); ++i)
-        if (!done[i] &&
-            outputs[i].shape().dims == outputs[first].shape().dims) {
+        if (!done[i] && (together || outputs[i].shape().dims ==
+                                         outputs[first].shape().dims)) {
           done[i] = true;
           kernel.outputIndices.push_back(static_cast<int64_t>(i));
           kernel.outputs.push_back(buffers[i]);
         }
+      FusionAnalysis analysis =
+          analyzeFusion(*computation, kernel.outputIndices);
+      if (analysis.kind == EmitterKind::DynamicUpdateSlice ||
+          analysis.kind == EmitterKind::Scatter)
+        kernel.copyBefore =
+            inputs[analysis.hero->operand(0)->parameterNumber()];
       plan.kernels.push_back(std::move(kernel));
     }
     return buffers;
@@ -549,6 +624,7 @@ Expected<ModulePlan> planModule(const HloModule &module) {
   if (!kernelPerInstruction && plan.tupleResult == false &&
       plan.outputs.size() != 1)
     return Error("internal error: the ROOT has no buffer");
+  reuseUpdatedBuffers(plan);
   return plan;
 }
 

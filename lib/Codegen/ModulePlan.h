@@ -29,6 +29,14 @@
 // kernel per dims.
 // get-tuple-element, tuple and bitcast (same byte size) only name
 // buffers.
+// An in-place dynamic-update-slice kernel (HeroAnalysis.h) writes only the
+// update: its output buffer is its operand's when no later kernel reads that
+// buffer and it is neither an ENTRY parameter nor an output; otherwise the
+// operand is copied into the output buffer before the kernel runs.
+//
+//   ENTRY { p0 = parameter(0)               buffer 0
+//           f = fusion(p0), calls=negate    kernel_0: writes 1
+//           ROOT d = fusion(f, u, i), calls=dus  kernel_1: updates 1
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CODEGEN_MODULEPLAN_H
@@ -55,6 +63,13 @@ struct PlannedKernel {
   /// writes: those of one dims (a loop writes one index space).
   std::vector<int64_t> outputIndices;
   std::vector<int> outputs; ///< buffer per written output
+  /// A buffer whose bytes the (one) output buffer must hold before the
+  /// kernel runs, -1 for none: the operand of an in-place
+  /// dynamic-update-slice, which the kernel updates without reading it.
+  int copyBefore = -1;
+  /// The output buffer is that operand's own (nothing reads it afterwards),
+  /// so nothing is copied.
+  bool reusesOperand = false;
 };
 
 /// Kernels of one split computation (softmax: the max, the sum, the

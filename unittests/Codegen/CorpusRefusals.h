@@ -43,8 +43,6 @@ inline const std::map<std::string, std::string> &knownRefusals() {
        "bitcast-convert between types of different widths"},
       {"rng_bit_generator_u32/optimized.hlo",
        "%bitcast_concatenate_fusion (fusion): this op is not supported"},
-      {"scatter_f32/module.hlo", "(scatter): this op is not supported"},
-      {"scatter_f32/optimized.hlo", "(scatter): this op is not supported"},
       {"sort_f32/module.hlo", "(sort): this op is not supported"},
       {"sort_f32/optimized.hlo", "(sort): this op is not supported"},
       {"while_loops_f32/module.hlo", "%while.15 (while): operand 0 is a tuple"},

@@ -588,7 +588,19 @@ RandomFusionGenerator::fusion(const std::string &name) {
   // The outputs: every value nothing reads (up to four, the last one
   // included), so that little of what was grown is dead.
   Fusion f;
-  for (auto it = pool.rbegin(); it != pool.rend() && f.roots.size() < 4; ++it)
+  // Sometimes the outputs are two or three slices of one value (XLA's
+  // input-slices fusion).
+  if (chance(8)) {
+    Value x = pick();
+    if (!x.dims.empty()) {
+      for (int64_t k = uniform(2, 3); k > 0; --k)
+        if (growSlice(x))
+          f.roots.push_back(pool.back());
+    }
+  }
+  bool slices = !f.roots.empty();
+  for (auto it = pool.rbegin();
+       !slices && it != pool.rend() && f.roots.size() < 4; ++it)
     if (!used.count(it->name) && (it->name[0] == 'v' || f.roots.empty()))
       f.roots.insert(f.roots.begin(), *it);
   if (f.roots.empty())

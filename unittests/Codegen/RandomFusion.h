@@ -5,7 +5,8 @@
 // the loop emitter handles: elementwise unary and binary ops of every type
 // (with compare, select, clamp), converts and bitcast-converts, broadcast,
 // reshape, transpose, slice, pad, reverse, concatenate, iota, constants,
-// dynamic-slice and dynamic-update-slice, reduces over any dims. A module
+// dynamic-slice and dynamic-update-slice, reduces over any dims; the
+// outputs are sometimes slices of one value (input slices). A module
 // holds several such
 // fusions, each called from ENTRY, whose ROOT is the tuple of all their
 // outputs:

@@ -156,6 +156,49 @@ IndexingMap getConcatenateOperandMap(const HloInstruction &concatenate,
                                      const LaunchConfig &config,
                                      mlir::MLIRContext *context);
 
+/// The input-slices emitter's launch: the loop emitter's for the sliced
+/// array `input`, one element per thread.
+LaunchConfig getInputSlicesLaunch(const HloInstruction &input, Target target);
+/// (th_x, bl_x) -> the index of `input` (the sliced array) that the thread
+/// reads; it writes the element to every slice whose start, limit and
+/// stride contain the index, at (index - start) / stride.
+/// @post with the launch of getInputSlicesLaunch, every element of `input`
+///       is read once, and so every slice element written once
+///       (InputSlicesEmitterTest checks this by enumeration).
+IndexingMap getInputSlicesMap(const HloInstruction &input,
+                              const LaunchConfig &config,
+                              mlir::MLIRContext *context);
+
+/// The in-place dynamic-update-slice emitter's launch: the loop emitter's
+/// for the update walked in the output's layout order, one element per
+/// thread.
+LaunchConfig getDynamicUpdateSliceLaunch(const HloInstruction &dus,
+                                         Target target);
+/// (th_x, bl_x) -> the index of the update that the thread writes, to the
+/// output at the clamped start indices plus the index.
+/// @post with the launch of getDynamicUpdateSliceLaunch, every element of
+///       the update is written once, and nothing else
+///       (DynamicUpdateSliceEmitterTest checks this by enumeration).
+IndexingMap getDynamicUpdateSliceMap(const HloInstruction &dus,
+                                     const LaunchConfig &config,
+                                     mlir::MLIRContext *context);
+
+/// The scatter emitter's launch: one thread of one block that walks every
+/// update in the evaluator's order (colliding updates combine in that
+/// order); with `uniqueIndices`, the loop emitter's launch for the updates
+/// (in their layout's order), one element per thread.
+LaunchConfig getScatterLaunch(const HloInstruction &scatter, bool uniqueIndices,
+                              Target target);
+/// (th_x, bl_x)[s...] -> the update index: row-major over range variables
+/// (one per update dim, the first outermost) for the ordered walk, the
+/// thread's element for `uniqueIndices`.
+/// @post with the launch of getScatterLaunch, every update element is
+///       visited once, in row-major order when not `uniqueIndices`
+///       (ScatterEmitterTest checks this by enumeration).
+IndexingMap getScatterUpdateMap(const HloInstruction &scatter,
+                                bool uniqueIndices, const LaunchConfig &config,
+                                mlir::MLIRContext *context);
+
 /// How a fusion is partitioned for its emitter: a hero and its operand are
 /// function roots (the entry reads and writes them through shared memory).
 PartitionOptions getPartitionOptions(const FusionAnalysis &analysis);

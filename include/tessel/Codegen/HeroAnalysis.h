@@ -43,6 +43,25 @@
 // 1 and 3: its emitter walks each operand in a loop of its own and writes
 // the operand's elements (through the epilogue) to their place in the
 // output, instead of choosing an operand per output element.
+// The outputs are input slices (XLA's input-slices fusion) when there are
+// at least two, all slices of one array of at least one element: its
+// emitter walks that array once and writes each element to every slice
+// that contains it, instead of reading the array once per slice.
+// A dynamic-update-slice is updated in place when it is the kernel's one
+// output and its operand is a parameter of the computation that only it
+// reads, of the output's shape and layout (XLA's rule for a fusion
+// parameter): the kernel writes only the update's elements, at the start
+// indices clamped as XLA clamps them, into an output buffer that holds the
+// operand already (the plan reuses the operand's buffer when nothing reads
+// it afterwards, and copies it there once otherwise).
+// A scatter of one operand is a hero when it is the kernel's one output and
+// its operand is such a parameter too: its emitter walks the updates,
+// computes each one's place from the indices, skips updates whose window
+// does not fit, and combines each element into the output buffer (which
+// holds the operand already) with the scatter's computation. The updates
+// run one after the other in the evaluator's (row-major) order, so that
+// colliding updates combine in the same order and the result is bit-exact;
+// with unique_indices no two updates meet and a thread takes each element.
 // Otherwise the loop emitter writes the fusion.
 //
 //===----------------------------------------------------------------------===//
@@ -56,7 +75,15 @@
 
 namespace tessel {
 
-enum class EmitterKind { Loop, Transpose, ColumnReduction, Concatenate };
+enum class EmitterKind {
+  Loop,
+  Transpose,
+  ColumnReduction,
+  Concatenate,
+  InputSlices,
+  DynamicUpdateSlice,
+  Scatter,
+};
 
 const char *emitterKindName(EmitterKind kind);
 
@@ -98,7 +125,8 @@ struct ColumnReduction {
 
 struct FusionAnalysis {
   EmitterKind kind = EmitterKind::Loop;
-  /// The hero (the transpose), nullptr for the loop emitter.
+  /// The hero (the transpose, the reduce, the concatenate; the array the
+  /// slices read for input slices), nullptr for the loop emitter.
   const HloInstruction *hero = nullptr;
   NormalizedTranspose transpose;
   ColumnReduction reduction;

@@ -1,0 +1,245 @@
+//===- DynamicUpdateSliceEmitterTest.cpp - In-place dynamic-update-slice --===//
+//
+// The in-place dynamic-update-slice emitter: which fusions get it and why
+// not, its map by enumeration (every update element written once), random
+// updates with start indices in and out of range (XLA's clamping) against
+// the evaluator with the CPU's and the GPU's launch, and the aliased case:
+// the output buffer is the operand's, and the kernel writes only the
+// update's elements.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelCheck.h"
+
+#include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Codegen/HeroAnalysis.h"
+#include "tessel/Hlo/HloParser.h"
+#include "tessel/Indexing/BruteForce.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+using namespace tessel;
+
+namespace {
+
+std::unique_ptr<HloModule> parse(const std::string &text) {
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  EXPECT_TRUE(module) << module.error().message << "\n" << text;
+  return module ? std::move(*module) : nullptr;
+}
+
+std::string shapeText(const std::string &type,
+                      const std::vector<int64_t> &dims) {
+  std::string text = type + "[";
+  for (size_t d = 0; d < dims.size(); ++d)
+    text += (d ? "," : "") + std::to_string(dims[d]);
+  return text + "]";
+}
+
+FusionAnalysis analyze(const std::string &body) {
+  auto module = parse("HloModule m\nENTRY e {\n" + body + "}\n");
+  return module ? analyzeFusion(*module->entry()) : FusionAnalysis{};
+}
+
+/// A random dynamic-update-slice of a parameter (rank 1 to 3) by an update
+/// (a parameter or a negated one), with start indices that are parameters
+/// (random values: mostly out of range, so clamped) or constants around the
+/// valid range, of a random index type.
+std::string randomUpdate(std::mt19937 &rng, const char *type) {
+  int rank = 1 + static_cast<int>(rng() % 3);
+  std::vector<int64_t> dims, update;
+  for (int d = 0; d < rank; ++d) {
+    dims.push_back(1 + rng() % (rank > 2 ? 9 : 40));
+    update.push_back(1 + rng() % dims.back());
+  }
+  const char *indexTypes[] = {"s32", "u32", "s64", "s8"};
+  std::string indexType = indexTypes[rng() % 4];
+  std::string body = "  %op = " + shapeText(type, dims) + " parameter(0)\n" +
+                     "  %p1 = " + shapeText(type, update) + " parameter(1)\n";
+  std::string u = "%p1";
+  if (rng() % 2) {
+    body += "  %u = " + shapeText(type, update) +
+            (std::string(type) == "pred" ? " not(%p1)\n" : " negate(%p1)\n");
+    u = "%u";
+  }
+  std::string starts;
+  int params = 2;
+  for (int d = 0; d < rank; ++d) {
+    std::string name = "%i" + std::to_string(d);
+    if (rng() % 2) {
+      body += "  " + name + " = " + indexType + "[] parameter(" +
+              std::to_string(params++) + ")\n";
+    } else {
+      int64_t value = static_cast<int64_t>(rng() % (dims[d] + 8)) - 3;
+      if (indexType[0] == 'u' && value < 0)
+        value = 0;
+      body += "  " + name + " = " + indexType + "[] constant(" +
+              std::to_string(value) + ")\n";
+    }
+    starts += ", " + name;
+  }
+  body += "  ROOT %d = " + shapeText(type, dims) +
+          " dynamic-update-slice(%op, " + u + starts + ")\n";
+  return "HloModule m\nENTRY e {\n" + body + "}\n";
+}
+
+TEST(DynamicUpdateSliceHeroTest, ChosenAndRejectedWithReasons) {
+  FusionAnalysis chosen =
+      analyze("  %p = f32[8,6] parameter(0)\n  %u = f32[2,3] parameter(1)\n"
+              "  %i = s32[] parameter(2)\n"
+              "  ROOT %d = f32[8,6] dynamic-update-slice(%p, %u, %i, %i)\n");
+  EXPECT_EQ(chosen.kind, EmitterKind::DynamicUpdateSlice);
+  EXPECT_NE(chosen.reason.find("writes only the 6 elements of the update"),
+            std::string::npos)
+      << chosen.reason;
+  auto rejectedFor = [](const FusionAnalysis &analysis) {
+    std::string all;
+    for (const std::string &why : analysis.rejected)
+      all += why + "\n";
+    return all;
+  };
+  // The operand is computed in the fusion.
+  FusionAnalysis computed =
+      analyze("  %p = f32[8,6] parameter(0)\n  %u = f32[2,3] parameter(1)\n"
+              "  %i = s32[] parameter(2)\n  %n = f32[8,6] negate(%p)\n"
+              "  ROOT %d = f32[8,6] dynamic-update-slice(%n, %u, %i, %i)\n");
+  EXPECT_EQ(computed.kind, EmitterKind::Loop);
+  EXPECT_NE(rejectedFor(computed).find(
+                "%d is not updated in place: its operand %n is computed"),
+            std::string::npos)
+      << rejectedFor(computed);
+  // The update reads the operand.
+  FusionAnalysis shared =
+      analyze("  %p = f32[8,6] parameter(0)\n  %i = s32[] parameter(1)\n"
+              "  %s = f32[2,3] slice(%p), slice={[0:2], [0:3]}\n"
+              "  ROOT %d = f32[8,6] dynamic-update-slice(%p, %s, %i, %i)\n");
+  EXPECT_EQ(shared.kind, EmitterKind::Loop);
+  EXPECT_NE(rejectedFor(shared).find("has other users"), std::string::npos)
+      << rejectedFor(shared);
+}
+
+TEST(DynamicUpdateSliceEmitterTest, MapsByEnumeration) {
+  mlir::MLIRContext context;
+  std::mt19937 rng(47);
+  for (int trial = 0; trial < 60; ++trial) {
+    std::string text = randomUpdate(rng, "f32");
+    auto module = parse(text);
+    ASSERT_TRUE(module);
+    const HloInstruction &dus = *module->entry()->root();
+    const Shape &update = dus.operand(1)->shape();
+    int64_t n = 1;
+    for (int64_t d : update.dims)
+      n *= d;
+    for (Target target : {Target::Cpu, Target::Gpu}) {
+      LaunchConfig config = getDynamicUpdateSliceLaunch(dus, target);
+      Expected<std::vector<DomainPoint>> points = enumerateDomain(
+          getDynamicUpdateSliceMap(dus, config, &context), 1 << 22);
+      ASSERT_TRUE(points) << points.error().message;
+      std::map<std::vector<int64_t>, int> hits;
+      for (const DomainPoint &point : *points) {
+        std::vector<int64_t> index(point.results.begin(), point.results.end());
+        for (size_t d = 0; d < index.size(); ++d)
+          ASSERT_TRUE(index[d] >= 0 && index[d] < update.dims[d]) << text;
+        ++hits[index];
+      }
+      EXPECT_EQ(static_cast<int64_t>(hits.size()), n) << text;
+      for (const auto &[index, count] : hits)
+        EXPECT_EQ(count, 1) << text;
+    }
+  }
+}
+
+TEST(DynamicUpdateSliceEmitterTest, RandomStartsClampLikeTheEvaluator) {
+  std::mt19937 rng(53);
+  const char *types[] = {"f32", "bf16", "s8", "f16", "s32", "pred"};
+  for (int trial = 0; trial < 36; ++trial) {
+    std::string text = randomUpdate(rng, types[trial % 6]);
+    SCOPED_TRACE(text);
+    auto module = parse(text);
+    ASSERT_TRUE(module);
+    EXPECT_EQ(analyzeFusion(*module->entry()).kind,
+              EmitterKind::DynamicUpdateSlice);
+    std::vector<Literal> arguments = randomArguments(*module, 700 + trial);
+    EXPECT_EQ(checkBothLaunches(*module, arguments), "");
+  }
+}
+
+const char *kAliased = R"(HloModule m
+negated {
+  p = f32[64,48] parameter(0)
+  ROOT n = f32[64,48] negate(p)
+}
+updated {
+  op = f32[64,48] parameter(0)
+  u = f32[5,7] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  e = f32[5,7] exponential(u)
+  ROOT d = f32[64,48] dynamic-update-slice(op, e, i, j)
+}
+ENTRY e {
+  p0 = f32[64,48] parameter(0)
+  p1 = f32[5,7] parameter(1)
+  p2 = s32[] parameter(2)
+  p3 = s32[] parameter(3)
+  f = f32[64,48] fusion(p0), kind=kLoop, calls=negated
+  ROOT g = f32[64,48] fusion(f, p1, p2, p3), kind=kLoop, calls=updated
+}
+)";
+
+TEST(DynamicUpdateSliceEmitterTest, AliasedOperandBufferIsUpdatedInPlace) {
+  auto module = parse(kAliased);
+  ASSERT_TRUE(module);
+  // The plan: the second kernel updates the first one's buffer.
+  Expected<std::string> explain =
+      emitHloModule(*module, EmitKind::Explain, CompileOptions{});
+  ASSERT_TRUE(explain) << explain.error().message;
+  EXPECT_NE(explain->find("emitter: dynamic-update-slice in place"),
+            std::string::npos)
+      << *explain;
+  EXPECT_NE(explain->find("the output buffer is the operand's"),
+            std::string::npos)
+      << *explain;
+  // Start indices in range, negative and past the end.
+  for (int32_t start : {3, -20, 1000, 43}) {
+    std::vector<Literal> arguments = randomArguments(*module, 900);
+    arguments[2] = Literal::scalar(PrimitiveType::S32, start);
+    arguments[3] = Literal::scalar(PrimitiveType::S32, start / 2);
+    EXPECT_EQ(checkBothLaunches(*module, arguments), "") << start;
+  }
+  // The kernel writes the update's elements and nothing else: one
+  // tensor.insert, in a loop over the update's 35 elements, and it never
+  // reads the operand's argument.
+  const HloComputation *updated = module->computation("updated");
+  ASSERT_NE(updated, nullptr);
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> ir =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
+  std::string error;
+  auto entry = emitFusion(*ir, *updated, "k", Target::Cpu, &error);
+  ASSERT_TRUE(mlir::succeeded(entry)) << error;
+  // No function (the entry or a subgraph it calls, which take the same
+  // parameters first) reads the operand, parameter 0.
+  int operandReads = 0;
+  ir->walk([&](mlir::tensor::ExtractOp extract) {
+    auto argument = mlir::dyn_cast<mlir::BlockArgument>(extract.getTensor());
+    operandReads += argument && argument.getArgNumber() == 0;
+  });
+  EXPECT_EQ(operandReads, 0);
+  int inserts = 0;
+  ir->walk([&](mlir::tensor::InsertOp) { ++inserts; });
+  EXPECT_EQ(inserts, 1);
+  const HloInstruction &dus = *updated->root();
+  LaunchConfig config = getDynamicUpdateSliceLaunch(dus, Target::Cpu);
+  Expected<std::vector<DomainPoint>> points =
+      enumerateDomain(getDynamicUpdateSliceMap(dus, config, &context), 1 << 22);
+  ASSERT_TRUE(points);
+  EXPECT_EQ(points->size(), 35u);
+}
+
+} // namespace

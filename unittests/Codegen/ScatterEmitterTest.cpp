@@ -1,0 +1,333 @@
+//===- ScatterEmitterTest.cpp - The scatter emitter -----------------------===//
+//
+// The scatter hero: which kernels get it and why not, its map by
+// enumeration, and random scatters (random dimension numbers: inserted,
+// window and batching dims, any index_vector_dim; index values that
+// collide and fall out of bounds; add, multiply, maximum and replace) with
+// producers and consumers against the evaluator, bit for bit, with the
+// CPU's and the GPU's launch; unique_indices scatters with a thread per
+// update.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelCheck.h"
+
+#include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Codegen/HeroAnalysis.h"
+#include "tessel/Hlo/HloParser.h"
+#include "tessel/Hlo/HloVerifier.h"
+#include "tessel/Indexing/BruteForce.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+using namespace tessel;
+
+namespace {
+
+std::unique_ptr<HloModule> parse(const std::string &text) {
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  EXPECT_TRUE(module) << module.error().message << "\n" << text;
+  return module ? std::move(*module) : nullptr;
+}
+
+std::string dimsText(const std::vector<int64_t> &dims) {
+  std::string text = "[";
+  for (size_t d = 0; d < dims.size(); ++d)
+    text += (d ? "," : "") + std::to_string(dims[d]);
+  return text + "]";
+}
+
+std::string listText(const std::vector<int64_t> &values) {
+  std::string text = "{";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? "," : "") + std::to_string(values[i]);
+  return text + "}";
+}
+
+/// A combiner computation `combine` of `op` (add, multiply, maximum, or
+/// replace: the update wins).
+std::string combiner(const std::string &type, const std::string &op) {
+  std::string text = "combine {\n  a = " + type + "[] parameter(0)\n";
+  if (op == "replace")
+    return text + "  ROOT b = " + type + "[] parameter(1)\n}\n";
+  return text + "  b = " + type + "[] parameter(1)\n  ROOT r = " + type +
+         "[] " + op + "(a, b)\n}\n";
+}
+
+struct RandomScatter {
+  std::string text;
+  /// The largest operand dim, for index values around the valid range.
+  int64_t maxDim = 1;
+};
+
+/// A scatter with random dimension numbers: operand of rank 1 to 3, some
+/// dims inserted, sometimes one batching dim, the index vector at any
+/// position (or implicit), 0 to 2 more batch dims of the indices; the
+/// operand sometimes computed (a negate), the updates sometimes computed,
+/// and sometimes an epilogue after the scatter.
+RandomScatter randomScatter(std::mt19937 &rng, const std::string &type,
+                            const std::string &op) {
+  auto chance = [&](int percent) {
+    return static_cast<int>(rng() % 100) < percent;
+  };
+  int rank = 1 + static_cast<int>(rng() % 3);
+  std::vector<int64_t> dims;
+  RandomScatter r;
+  for (int d = 0; d < rank; ++d) {
+    dims.push_back(1 + rng() % 6);
+    r.maxDim = std::max(r.maxDim, dims.back());
+  }
+  std::vector<int64_t> batching;
+  if (rank >= 2 && chance(25))
+    batching.push_back(rng() % rank);
+  std::vector<int64_t> rest;
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(batching.begin(), batching.end(), d) == batching.end())
+      rest.push_back(d);
+  std::vector<int64_t> toOperand = rest;
+  std::shuffle(toOperand.begin(), toOperand.end(), rng);
+  toOperand.resize(1 + rng() % rest.size());
+  std::vector<int64_t> inserted, windowDims;
+  for (int64_t d : rest)
+    if (chance(40))
+      inserted.push_back(d);
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(inserted.begin(), inserted.end(), d) == inserted.end() &&
+        std::find(batching.begin(), batching.end(), d) == batching.end())
+      windowDims.push_back(d);
+  // The indices' batch dims (the batching one at a random place).
+  std::vector<int64_t> batch;
+  for (int64_t n = rng() % 3; n > 0; --n)
+    batch.push_back(1 + rng() % 4);
+  int64_t batchingAt = -1;
+  if (!batching.empty()) {
+    batchingAt = rng() % (batch.size() + 1);
+    batch.insert(batch.begin() + batchingAt, dims[batching.front()]);
+  }
+  int64_t k = static_cast<int64_t>(toOperand.size());
+  std::vector<int64_t> indexDims = batch;
+  int64_t vectorDim = static_cast<int64_t>(batch.size());
+  if (k > 1 || chance(60)) {
+    vectorDim = rng() % (batch.size() + 1);
+    indexDims.insert(indexDims.begin() + vectorDim, k);
+  }
+  std::vector<int64_t> indicesBatching;
+  if (batchingAt >= 0)
+    indicesBatching.push_back(batchingAt < vectorDim ? batchingAt
+                                                     : batchingAt + 1);
+  // The updates: the batch dims in order, the window dims at random
+  // (sorted) positions.
+  int64_t updateRank = static_cast<int64_t>(batch.size() + windowDims.size());
+  std::vector<int64_t> positions(updateRank);
+  for (int64_t p = 0; p < updateRank; ++p)
+    positions[p] = p;
+  std::shuffle(positions.begin(), positions.end(), rng);
+  std::vector<int64_t> updateWindowDims(positions.begin(),
+                                        positions.begin() + windowDims.size());
+  std::sort(updateWindowDims.begin(), updateWindowDims.end());
+  std::vector<int64_t> updateDims(updateRank);
+  for (size_t w = 0, b = 0, p = 0; p < updateDims.size(); ++p) {
+    if (w < updateWindowDims.size() &&
+        updateWindowDims[w] == static_cast<int64_t>(p)) {
+      updateDims[p] = 1 + rng() % dims[windowDims[w]];
+      ++w;
+    } else {
+      updateDims[p] = batch[b++];
+    }
+  }
+  std::string t = type;
+  std::string body = "  %op = " + t + dimsText(dims) + " parameter(0)\n" +
+                     "  %idx = s32" + dimsText(indexDims) + " parameter(1)\n" +
+                     "  %up = " + t + dimsText(updateDims) + " parameter(2)\n";
+  std::string operand = "%op", updates = "%up";
+  if (chance(30)) {
+    body += "  %o = " + t + dimsText(dims) + " negate(%op)\n";
+    operand = "%o";
+  }
+  if (chance(30)) {
+    body += "  %u = " + t + dimsText(updateDims) + " negate(%up)\n";
+    updates = "%u";
+  }
+  bool epilogue = chance(30);
+  body += std::string(epilogue ? "  %s = " : "  ROOT %s = ") + t +
+          dimsText(dims) + " scatter(" + operand + ", %idx, " + updates +
+          "), update_window_dims=" + listText(updateWindowDims) +
+          ", inserted_window_dims=" + listText(inserted) +
+          ", scatter_dims_to_operand_dims=" + listText(toOperand) +
+          (batching.empty() ? std::string()
+                            : ", input_batching_dims=" + listText(batching) +
+                                  ", scatter_indices_batching_dims=" +
+                                  listText(indicesBatching)) +
+          ", index_vector_dim=" + std::to_string(vectorDim) +
+          ", to_apply=%combine\n";
+  if (epilogue)
+    body += "  ROOT %a = " + t + dimsText(dims) + " abs(%s)\n";
+  r.text = "HloModule m\n" + combiner(t, op) + "ENTRY e {\n" + body + "}\n";
+  return r;
+}
+
+/// Index values in [-2, maxDim + 1]: most in range, many colliding, some
+/// out of bounds (those updates are skipped).
+Literal indexValues(const Shape &shape, int64_t maxDim, std::mt19937 &rng) {
+  Literal literal(shape);
+  for (int64_t i = 0; i < literal.elementCount(); ++i)
+    literal.setInt(i, static_cast<int64_t>(rng() % (maxDim + 4)) - 2);
+  return literal;
+}
+
+TEST(ScatterHeroTest, ChosenAndRejectedWithReasons) {
+  auto module = parse(R"(HloModule m
+combine {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY e {
+  op = f32[6,5] parameter(0)
+  idx = s32[4,1] parameter(1)
+  up = f32[4,5] parameter(2)
+  ROOT s = f32[6,5] scatter(op, idx, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine
+}
+)");
+  ASSERT_TRUE(module);
+  FusionAnalysis chosen = analyzeFusion(*module->entry());
+  EXPECT_EQ(chosen.kind, EmitterKind::Scatter);
+  EXPECT_NE(chosen.reason.find("one after the other in the evaluator's order"),
+            std::string::npos)
+      << chosen.reason;
+  Expected<std::string> explain =
+      emitHloModule(*module, EmitKind::Explain, CompileOptions{});
+  ASSERT_TRUE(explain) << explain.error().message;
+  EXPECT_NE(explain->find("emitter: scatter: %s scatters into its operand"),
+            std::string::npos)
+      << *explain;
+  // The operand is read by the updates too: the buffer cannot be updated
+  // in place, so the computation cannot be compiled as one kernel.
+  auto shared = parse(R"(HloModule m
+combine {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY e {
+  op = f32[6,5] parameter(0)
+  idx = s32[4,1] parameter(1)
+  up = f32[4,5] slice(op), slice={[0:4], [0:5]}
+  ROOT s = f32[6,5] scatter(op, idx, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine
+}
+)");
+  ASSERT_TRUE(shared);
+  FusionAnalysis rejected = analyzeFusion(*shared->entry());
+  EXPECT_EQ(rejected.kind, EmitterKind::Loop);
+  std::string all;
+  for (const std::string &why : rejected.rejected)
+    all += why + "\n";
+  EXPECT_NE(all.find("%s is not a scatter hero: its operand %op has other "
+                     "users"),
+            std::string::npos)
+      << all;
+}
+
+TEST(ScatterEmitterTest, MapsByEnumeration) {
+  mlir::MLIRContext context;
+  std::mt19937 rng(59);
+  for (int trial = 0; trial < 40; ++trial) {
+    RandomScatter r = randomScatter(rng, "f32", "add");
+    auto module = parse(r.text);
+    ASSERT_TRUE(module);
+    const HloInstruction *s = module->entry()->instruction("s");
+    ASSERT_NE(s, nullptr);
+    const Shape &updates = s->operand(2)->shape();
+    int64_t n = 1;
+    for (int64_t d : updates.dims)
+      n *= d;
+    for (bool unique : {false, true})
+      for (Target target : {Target::Cpu, Target::Gpu}) {
+        LaunchConfig config = getScatterLaunch(*s, unique, target);
+        Expected<std::vector<DomainPoint>> points = enumerateDomain(
+            getScatterUpdateMap(*s, unique, config, &context), 1 << 22);
+        ASSERT_TRUE(points) << points.error().message;
+        std::map<std::vector<int64_t>, int> hits;
+        for (const DomainPoint &point : *points) {
+          std::vector<int64_t> index(point.results.begin(),
+                                     point.results.end());
+          for (size_t d = 0; d < index.size(); ++d)
+            ASSERT_TRUE(index[d] >= 0 && index[d] < updates.dims[d]) << r.text;
+          ++hits[index];
+        }
+        EXPECT_EQ(static_cast<int64_t>(hits.size()), n) << r.text;
+        for (const auto &[index, count] : hits)
+          EXPECT_EQ(count, 1) << r.text;
+        if (!unique) {
+          EXPECT_EQ(config.numThreads * config.numBlocks, 1);
+        }
+      }
+  }
+}
+
+TEST(ScatterEmitterTest, RandomScattersMatchTheEvaluatorBitForBit) {
+  std::mt19937 rng(61);
+  const char *types[] = {"f32", "bf16", "s32", "f16"};
+  const char *ops[] = {"add", "multiply", "maximum", "replace", "add"};
+  int checked = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    RandomScatter r = randomScatter(rng, types[trial % 4], ops[trial % 5]);
+    SCOPED_TRACE(r.text);
+    auto module = parse(r.text);
+    ASSERT_TRUE(module);
+    std::optional<Error> problem = verifyHloModule(*module);
+    ASSERT_FALSE(problem) << problem->message;
+    std::vector<Literal> arguments = randomArguments(*module, 1100 + trial);
+    arguments[1] = indexValues(arguments[1].shape(), r.maxDim, rng);
+    EXPECT_EQ(checkBothLaunches(*module, arguments), "");
+    ++checked;
+  }
+  EXPECT_EQ(checked, 40);
+}
+
+TEST(ScatterEmitterTest, UniqueIndicesRunAThreadPerUpdate) {
+  // Distinct positions (some out of bounds) of a rank-2 operand, one
+  // element each: with unique_indices a thread takes each update.
+  std::mt19937 rng(67);
+  for (int trial = 0; trial < 12; ++trial) {
+    int64_t rows = 2 + rng() % 30, cols = 1 + rng() % 40;
+    std::vector<std::pair<int64_t, int64_t>> positions;
+    for (int64_t i = -1; i <= rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        positions.push_back({i, j});
+    std::shuffle(positions.begin(), positions.end(), rng);
+    int64_t n = 1 + rng() % positions.size();
+    std::string text =
+        "HloModule m\n" + combiner("f32", "add") + "ENTRY e {\n  op = f32[" +
+        std::to_string(rows) + "," + std::to_string(cols) +
+        "] parameter(0)\n  idx = s32[" + std::to_string(n) +
+        ",2] parameter(1)\n  up = f32[" + std::to_string(n) +
+        "] parameter(2)\n  ROOT s = f32[" + std::to_string(rows) + "," +
+        std::to_string(cols) +
+        "] scatter(op, idx, up), update_window_dims={}, "
+        "inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, "
+        "index_vector_dim=1, unique_indices=true, to_apply=combine\n}\n";
+    SCOPED_TRACE(text);
+    auto module = parse(text);
+    ASSERT_TRUE(module);
+    std::vector<Literal> arguments = randomArguments(*module, 1300 + trial);
+    for (int64_t i = 0; i < n; ++i) {
+      arguments[1].setInt(2 * i, positions[i].first);
+      arguments[1].setInt(2 * i + 1, positions[i].second);
+    }
+    EXPECT_EQ(checkBothLaunches(*module, arguments), "");
+    Expected<std::string> explain =
+        emitHloModule(*module, EmitKind::Explain, CompileOptions{});
+    ASSERT_TRUE(explain) << explain.error().message;
+    EXPECT_NE(explain->find("a thread per element (unique_indices"),
+              std::string::npos)
+        << *explain;
+  }
+}
+
+} // namespace
