@@ -211,7 +211,8 @@ TEST(StreamingKernels, TransposeBandsOnUnalignedRows) {
 // Bands of every width and level with column counts that are not a multiple
 // of the kernel's step (16 columns for 1- and 2-byte elements at avx512,
 // whose kernel gathers each vector from four source rows), source rows
-// padded to odd lengths and to multiples of 4 KiB, and destination rows
+// padded to odd lengths, by 4 KiB, or exactly 4 KiB apart (where the s8
+// kernel at avx512 copies them into a tile first), and destination rows
 // whose lines are not on a boundary: the leading columns a kernel reports
 // are exactly the transpose, nothing else in the destination changes.
 TEST(StreamingKernels, TransposeBandsOfAnyWidthAndRowLength) {
@@ -221,10 +222,10 @@ TEST(StreamingKernels, TransposeBandsOfAnyWidthAndRowLength) {
     for (int log2Width = 0; log2Width < 4; ++log2Width) {
       int64_t width = int64_t(1) << log2Width, rowsIn = 64 / width;
       for (int64_t columns : {0, 1, 15, 16, 17, 31, 33, 48, 70})
-        for (int64_t pad : {0, 1, 7, 4096})
+        for (int64_t pad : {0, 1, 7, 4096, -1})
           for (int64_t offset : {0, 24})
             for (bool streaming : {true, false}) {
-              int64_t srcRow = columns * width + pad,
+              int64_t srcRow = pad < 0 ? 4096 : columns * width + pad,
                       dstRow = 64 * width + offset;
               SCOPED_TRACE(where(level, offset, 64, streaming) + ", " +
                            std::to_string(columns) + " columns, rows of " +
