@@ -107,6 +107,18 @@ def jax_softmax_f32(jnp, x):
     return e / jnp.sum(e, axis=1, keepdims=True)
 
 
+def jax_transpose_fused_f32(jnp, x):
+    return jnp.abs(jnp.exp(x).T)
+
+
+def jax_transpose_bf16(jnp, x):
+    return x.T
+
+
+def jax_softmax_bf16(jnp, x):
+    return jax_softmax_f32(jnp, x.astype(jnp.float32)).astype(jnp.bfloat16)
+
+
 def jax_layernorm_f32(jnp, x, gamma):
     mean = jnp.sum(x, axis=1, keepdims=True) / jnp.float32(x.shape[1])
     centered = x - mean
@@ -116,6 +128,9 @@ def jax_layernorm_f32(jnp, x, gamma):
 
 JAX_FUNCTIONS = {
     "transpose_f32": jax_transpose_f32,
+    "transpose_fused_f32": jax_transpose_fused_f32,
+    "transpose_bf16": jax_transpose_bf16,
+    "softmax_bf16": jax_softmax_bf16,
     "column_sum_f32": jax_column_sum_f32,
     "row_max_f32": jax_row_max_f32,
     "row_sum_f32": jax_row_sum_f32,
