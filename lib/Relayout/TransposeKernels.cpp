@@ -16,6 +16,10 @@
 #include "Kernels.h"
 #include "Simd.h"
 
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #endif
@@ -127,11 +131,21 @@ std::optional<PermutePlan> planPermute(const TiledLayout &from,
   // which transposeBanded prefetches, is the next slice's first. (The
   // stage transposes of sse2 prefetch nothing and keep the destination's
   // order: the source's ran 10% slower there.)
-  if (pageBands(*plan) && banded(*plan))
-    std::stable_sort(plan->outer.begin(), plan->outer.end(),
-                     [](const PermutePlan::Dim &a, const PermutePlan::Dim &b) {
-                       return a.srcStride > b.srcStride;
-                     });
+  // (std::sort of positions with a tie-break, not std::stable_sort: the
+  // latter uses get_temporary_buffer, deprecated, an error under clang's
+  // -Werror with libstdc++ 12.)
+  if (pageBands(*plan) && banded(*plan)) {
+    std::vector<size_t> order(plan->outer.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      int64_t sa = plan->outer[a].srcStride, sb = plan->outer[b].srcStride;
+      return sa != sb ? sa > sb : a < b;
+    });
+    std::vector<PermutePlan::Dim> sorted;
+    for (size_t k : order)
+      sorted.push_back(plan->outer[k]);
+    plan->outer = std::move(sorted);
+  }
   return plan;
 }
 
