@@ -120,6 +120,14 @@ Expected<HloInstructionIndexing>
 fusionInputToOutput(const HloInstruction &fusion, int64_t inputId,
                     mlir::MLIRContext *context);
 
+/// scatter (HloScatterIndexing.cpp): the operand by the identity both ways,
+/// the updates to the output through runtime variables for the start
+/// indices, the rest unknown.
+HloInstructionIndexing scatterOutputToInput(const HloInstruction &scatter,
+                                            mlir::MLIRContext *context);
+HloInstructionIndexing scatterInputToOutput(const HloInstruction &scatter,
+                                            int64_t inputId,
+                                            mlir::MLIRContext *context);
 /// "OPCODE %name" for messages.
 std::string describe(const HloInstruction &instruction);
 

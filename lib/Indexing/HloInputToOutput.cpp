@@ -298,6 +298,8 @@ Expected<HloInstructionIndexing> inputToOutput(const HloInstruction &inst,
         r.addMap(j, IndexingMap::identity(context, element->dims));
     return r;
   }
+  if (op == HloOpcode::Scatter)
+    return scatterInputToOutput(inst, k, context);
   if (!hasIndexingMaps(inst)) {
     // XLA's `unknown indexing`: the element may reach any output element.
     for (size_t j = 0; j < outputs; ++j)

@@ -733,6 +733,8 @@ Expected<HloInstructionIndexing> outputToInput(const HloInstruction &inst,
     return gather(inst, out, context);
   case HloOpcode::Sort:
     return sort(inst, out, context);
+  case HloOpcode::Scatter:
+    return scatterOutputToInput(inst, context);
   case HloOpcode::Convolution:
     return convolution(inst, out, context);
   case HloOpcode::Copy:

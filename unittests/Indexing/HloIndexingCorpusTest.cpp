@@ -129,11 +129,11 @@ TEST(HloIndexingCorpusTest, EveryFusionPassesTheBruteForceCheck) {
       CheckOptions options;
       // Runtime start indices are not fixed here, and some ops ignore
       // values they read: there the maps must cover what is read.
-      options.subsetAll = calls(body, HloOpcode::DynamicSlice) ||
-                          calls(body, HloOpcode::DynamicUpdateSlice) ||
-                          calls(body, HloOpcode::Gather) ||
-                          calls(body, HloOpcode::Sort) ||
-                          calls(body, isValueDependent);
+      options.subsetAll =
+          calls(body, HloOpcode::DynamicSlice) ||
+          calls(body, HloOpcode::DynamicUpdateSlice) ||
+          calls(body, HloOpcode::Gather) || calls(body, HloOpcode::Scatter) ||
+          calls(body, HloOpcode::Sort) || calls(body, isValueDependent);
       EXPECT_EQ(checkRootMaps(**cut, options, &context), "")
           << dir << " %" << inst->name() << "\n"
           << body.toString();

@@ -486,6 +486,75 @@ TEST_F(HloIndexingTest, GatherWithBatchingDims) {
       << problem->message;
 }
 
+TEST_F(HloIndexingTest, ScatterUpdatesReachTheOutputThroughRuntimeVariables) {
+  // Every index is 2: each update row lands on row 2, so the updates' map
+  // with rt0 fixed to 2 names exactly the output elements each update
+  // element changes; the operand maps by the identity both ways. The
+  // indices are a constant, not a ROOT parameter, so only p and u are
+  // checked.
+  const char *scatter =
+      "ROOT s = f32[6,5]{1,0} scatter(p, i, u), update_window_dims={1,2}, "
+      "inserted_window_dims={}, scatter_dims_to_operand_dims={0}, "
+      "index_vector_dim=1, to_apply=add\n";
+  CheckOptions options;
+  options.rtValues = {2};
+  EXPECT_EQ(
+      bruteForce(entry(std::string("p = f32[6,5]{1,0} parameter(0)\n"
+                                   "i = s32[3,1] constant({ {2}, {2}, "
+                                   "{2} })\n"
+                                   "u = f32[3,2,5]{2,1,0} parameter(1)\n") +
+                       scatter),
+                 options),
+      "");
+  std::unique_ptr<HloModule> module =
+      parse(entry(std::string("p = f32[6,5]{1,0} parameter(0)\n"
+                              "i = s32[3,1] parameter(1)\n"
+                              "u = f32[3,2,5]{2,1,0} parameter(2)\n") +
+                  scatter));
+  ASSERT_TRUE(module);
+  const HloInstruction &root = *module->entry()->root();
+  Expected<HloInstructionIndexing> updates =
+      computeInputToOutputIndexing(root, 2, &context);
+  ASSERT_TRUE(updates) << updates.error().message;
+  EXPECT_EQ(updates->toString(),
+            "operand id = 0\n"
+            "(d0, d1, d2){rt0} -> (d1 + rt0, d2), domain: d0 in [0, 2], d1 in "
+            "[0, 1], d2 in [0, 4], rt0 in [0, 4]\n");
+  Expected<HloInstructionIndexing> indices =
+      computeInputToOutputIndexing(root, 1, &context);
+  ASSERT_TRUE(indices) << indices.error().message;
+  EXPECT_EQ(indices->toString(), "operand id = 0\nunknown indexing\n");
+  EXPECT_EQ(printed(entry(std::string("p = f32[6,5]{1,0} parameter(0)\n"
+                                      "i = s32[3,1] parameter(1)\n"
+                                      "u = f32[3,2,5]{2,1,0} parameter(2)\n") +
+                          scatter)),
+            "operand id = 0\n"
+            "(d0, d1) -> (d0, d1), domain: d0 in [0, 5], d1 in [0, 4]\n\n"
+            "operand id = 1\nunknown indexing\n\n"
+            "operand id = 2\nunknown indexing\n");
+}
+
+TEST_F(HloIndexingTest, ScatterWithBatchingAndInsertedDims) {
+  // Per batch b (input_batching_dims), updates u[b, j, c] land on operand
+  // row rt0 (every index 4) of batch b, column c: inserted dim 1 has a
+  // window of 1.
+  CheckOptions options;
+  options.rtValues = {4};
+  EXPECT_EQ(
+      bruteForce(
+          entry("p = f32[2,6,5]{2,1,0} parameter(0)\n"
+                "i = s32[2,3,1] constant({ { {4}, {4}, {4} }, { {4}, {4}, "
+                "{4} } })\n"
+                "u = f32[2,3,5]{2,1,0} parameter(1)\n"
+                "ROOT s = f32[2,6,5]{2,1,0} scatter(p, i, u), "
+                "update_window_dims={2}, inserted_window_dims={1}, "
+                "scatter_dims_to_operand_dims={1}, input_batching_dims={0}, "
+                "scatter_indices_batching_dims={0}, index_vector_dim=2, "
+                "to_apply=add\n"),
+          options),
+      "");
+}
+
 TEST_F(HloIndexingTest, SortReadsItsLine) {
   // Every output element may come from any element of its row, in both
   // operands; which ones it does depends on the values (subset check).
@@ -827,9 +896,10 @@ TEST_F(HloIndexingTest, CheckerCatchesAWrongMap) {
 //===----------------------------------------------------------------------===//
 
 TEST_F(HloIndexingTest, FusionOperandsReachingAnOpWithoutMapsAreUnknown) {
-  // %x, %i and %u reach the scatter (no maps: unknown), %y only the add
-  // (known): XLA's analysis marks the operands one by one. In the other
-  // direction, %y reaches the output through the add alone.
+  // %i and %u reach the scatter's output only through the indices' values
+  // (unknown), %x by the identity, %y only through the add (known): XLA's
+  // analysis marks the operands one by one. In the other direction, %i
+  // reaches the output through values alone.
   std::unique_ptr<HloModule> module =
       parse("HloModule m\n"
             "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
@@ -858,7 +928,8 @@ TEST_F(HloIndexingTest, FusionOperandsReachingAnOpWithoutMapsAreUnknown) {
       computeOutputToInputIndexing(fusion, 0, &context);
   ASSERT_TRUE(maps.ok()) << maps.error().message;
   EXPECT_EQ(maps->toString(),
-            "operand id = 0\nunknown indexing\n\n"
+            "operand id = 0\n(d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 "
+            "in [0, 2]\n\n"
             "operand id = 1\nunknown indexing\n\n"
             "operand id = 2\nunknown indexing\n\n"
             "operand id = 3\n(d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 "
@@ -867,12 +938,15 @@ TEST_F(HloIndexingTest, FusionOperandsReachingAnOpWithoutMapsAreUnknown) {
       computeInputToOutputIndexing(fusion, 3, &context);
   ASSERT_TRUE(forward.ok()) << forward.error().message;
   EXPECT_FALSE(forward->isUnknown(0));
-  forward = computeInputToOutputIndexing(fusion, 0, &context);
+  forward = computeInputToOutputIndexing(fusion, 1, &context);
   ASSERT_TRUE(forward.ok()) << forward.error().message;
   EXPECT_TRUE(forward->isUnknown(0));
   // The brute-force check accepts unknown indexing (it claims every pair)
-  // and still checks the known operand.
-  EXPECT_EQ(checkRootMaps(*module, CheckOptions(), &context), "");
+  // and still checks the known operands; the updates' runtime variables
+  // are not fixed, so their map covers what is read.
+  CheckOptions options;
+  options.subsetAll = true;
+  EXPECT_EQ(checkRootMaps(*module, options, &context), "");
 }
 
 TEST_F(HloIndexingTest, OpWithoutMapsHasUnknownIndexing) {
