@@ -494,9 +494,8 @@ Result measure(const Instance &in, int threads, const Options &opts) {
   bool runsPlain = static_cast<bool>(in.plain);
   Buffer plainDst = allocate(runsPlain ? dstBytes : 1, 4);
   auto runTessel = [&] {
-    if (std::optional<Error> e =
-            plan->execute(src.get(), srcBytes, dst, dstBytes)) {
-      std::fprintf(stderr, "relayout-bench: %s\n", e->message.c_str());
+    if (Status e = plan->execute(src.get(), srcBytes, dst, dstBytes); !e) {
+      std::fprintf(stderr, "relayout-bench: %s\n", e.error().message.c_str());
       std::exit(1);
     }
   };

@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Expected<std::unique_ptr<HloModule>> again = parseHloModule(printed);
   if (!again || (*again)->toString() != printed)
     abort();
-  if (verifyHloModule(**module) || !smallEnough(**module))
+  if (!verifyHloModule(**module) || !smallEnough(**module))
     return 0;
   std::vector<Literal> arguments;
   for (HloInstruction *parameter : (*module)->entry()->parameters()) {

@@ -18,7 +18,7 @@ using namespace tessel;
 static void checkTensor(const LocalTensor &t) {
   // Aliasing strides give several elements one place; classify then names
   // one of them.
-  if (t.checkNoAliasing())
+  if (!t.checkNoAliasing())
     return;
   const Dims4 &s = t.shape();
   for (int pass = 0; pass < 3; ++pass) {
@@ -30,7 +30,7 @@ static void checkTensor(const LocalTensor &t) {
     if (info.kind != ByteKind::Element || info.index != i || info.byte != 0)
       abort();
   }
-  if (t.logicalElements() > 4096 || t.checkAlignment() || t.checkFits())
+  if (t.logicalElements() > 4096 || !t.checkAlignment() || !t.checkFits())
     return;
   LocalMemory mem = *LocalMemory::create(t.config());
   int64_t bytes = t.logicalElements() * t.elementBytes();

@@ -78,10 +78,9 @@ const char *alignmentVerdictName(Verdict verdict) {
   return verdict == Verdict::ProvenNot ? "proven-not" : "unknown";
 }
 
-std::optional<Error> checkAlignmentOfSource(llvm::StringRef text,
-                                            llvm::StringRef bufferName,
-                                            AlignmentSourceReport &report,
-                                            std::string &diagnostics) {
+Status checkAlignmentOfSource(llvm::StringRef text, llvm::StringRef bufferName,
+                              AlignmentSourceReport &report,
+                              std::string &diagnostics) {
   report = AlignmentSourceReport();
   diagnostics.clear();
   std::unique_ptr<llvm::MemoryBuffer> buffer =
@@ -118,7 +117,7 @@ std::optional<Error> checkAlignmentOfSource(llvm::StringRef text,
     for (const AlignmentFailure &f : one.failures)
       report.failures.push_back(toFinding(f));
   }
-  return std::nullopt;
+  return {};
 }
 
 std::string formatAlignmentReport(llvm::StringRef file,

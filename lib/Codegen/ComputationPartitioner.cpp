@@ -41,14 +41,6 @@ std::string name(const HloInstruction &instruction) {
   return "%" + instruction.name();
 }
 
-/// "L:C: " for an instruction read from text, else "".
-std::string position(const HloInstruction &instruction) {
-  SourceLocation loc = instruction.location();
-  if (loc.line <= 0)
-    return "";
-  return std::to_string(loc.line) + ":" + std::to_string(loc.column) + ": ";
-}
-
 /// The affine part of a map, `(d0, d1) -> (d1, d0)`; the whole map when
 /// `other` has the same affine part (they then differ in the domain).
 std::string describeMap(const IndexingMap &map, const IndexingMap &other) {
@@ -108,7 +100,7 @@ public:
   Expected<PartitionedComputation> run();
 
 private:
-  std::optional<Error> check() const;
+  Status check() const;
   /// Why `instruction` is a root whatever the maps (rules 2, 4 and the
   /// caller's choice), or nullopt.
   std::optional<std::string>
@@ -145,23 +137,25 @@ private:
   std::map<const HloInstruction *, std::vector<int64_t>> tupleOutputs;
 };
 
-std::optional<Error> Partitioner::check() const {
+Status Partitioner::check() const {
   const HloInstruction *root = computation.root();
   if (!root)
     return Error("computation %" + computation.name() +
                  " has no instructions to partition");
   for (const std::unique_ptr<HloInstruction> &inst : computation.instructions())
     if (inst->opcode() == HloOpcode::Tuple && inst.get() != root)
-      return Error(position(*inst) + "tuple " + name(*inst) +
-                   " is not the ROOT; internal tuples are not supported");
+      return errorAt(inst->location(),
+                     "tuple " + name(*inst) +
+                         " is not the ROOT; internal tuples are not supported");
   if (root->opcode() == HloOpcode::Tuple)
     for (int64_t k = 0; k < root->operandCount(); ++k)
       if (root->operand(k)->shape().isTuple())
-        return Error(position(*root) + "output " + std::to_string(k) +
-                     " of the ROOT tuple " + name(*root) + " is the tuple " +
-                     name(*root->operand(k)) +
-                     "; nested tuple outputs are not supported");
-  return std::nullopt;
+        return errorAt(root->location(),
+                       "output " + std::to_string(k) + " of the ROOT tuple " +
+                           name(*root) + " is the tuple " +
+                           name(*root->operand(k)) +
+                           "; nested tuple outputs are not supported");
+  return {};
 }
 
 const Expected<HloInstructionIndexing> &
@@ -308,8 +302,8 @@ void Partitioner::placeConstant(const HloInstruction &constant) {
 }
 
 Expected<PartitionedComputation> Partitioner::run() {
-  if (std::optional<Error> problem = check())
-    return *problem;
+  if (Status problem = check(); !problem)
+    return problem.takeError();
   const HloInstruction *root = computation.root();
   bool tupleRoot = root->opcode() == HloOpcode::Tuple;
   if (tupleRoot)

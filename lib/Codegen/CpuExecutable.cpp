@@ -102,7 +102,7 @@ Expected<Literal> PlannedExecutable::run(const std::vector<Literal> &arguments,
   std::vector<void *> out;
   for (std::string &s : outputs)
     out.push_back(s.data());
-  Expected<bool> ran = exe.runPhysical(in, out, options);
+  Status ran = exe.runPhysical(in, out, options);
   if (!ran)
     return ran.error();
   std::vector<Literal> results;
@@ -176,9 +176,9 @@ struct CompiledKernel {
 
 class CpuExecutable : public PlannedExecutable {
 public:
-  Expected<bool> runPhysical(const std::vector<const void *> &inputs,
-                             const std::vector<void *> &outputs,
-                             const RunOptions &options) override;
+  Status runPhysical(const std::vector<const void *> &inputs,
+                     const std::vector<void *> &outputs,
+                     const RunOptions &options) override;
 
   std::unique_ptr<mlir::MLIRContext> context;
   /// The engine keeps function_refs to these and may call them as long as
@@ -202,7 +202,7 @@ public:
   std::map<std::pair<size_t, int>, std::unique_ptr<RelayoutPlan>> movePlans;
 
   /// Runs kernel k's relayout with `threads` workers.
-  Expected<bool> runMove(size_t k, const std::vector<void *> &pointers,
+  Status runMove(size_t k, const std::vector<void *> &pointers,
                          int threads);
 
   std::vector<std::string> relayoutKernels() const override {
@@ -322,7 +322,7 @@ std::vector<uint64_t> buildTable(const CompiledKernel &kernel,
   return out;
 }
 
-Expected<bool> CpuExecutable::runMove(size_t k,
+Status CpuExecutable::runMove(size_t k,
                                       const std::vector<void *> &pointers,
                                       int threads) {
   const RelayoutKernel &move = *moves[k];
@@ -342,11 +342,10 @@ Expected<bool> CpuExecutable::runMove(size_t k,
     }
     plan = slot.get();
   }
-  if (std::optional<Error> error =
-          plan->execute(pointers[move.parameter], plan->sourceBytes(),
-                        pointers.back(), plan->destinationBytes()))
-    return *error;
-  return true;
+  if (Status error = plan->execute(pointers[move.parameter], plan->sourceBytes(),
+                        pointers.back(), plan->destinationBytes()); !error)
+    return error.takeError();
+  return {};
 }
 
 bool CpuExecutable::runRowGroup(
@@ -405,10 +404,9 @@ bool CpuExecutable::runRowGroup(
   return true;
 }
 
-Expected<bool>
-CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
-                           const std::vector<void *> &outputs,
-                           const RunOptions &options) {
+Status CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
+                                  const std::vector<void *> &outputs,
+                                  const RunOptions &options) {
   if (inputs.size() != plan.inputs.size() ||
       outputs.size() != plan.outputs.size())
     return Error("expected " + std::to_string(plan.inputs.size()) +
@@ -456,7 +454,7 @@ CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
     if (lookups[k]) {
       runLookup(*lookups[k], tables[k], pointers[k], threads);
     } else if (moves[k]) {
-      Expected<bool> moved = runMove(k, pointers[k], threads);
+      Status moved = runMove(k, pointers[k], threads);
       if (!moved)
         return moved.error();
     } else
@@ -467,7 +465,7 @@ CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
     if (buffers[plan.outputs[i]] != outputs[i])
       std::memcpy(outputs[i], buffers[plan.outputs[i]],
                   bufferBytes(plan.buffers[plan.outputs[i]]));
-  return true;
+  return {};
 }
 
 std::string cacheKey(const HloModule &module, const CompileOptions &options) {
@@ -486,10 +484,10 @@ std::optional<RelayoutKernel> explainedMove(const ModulePlan &plan, size_t k,
                                             const CompileOptions &options) {
   if (!options.relayouts || options.backend != Backend::Cpu ||
       options.target != Target::Cpu)
-    return std::nullopt;
+    return {};
   for (const RowGroup &group : plan.rowGroups)
     if (group.first <= k && k <= group.last)
-      return std::nullopt;
+      return {};
   return findRelayoutKernel(plan, k);
 }
 
@@ -497,10 +495,10 @@ std::optional<TableLookup> explainedLookup(const ModulePlan &plan, size_t k,
                                            const CompileOptions &options) {
   if (!options.tables || options.backend != Backend::Cpu ||
       options.target != Target::Cpu)
-    return std::nullopt;
+    return {};
   for (const RowGroup &group : plan.rowGroups)
     if (group.first <= k && k <= group.last)
-      return std::nullopt;
+      return {};
   return findTableLookup(plan, k);
 }
 
@@ -545,7 +543,7 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
         func->getAttrOfType<mlir::IntegerAttr>("tessel.num_blocks").getInt();
     kernels.push_back(kernel);
   }
-  Expected<bool> lowered = lowerToLlvmDialect(**mlirModule, options);
+  Status lowered = lowerToLlvmDialect(**mlirModule, options);
   if (!lowered)
     return lowered.error();
   auto machine = hostTargetMachine();
@@ -828,7 +826,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
     (*mlirModule)->print(os);
     return text;
   }
-  Expected<bool> lowered = lowerToLlvmDialect(**mlirModule, options);
+  Status lowered = lowerToLlvmDialect(**mlirModule, options);
   if (!lowered)
     return lowered.error();
   if (kind == EmitKind::Lowered) {

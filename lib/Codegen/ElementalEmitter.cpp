@@ -2,6 +2,7 @@
 #include "ElementalEmitter.h"
 
 #include "ScalarOps.h"
+#include "tessel/Dialect/ErrorDiagnostics.h"
 #include "tessel/Dialect/TesselDialect.h"
 #include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Indexing/HloIndexing.h"
@@ -116,15 +117,11 @@ Value emitInDomain(mlir::OpBuilder &b, Location loc, const IndexingMap &map,
 
 mlir::LogicalResult ElementalEmitter::fail(const HloInstruction &instruction,
                                            const std::string &what) {
-  if (errorMessage.empty()) {
-    SourceLocation where = instruction.location();
-    if (where.line > 0)
-      errorMessage = std::to_string(where.line) + ":" +
-                     std::to_string(where.column) + ": ";
-    errorMessage += "cannot compile %" + instruction.name() + " (" +
-                    std::string(hloOpcodeName(instruction.opcode())) +
-                    "): " + what;
-  }
+  // A diagnostic at the instruction's line and column: the pipeline's
+  // ErrorCapture (Dialect/ErrorDiagnostics.h) turns the first into an Error.
+  mlir::emitError(locationOf(instruction, b.getUnknownLoc()))
+      << "cannot compile %" << instruction.name() << " ("
+      << llvm::StringRef(hloOpcodeName(instruction.opcode())) << "): " << what;
   return mlir::failure();
 }
 
@@ -173,10 +170,9 @@ ElementalEmitter::emitScalarComputation(const HloComputation &computation,
                                         ValueRange args) {
   std::vector<HloInstruction *> params = computation.parameters();
   if (params.size() != args.size()) {
-    errorMessage = "computation " + computation.name() + " takes " +
-                   std::to_string(params.size()) + " parameters, given " +
-                   std::to_string(args.size());
-    return mlir::failure();
+    return mlir::emitError(b.getUnknownLoc())
+           << "computation " << computation.name() << " takes " << params.size()
+           << " parameters, given " << args.size();
   }
   auto saved = scalarParameters;
   for (HloInstruction *param : params)

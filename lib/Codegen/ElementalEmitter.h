@@ -64,8 +64,8 @@ public:
       : b(builder), provider(std::move(provider)) {}
 
   /// The value(s) of `instruction` at `indices` (one value, or one per tuple
-  /// element of a variadic reduce). Fails with `error()` naming the
-  /// instruction and its line when an op or type is not handled.
+  /// element of a variadic reduce). When an op or type is not handled, fails
+  /// with an error diagnostic at the instruction's line and column.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emit(const HloInstruction &instruction, mlir::ValueRange indices);
 
@@ -73,8 +73,6 @@ public:
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emitScalarComputation(const HloComputation &computation,
                         mlir::ValueRange args);
-
-  const std::string &error() const { return errorMessage; }
 
 private:
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
@@ -122,7 +120,6 @@ private:
 
   mlir::OpBuilder &b;
   OperandProvider provider;
-  std::string errorMessage;
 
   /// Values emitted in each open region (innermost last): a value is reused
   /// only while the region that holds it encloses the insertion point.

@@ -3,6 +3,7 @@
 
 #include "ElementalEmitter.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
+#include "tessel/Dialect/ErrorDiagnostics.h"
 #include "tessel/Dialect/TesselDialect.h"
 #include "tessel/Hlo/ScatterDimensions.h"
 
@@ -362,14 +363,14 @@ std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation) {
 
 namespace {
 
-/// "LINE:COLUMN: cannot compile %name: " for an error about `instruction`.
-std::string cannotCompile(const HloInstruction &instruction) {
-  SourceLocation where = instruction.location();
-  std::string prefix;
-  if (where.line > 0)
-    prefix =
-        std::to_string(where.line) + ":" + std::to_string(where.column) + ": ";
-  return prefix + "cannot compile %" + instruction.name() + ": ";
+/// Reports "cannot compile %name: WHY" as an error diagnostic at the
+/// instruction's line and column (Dialect/ErrorDiagnostics.h).
+mlir::LogicalResult cannotCompile(const HloInstruction &instruction,
+                                  mlir::MLIRContext *context,
+                                  const std::string &why) {
+  return mlir::emitError(
+             locationOf(instruction, mlir::UnknownLoc::get(context)))
+         << "cannot compile %" << instruction.name() << ": " << why;
 }
 
 /// Emits the functions of one partitioned computation.
@@ -406,7 +407,6 @@ public:
   mlir::FailureOr<mlir::func::FuncOp>
   emitInputSlicesEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                        llvm::ArrayRef<FusionOutput> outputs, Target target);
-  std::string error;
 
 private:
   mlir::LogicalResult emitSubgraph(const Subgraph &subgraph);
@@ -433,7 +433,8 @@ private:
                                             llvm::ArrayRef<int64_t> tileShape);
   /// The output's element at `outIndices`: its subgraph (the epilogue)
   /// emitted here with `heroValue` for the hero's; anything else it reads
-  /// comes from outside. Null (and `error` set) when it cannot be emitted.
+  /// comes from outside. Null (after an error diagnostic) when it cannot be
+  /// emitted.
   mlir::Value emitEpilogue(const HeroEntry &e, const HloInstruction &hero,
                            const FusionOutput &output, mlir::Value heroValue,
                            mlir::ValueRange outIndices);
@@ -503,8 +504,7 @@ mlir::LogicalResult FusionEmitter::emitSubgraph(const Subgraph &subgraph) {
       std::string typeError;
       mlir::Type t = getStorageType(s.elementType, context, &typeError);
       if (!t) {
-        error = cannotCompile(*root) + typeError;
-        return mlir::failure();
+        return cannotCompile(*root, module.getContext(), typeError);
       }
       results.push_back(t);
     }
@@ -531,10 +531,8 @@ mlir::LogicalResult FusionEmitter::emitSubgraph(const Subgraph &subgraph) {
   SmallVector<Value> returned;
   for (const HloInstruction *root : subgraph.roots) {
     auto values = emitter.emit(*root, indices);
-    if (mlir::failed(values)) {
-      error = emitter.error();
+    if (mlir::failed(values))
       return mlir::failure();
-    }
     returned.append(values->begin(), values->end());
   }
   b.create<mlir::func::ReturnOp>(loc, returned);
@@ -563,17 +561,16 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target,
     outputs.push_back(all[i]);
   for (const FusionOutput &output : outputs) {
     if (!output.shape().isArray()) {
-      error = cannotCompile(*output.instruction) +
-              "a fusion output must be an array (nested tuples are not "
-              "supported)";
-      return mlir::failure();
+      return cannotCompile(*output.instruction, module.getContext(),
+                           "a fusion output must be an array (nested tuples "
+                           "are not supported)");
     }
     if (output.shape().dims != outputs.front().shape().dims) {
-      error = cannotCompile(*computation.root()) +
-              "the outputs of a loop fusion must have the same dims, %" +
+      return cannotCompile(
+          *computation.root(), module.getContext(),
+          "the outputs of a loop fusion must have the same dims, %" +
               outputs.front().instruction->name() + " and %" +
-              output.instruction->name() + " differ";
-      return mlir::failure();
+              output.instruction->name() + " differ");
     }
   }
   const Shape &shape = outputs.front().shape();
@@ -631,8 +628,7 @@ FusionEmitter::beginHeroEntry(llvm::StringRef name, const HloInstruction &hero,
   mlir::Type element =
       getStorageType(hero.shape().elementType, context, &typeError);
   if (!element) {
-    error = cannotCompile(hero) + typeError;
-    return mlir::failure();
+    return cannotCompile(hero, module.getContext(), typeError);
   }
   SmallVector<mlir::Type> inputs = paramTypes();
   size_t numParams = inputs.size();
@@ -680,10 +676,8 @@ Value FusionEmitter::emitEpilogue(const HeroEntry &e,
         return readOutside(instruction, e.params, at);
       });
   auto values = emitter.emit(*output.instruction, outIndices);
-  if (mlir::failed(values)) {
-    error = emitter.error();
+  if (mlir::failed(values))
     return nullptr;
-  }
   return values->front();
 }
 
@@ -832,10 +826,8 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitDynamicUpdateSliceEntry(
     const HloInstruction &index = *dus.operand(2 + d);
     ElementalEmitter emitter(b, provider);
     auto value = emitter.emit(index, {});
-    if (mlir::failed(value)) {
-      error = emitter.error();
+    if (mlir::failed(value))
       return mlir::failure();
-    }
     Value start = isUnsignedInteger(index.shape().elementType)
                       ? Value(b.create<mlir::arith::IndexCastUIOp>(
                             loc, b.getIndexType(), value->front()))
@@ -875,10 +867,8 @@ FusionEmitter::emitScatterEntry(llvm::StringRef name,
   mlir::Location loc = b.getUnknownLoc();
   const HloInstruction &scatter = *analysis.hero;
   Expected<ScatterDimensions> dimsOr = getScatterDimensions(scatter);
-  if (!dimsOr) {
-    error = cannotCompile(scatter) + dimsOr.error().message;
-    return mlir::failure();
-  }
+  if (!dimsOr)
+    return cannotCompile(scatter, context, dimsOr.error().message);
   const ScatterDimensions &dims = *dimsOr;
   LaunchConfig config = getScatterLaunch(scatter, dims.uniqueIndices, target);
   auto e = beginHeroEntry(name, scatter, output, config, /*tileShape=*/{});
@@ -969,7 +959,6 @@ FusionEmitter::emitScatterEntry(llvm::StringRef name,
               emitter.emitScalarComputation(*dims.combiner, {current, update});
           Value next = current;
           if (mlir::failed(combined)) {
-            error = emitter.error();
             failed = true;
           } else {
             next = combined->front();
@@ -1111,8 +1100,6 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
     ElementalEmitter emitter(b, provider);
     auto values = emitter.emit(instruction, at);
     if (mlir::failed(values)) {
-      if (!failed)
-        error = emitter.error();
       failed = true;
       return nullptr;
     }
@@ -1159,8 +1146,6 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
                 auto sum = emitter.emitScalarComputation(
                     *reduce.calledComputation(), {acc, x});
                 if (mlir::failed(sum)) {
-                  if (!failed)
-                    error = emitter.error();
                   failed = true;
                 } else {
                   next = sum->front();
@@ -1341,12 +1326,12 @@ PartitionOptions getPartitionOptions(const FusionAnalysis &analysis) {
 
 mlir::FailureOr<mlir::func::FuncOp>
 emitFusion(mlir::ModuleOp module, const HloComputation &computation,
-           llvm::StringRef name, Target target, std::string *error,
+           llvm::StringRef name, Target target,
            llvm::ArrayRef<int64_t> outputs) {
   FusionAnalysis analysis = analyzeFusion(
       computation, std::vector<int64_t>(outputs.begin(), outputs.end()));
   if (analysis.kind == EmitterKind::Loop)
-    return emitLoopFusion(module, computation, name, target, error, outputs);
+    return emitLoopFusion(module, computation, name, target, outputs);
   mlir::MLIRContext *context = module.getContext();
   context->loadDialect<TesselDialect, mlir::gpu::GPUDialect,
                        mlir::arith::ArithDialect, mlir::math::MathDialect,
@@ -1355,10 +1340,8 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
   const HloInstruction *hero = analysis.hero;
   Expected<PartitionedComputation> partition =
       partitionComputation(computation, context, getPartitionOptions(analysis));
-  if (!partition) {
-    *error = partition.error().message;
-    return mlir::failure();
-  }
+  if (!partition)
+    return emitError(module.getLoc(), partition.error());
   std::vector<FusionOutput> all = getFusionOutputs(computation);
   FusionOutput output = outputs.empty() ? all.front() : all[outputs.front()];
   FusionEmitter emitter(module, computation, *partition, name.str() + "_");
@@ -1374,8 +1357,6 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
         mlir::failed(emitter.emitSubgraphs())
             ? mlir::FailureOr<mlir::func::FuncOp>(mlir::failure())
             : emitter.emitInputSlicesEntry(name, analysis, selected, target);
-    if (mlir::failed(entry))
-      *error = emitter.error;
     return entry;
   }
   // The hero and the epilogue (the output's subgraph) are emitted into the
@@ -1384,10 +1365,8 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
   const Subgraph *outputSubgraph = partition->subgraphOf(*output.instruction);
   if (mlir::failed(emitter.emitSubgraphs([&](const Subgraph &subgraph) {
         return &subgraph == heroSubgraph || &subgraph == outputSubgraph;
-      }))) {
-    *error = emitter.error;
+      })))
     return mlir::failure();
-  }
   auto entry =
       analysis.kind == EmitterKind::Transpose
           ? emitter.emitTransposeEntry(name, analysis, output)
@@ -1398,14 +1377,12 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
       : analysis.kind == EmitterKind::Scatter
           ? emitter.emitScatterEntry(name, analysis, output, target)
           : emitter.emitColumnReductionEntry(name, analysis, output);
-  if (mlir::failed(entry))
-    *error = emitter.error;
   return entry;
 }
 
 mlir::FailureOr<mlir::func::FuncOp>
 emitLoopFusion(mlir::ModuleOp module, const HloComputation &computation,
-               llvm::StringRef name, Target target, std::string *error,
+               llvm::StringRef name, Target target,
                llvm::ArrayRef<int64_t> outputs) {
   mlir::MLIRContext *context = module.getContext();
   context->loadDialect<TesselDialect, mlir::gpu::GPUDialect,
@@ -1414,18 +1391,12 @@ emitLoopFusion(mlir::ModuleOp module, const HloComputation &computation,
                        mlir::func::FuncDialect>();
   Expected<PartitionedComputation> partition =
       partitionComputation(computation, context);
-  if (!partition) {
-    *error = partition.error().message;
-    return mlir::failure();
-  }
+  if (!partition)
+    return emitError(module.getLoc(), partition.error());
   FusionEmitter emitter(module, computation, *partition, name.str() + "_");
-  if (mlir::failed(emitter.emitSubgraphs())) {
-    *error = emitter.error;
+  if (mlir::failed(emitter.emitSubgraphs()))
     return mlir::failure();
-  }
   auto entry = emitter.emitLoopEntry(name, target, outputs);
-  if (mlir::failed(entry))
-    *error = emitter.error;
   return entry;
 }
 

@@ -189,15 +189,15 @@ public:
     if (module && driver->ctxSetCurrent(driver->context) == 0)
       driver->moduleUnload(module);
   }
-  Expected<bool> runPhysical(const std::vector<const void *> &inputs,
-                             const std::vector<void *> &outputs,
-                             const RunOptions &options) override;
+  Status runPhysical(const std::vector<const void *> &inputs,
+                     const std::vector<void *> &outputs,
+                     const RunOptions &options) override;
   Expected<DeviceTiming> timeOnDevice(const std::vector<const void *> &inputs,
                                       int repeat) override;
 
-  Expected<bool> prepare(DeviceBuffers &buffers,
-                         const std::vector<const void *> &inputs);
-  Expected<bool> launch(const DeviceBuffers &buffers);
+  Status prepare(DeviceBuffers &buffers,
+                 const std::vector<const void *> &inputs);
+  Status launch(const DeviceBuffers &buffers);
 
   const CudaDriver *driver = nullptr;
   CUmodule module = nullptr;
@@ -213,12 +213,12 @@ struct DeviceBuffers {
       if (p)
         driver.memFree(p);
   }
-  Expected<bool> allocate(size_t index, size_t bytes) {
+  Status allocate(size_t index, size_t bytes) {
     if (CUresult r =
             driver.memAlloc(&pointers[index], std::max<size_t>(bytes, 1)))
       return Error("CUDA: cannot allocate " + std::to_string(bytes) +
                    " bytes on the GPU: " + driver.message(r));
-    return true;
+    return {};
   }
 };
 
@@ -235,8 +235,8 @@ struct Events {
 };
 
 /// The plan's buffers on the device, the inputs copied in.
-Expected<bool> GpuExecutable::prepare(DeviceBuffers &buffers,
-                                      const std::vector<const void *> &inputs) {
+Status GpuExecutable::prepare(DeviceBuffers &buffers,
+                              const std::vector<const void *> &inputs) {
   if (inputs.size() != plan.inputs.size())
     return Error("expected " + std::to_string(plan.inputs.size()) + " inputs");
   const CudaDriver &d = *driver;
@@ -244,8 +244,7 @@ Expected<bool> GpuExecutable::prepare(DeviceBuffers &buffers,
     return Error("CUDA: " + d.message(r));
   buffers.pointers.assign(plan.buffers.size(), 0);
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
-    Expected<bool> allocated =
-        buffers.allocate(b, bufferBytes(plan.buffers[b]));
+    Status allocated = buffers.allocate(b, bufferBytes(plan.buffers[b]));
     if (!allocated)
       return allocated;
   }
@@ -258,11 +257,11 @@ Expected<bool> GpuExecutable::prepare(DeviceBuffers &buffers,
       return Error("CUDA: copy of input " + std::to_string(i) +
                    " to the GPU: " + d.message(r));
   }
-  return true;
+  return {};
 }
 
 /// Launches every kernel in order (asynchronously).
-Expected<bool> GpuExecutable::launch(const DeviceBuffers &buffers) {
+Status GpuExecutable::launch(const DeviceBuffers &buffers) {
   const CudaDriver &d = *driver;
   for (size_t k = 0; k < kernels.size(); ++k) {
     std::vector<CUdeviceptr> args;
@@ -291,22 +290,21 @@ Expected<bool> GpuExecutable::launch(const DeviceBuffers &buffers) {
                                     1, 1, 0, nullptr, params.data(), nullptr))
       return Error("CUDA: launch of " + kernel.name + ": " + d.message(r));
   }
-  return true;
+  return {};
 }
 
-Expected<bool>
-GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
-                           const std::vector<void *> &outputs,
-                           const RunOptions &) {
+Status GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
+                                  const std::vector<void *> &outputs,
+                                  const RunOptions &) {
   if (outputs.size() != plan.outputs.size())
     return Error("expected " + std::to_string(plan.outputs.size()) +
                  " outputs");
   const CudaDriver &d = *driver;
   DeviceBuffers buffers{d, {}};
-  Expected<bool> ready = prepare(buffers, inputs);
+  Status ready = prepare(buffers, inputs);
   if (!ready)
     return ready;
-  Expected<bool> launched = launch(buffers);
+  Status launched = launch(buffers);
   if (!launched)
     return launched;
   if (CUresult r = d.ctxSynchronize())
@@ -320,7 +318,7 @@ GpuExecutable::runPhysical(const std::vector<const void *> &inputs,
       return Error("CUDA: copy of output " + std::to_string(i) +
                    " from the GPU: " + d.message(r));
   }
-  return true;
+  return {};
 }
 
 Expected<DeviceTiming>
@@ -328,7 +326,7 @@ GpuExecutable::timeOnDevice(const std::vector<const void *> &inputs,
                             int repeat) {
   const CudaDriver &d = *driver;
   DeviceBuffers buffers{d, {}};
-  Expected<bool> ready = prepare(buffers, inputs);
+  Status ready = prepare(buffers, inputs);
   if (!ready)
     return ready.error();
   DeviceTiming timing;
@@ -341,7 +339,7 @@ GpuExecutable::timeOnDevice(const std::vector<const void *> &inputs,
   size_t half = std::max<int64_t>(timing.bytes / 2, 1);
   DeviceBuffers scratch{d, std::vector<CUdeviceptr>(2, 0)};
   for (size_t i = 0; i < 2; ++i) {
-    Expected<bool> allocated = scratch.allocate(i, half);
+    Status allocated = scratch.allocate(i, half);
     if (!allocated)
       return allocated.error();
   }
@@ -350,11 +348,10 @@ GpuExecutable::timeOnDevice(const std::vector<const void *> &inputs,
     return Error("CUDA: " + d.message(r));
   if (CUresult r = d.eventCreate(&events.end, 0))
     return Error("CUDA: " + d.message(r));
-  auto timed =
-      [&](const std::function<Expected<bool>()> &work) -> Expected<double> {
+  auto timed = [&](const std::function<Status()> &work) -> Expected<double> {
     if (CUresult r = d.eventRecord(events.start, nullptr))
       return Error("CUDA: " + d.message(r));
-    Expected<bool> done = work();
+    Status done = work();
     if (!done)
       return done.error();
     if (CUresult r = d.eventRecord(events.end, nullptr))
@@ -367,11 +364,11 @@ GpuExecutable::timeOnDevice(const std::vector<const void *> &inputs,
     return ms / 1e3;
   };
   auto kernels = [&]() { return launch(buffers); };
-  auto copy = [&]() -> Expected<bool> {
+  auto copy = [&]() -> Status {
     if (CUresult r =
             d.memcpyDtoD(scratch.pointers[1], scratch.pointers[0], half))
       return Error("CUDA: device copy: " + d.message(r));
-    return true;
+    return {};
   };
   // One run first: the first launch loads the module onto the device.
   for (int r = -1; r < repeat; ++r) {
@@ -423,7 +420,7 @@ compileGpuExecutable(const HloModule &module, const CompileOptions &options) {
         func->getAttrOfType<mlir::IntegerAttr>("tessel.num_blocks").getInt();
     exe->kernels.push_back(kernel);
   }
-  Expected<bool> lowered = lowerToLlvmDialect(**mlirModule, gpuOptions);
+  Status lowered = lowerToLlvmDialect(**mlirModule, gpuOptions);
   if (!lowered)
     return lowered.error();
   Expected<std::string> ptx =

@@ -15,13 +15,6 @@
 
 namespace tessel {
 
-static std::string where(const HloInstruction &instruction) {
-  SourceLocation loc = instruction.location();
-  if (loc.line == 0)
-    return "";
-  return std::to_string(loc.line) + ":" + std::to_string(loc.column) + ": ";
-}
-
 static int64_t physicalBytes(const Shape &shape);
 
 /// The computations `copy` of `original` calls: its called computations,
@@ -332,8 +325,10 @@ Expected<ModulePlan> planModule(const HloModule &module) {
 
   for (HloInstruction *param : entry->parameters()) {
     if (!param->shape().isArray())
-      return Error(where(*param) + "parameter %" + param->name() +
-                   " is not an array; tuple parameters are not supported");
+      return errorAt(
+          param->location(),
+          "parameter %" + param->name() +
+              " is not an array; tuple parameters are not supported");
     buffersOf[param] = {newBuffer(param->shape())};
   }
   plan.inputs.resize(entry->parameterCount());
@@ -375,9 +370,10 @@ Expected<ModulePlan> planModule(const HloModule &module) {
     std::vector<int> buffers;
     for (const FusionOutput &output : outputs) {
       if (!output.shape().isArray())
-        return Error(where(instruction) + "%" + instruction.name() +
-                     " has a nested tuple or token output, which the "
-                     "compiler does not support");
+        return errorAt(instruction.location(),
+                       "%" + instruction.name() +
+                           " has a nested tuple or token output, which the "
+                           "compiler does not support");
       buffers.push_back(newBuffer(output.shape()));
     }
     std::vector<bool> done(outputs.size(), false);
@@ -538,10 +534,11 @@ Expected<ModulePlan> planModule(const HloModule &module) {
       auto operandBuffer = [&](int64_t i) -> Expected<int> {
         const std::vector<int> &buffers = buffersOf[instruction.operand(i)];
         if (buffers.size() != 1)
-          return Error(where(instruction) + "operand " + std::to_string(i) +
-                       " of %" + instruction.name() +
-                       " is a tuple; only get-tuple-element of it is "
-                       "supported");
+          return errorAt(instruction.location(),
+                         "operand " + std::to_string(i) + " of %" +
+                             instruction.name() +
+                             " is a tuple; only get-tuple-element of it is "
+                             "supported");
         return buffers.front();
       };
       switch (instruction.opcode()) {
@@ -559,7 +556,7 @@ Expected<ModulePlan> planModule(const HloModule &module) {
       case HloOpcode::GetTupleElement: {
         const std::vector<int> &buffers = buffersOf[instruction.operand(0)];
         if (instruction.tupleIndex() >= static_cast<int64_t>(buffers.size()))
-          return Error(where(instruction) + "tuple index out of range");
+          return errorAt(instruction.location(), "tuple index out of range");
         buffersOf[&instruction] = {buffers[instruction.tupleIndex()]};
         continue;
       }
@@ -596,12 +593,13 @@ Expected<ModulePlan> planModule(const HloModule &module) {
         // A kernel reads arrays: a tuple operand (of a conditional, a
         // while, a call) would reach the emitters as a tensor of no type.
         if (!instruction.operand(i)->shape().isArray())
-          return Error(where(instruction) + "cannot compile %" +
-                       instruction.name() + " (" +
-                       std::string(hloOpcodeName(instruction.opcode())) +
-                       "): operand " + std::to_string(i) +
-                       " is a tuple, which the compiler reads only through "
-                       "get-tuple-element");
+          return errorAt(
+              instruction.location(),
+              "cannot compile %" + instruction.name() + " (" +
+                  std::string(hloOpcodeName(instruction.opcode())) +
+                  "): operand " + std::to_string(i) +
+                  " is a tuple, which the compiler reads only through "
+                  "get-tuple-element");
         Expected<int> b = operandBuffer(i);
         if (!b)
           return b.error();

@@ -80,13 +80,13 @@ std::unique_ptr<llvm::TargetMachine> nvptxTargetMachine(int smVersion) {
 
 /// Links the libdevice functions `llvmModule` calls into it, as internal
 /// functions (the only externally visible functions are the kernels).
-Expected<bool> linkLibdevice(llvm::Module &llvmModule) {
+Status linkLibdevice(llvm::Module &llvmModule) {
   bool calls = false;
   for (llvm::Function &function : llvmModule)
     if (function.isDeclaration() && function.getName().starts_with("__nv_"))
       calls = true;
   if (!calls)
-    return true;
+    return {};
   std::string path;
   if (const char *env = std::getenv("TESSEL_LIBDEVICE")) {
     path = env;
@@ -123,7 +123,7 @@ Expected<bool> linkLibdevice(llvm::Module &llvmModule) {
   for (llvm::GlobalVariable &global : llvmModule.globals())
     if (!global.isDeclaration())
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
-  return true;
+  return {};
 }
 
 } // namespace
@@ -192,7 +192,7 @@ Expected<std::string> translateToNvptx(mlir::ModuleOp module, int smVersion,
     return Error("translation of the GPU kernels to LLVM IR failed");
   llvmModule->setTargetTriple(kTriple);
   llvmModule->setDataLayout(machine->createDataLayout());
-  Expected<bool> linked = linkLibdevice(*llvmModule);
+  Status linked = linkLibdevice(*llvmModule);
   if (!linked)
     return linked.error();
   auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());

@@ -3,6 +3,7 @@
 
 #include "tessel/Codegen/ComputationPartitioner.h"
 #include "tessel/Codegen/Passes.h"
+#include "tessel/Dialect/ErrorDiagnostics.h"
 #include "tessel/Dialect/TesselDialect.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -56,25 +57,17 @@ emitKernels(const ModulePlan &plan, const CompileOptions &options,
             mlir::MLIRContext *context) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ModuleOp::create(mlir::UnknownLoc::get(context));
+  // The emitters report what they cannot compile as diagnostics at the
+  // instruction's line and column.
+  ErrorCapture capture(context);
   for (const PlannedKernel &kernel : plan.kernels) {
-    std::string error;
-    auto entry =
-        emitFusion(*module, *kernel.computation, kernel.name,
-                   launchTarget(options), &error, kernel.outputIndices);
+    auto entry = emitFusion(*module, *kernel.computation, kernel.name,
+                            launchTarget(options), kernel.outputIndices);
     if (mlir::failed(entry))
-      return Error(error);
+      return capture.takeError("");
   }
-  std::string diagnostics;
-  {
-    mlir::ScopedDiagnosticHandler handler(
-        context, [&](mlir::Diagnostic &diagnostic) {
-          diagnostics += diagnostic.str() + "\n";
-          return mlir::success();
-        });
-    if (mlir::failed(mlir::verify(*module)))
-      return Error("internal error: the emitted IR does not verify: " +
-                   diagnostics);
-  }
+  if (mlir::failed(mlir::verify(*module)))
+    return capture.takeError("internal error: the emitted IR does not verify");
   return module;
 }
 
@@ -108,8 +101,8 @@ private:
 
 } // namespace
 
-Expected<bool> lowerToLlvmDialect(mlir::ModuleOp module,
-                                  const CompileOptions &options) {
+Status lowerToLlvmDialect(mlir::ModuleOp module,
+                          const CompileOptions &options) {
   mlir::MLIRContext *context = module.getContext();
   mlir::PassManager pm(context);
   pm.addPass(createInlineSubgraphsPass());
@@ -153,15 +146,10 @@ Expected<bool> lowerToLlvmDialect(mlir::ModuleOp module,
     pm.addInstrumentation(std::make_unique<DumpInstrumentation>(
         options.dumpAfter, options.dumpDir));
   }
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(
-      context, [&](mlir::Diagnostic &diagnostic) {
-        diagnostics += diagnostic.str() + "\n";
-        return mlir::success();
-      });
+  ErrorCapture capture(context);
   if (mlir::failed(pm.run(module)))
-    return Error("the pass pipeline failed: " + diagnostics);
-  return true;
+    return capture.takeError("the pass pipeline failed");
+  return success();
 }
 
 } // namespace tessel

@@ -37,8 +37,7 @@ emitKernels(const ModulePlan &plan, const CompileOptions &options,
 
 /// Runs the pass pipeline on `module`, down to the llvm dialect, writing
 /// the dumps the options ask for.
-Expected<bool> lowerToLlvmDialect(mlir::ModuleOp module,
-                                  const CompileOptions &options);
+Status lowerToLlvmDialect(mlir::ModuleOp module, const CompileOptions &options);
 
 } // namespace tessel
 

@@ -63,17 +63,34 @@ void TesselDialect::initialize() {
 mlir::Attribute IndexingMapAttr::parse(mlir::AsmParser &parser, mlir::Type) {
   llvm::SMLoc loc = parser.getCurrentLocation();
   std::string text;
-  // Adjacent strings concatenate, so a long map can span lines.
-  if (parser.parseLess() || parser.parseString(&text))
+  if (parser.parseLess())
     return {};
-  for (std::string more; succeeded(parser.parseOptionalString(&more));)
+  llvm::SMLoc stringLoc = parser.getCurrentLocation();
+  if (parser.parseString(&text))
+    return {};
+  // Adjacent strings concatenate, so a long map can span lines.
+  bool pieces = false;
+  for (std::string more; succeeded(parser.parseOptionalString(&more));) {
     text += more;
+    pieces = true;
+  }
   if (parser.parseGreater())
     return {};
   Expected<IndexingMap> map = parseIndexingMap(text, parser.getContext());
   if (!map) {
-    parser.emitError(loc) << "invalid indexing map: " << map.error().message
-                          << " (in \"" << text << "\")";
+    const Error &error = map.error();
+    // One string without escapes holds the map's bytes as they are in the
+    // file: the diagnostic points at the offending character itself.
+    const char *first = stringLoc.getPointer() + 1;
+    if (!pieces && error.span && llvm::StringRef(first, text.size()) == text) {
+      parser.emitError(llvm::SMLoc::getFromPointer(first + error.span->begin))
+          << "invalid indexing map: " << error.message;
+      return {};
+    }
+    parser.emitError(loc) << "invalid indexing map: " << error.message
+                          << " (at column "
+                          << (error.span ? error.span->column : 1) << " of \""
+                          << text << "\")";
     return {};
   }
   return parser.getChecked<IndexingMapAttr>(loc, parser.getContext(), *map);

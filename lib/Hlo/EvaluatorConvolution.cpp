@@ -28,7 +28,7 @@
 namespace tessel::eval {
 namespace {
 
-std::optional<Error> parseLabels(std::string_view text, char a, char b,
+Status parseLabels(std::string_view text, char a, char b,
                                  ConvolutionLabels &labels) {
   labels = ConvolutionLabels();
   std::vector<int64_t> spatialAt(text.size(), -1);
@@ -60,7 +60,7 @@ std::optional<Error> parseLabels(std::string_view text, char a, char b,
                    "' lacks spatial dim " + std::to_string(s));
     labels.spatial.push_back(spatialAt[s]);
   }
-  return std::nullopt;
+  return {};
 }
 
 std::string dimsText(const std::vector<int64_t> &dims) {
@@ -91,13 +91,13 @@ Expected<ConvolutionDims> convolutionDims(const HloInstruction &inst,
     return Error("dim_labels=" + *labelText + ", expected LHS_RHS->OUT");
   ConvolutionDims c;
   ConvolutionLabels &l = c.lhs, &r = c.rhs, &o = c.out;
-  if (auto e = parseLabels(all.substr(0, underscore), 'b', 'f', l))
-    return *e;
-  if (auto e = parseLabels(all.substr(underscore + 1, arrow - underscore - 1),
-                           'i', 'o', r))
-    return *e;
-  if (auto e = parseLabels(all.substr(arrow + 2), 'b', 'f', o))
-    return *e;
+  if (Status e = parseLabels(all.substr(0, underscore), 'b', 'f', l); !e)
+    return e.takeError();
+  if (Status e = parseLabels(all.substr(underscore + 1, arrow - underscore - 1),
+                           'i', 'o', r); !e)
+    return e.takeError();
+  if (Status e = parseLabels(all.substr(arrow + 2), 'b', 'f', o); !e)
+    return e.takeError();
   size_t spatial = l.spatial.size();
   if (r.spatial.size() != spatial || o.spatial.size() != spatial)
     return Error("dim_labels=" + *labelText +

@@ -64,7 +64,7 @@ struct IndexSpace {
   std::vector<int64_t> batchDims;
   std::vector<int64_t> indicesDims;
 
-  std::optional<Error> init(const Shape &indices, int64_t vectorDim) {
+  Status init(const Shape &indices, int64_t vectorDim) {
     if (indices.isTuple() || !isInteger(indices.elementType))
       return Error("the indices are " + indices.toStringWithoutLayout() +
                    ", expected an integer array");
@@ -78,7 +78,7 @@ struct IndexSpace {
     for (int64_t d = 0; d < indices.rank(); ++d)
       if (d != vectorDim)
         batchDims.push_back(indices.dims[d]);
-    return std::nullopt;
+    return {};
   }
 };
 
@@ -94,16 +94,16 @@ int64_t component(const Literal &indices, int64_t indexVectorDim,
 
 /// Checks the batching dims: pairs of operand and indices dims of equal
 /// sizes.
-std::optional<Error> checkBatching(const std::vector<int64_t> &operandDims,
+Status checkBatching(const std::vector<int64_t> &operandDims,
                                    const std::vector<int64_t> &indicesDims,
                                    const Shape &operand,
                                    const IndexSpace &space,
                                    const char *operandWhat,
                                    const char *indicesWhat) {
-  if (auto e = checkDimList(operandDims, operand.rank(), operandWhat))
+  if (Status e = checkDimList(operandDims, operand.rank(), operandWhat); !e)
     return e;
   int64_t indicesRank = static_cast<int64_t>(space.indicesDims.size());
-  if (auto e = checkDimList(indicesDims, indicesRank, indicesWhat))
+  if (Status e = checkDimList(indicesDims, indicesRank, indicesWhat); !e)
     return e;
   if (operandDims.size() != indicesDims.size())
     return Error(std::string(operandWhat) + " and " + indicesWhat +
@@ -119,7 +119,7 @@ std::optional<Error> checkBatching(const std::vector<int64_t> &operandDims,
                    ", the indices' dim " + std::to_string(indicesDims[i]) +
                    " " + std::to_string(space.indicesDims[indicesDims[i]]));
   }
-  return std::nullopt;
+  return {};
 }
 
 std::string joinInts(const std::vector<int64_t> &values) {
@@ -129,11 +129,11 @@ std::string joinInts(const std::vector<int64_t> &values) {
   return s + "}";
 }
 
-std::optional<Error> checkSorted(const std::vector<int64_t> &dims,
+Status checkSorted(const std::vector<int64_t> &dims,
                                  const char *what) {
   if (!std::is_sorted(dims.begin(), dims.end()))
     return Error(std::string(what) + "=" + joinInts(dims) + " must be sorted");
-  return std::nullopt;
+  return {};
 }
 
 #define TRY_LIST(var, key)                                                     \
@@ -143,8 +143,8 @@ std::optional<Error> checkSorted(const std::vector<int64_t> &dims,
   const std::vector<int64_t> &var = *var##OrError;
 
 #define TRY_CHECK(check)                                                       \
-  if (std::optional<Error> e = (check))                                        \
-    return *e;
+  if (Status checked = (check); !checked)                                      \
+    return checked.takeError();
 
 } // namespace
 

@@ -135,10 +135,10 @@ Expected<Literal> gather(const HloInstruction &inst, const Literal &operand,
 
 /// Combines update element `u` of the updates (operands[firstUpdate..]) into
 /// element `o` of every result, through scatter's to_apply.
-using ScatterCombiner = std::function<std::optional<Error>(
-    std::vector<Literal> &results, int64_t o,
-    const std::vector<const Literal *> &operands, size_t firstUpdate,
-    int64_t u)>;
+using ScatterCombiner =
+    std::function<Status(std::vector<Literal> &results, int64_t o,
+                         const std::vector<const Literal *> &operands,
+                         size_t firstUpdate, int64_t u)>;
 
 /// scatter (variadic: n operands, the indices, n updates); updates whose
 /// window does not fit the operand are skipped, the others are combined in

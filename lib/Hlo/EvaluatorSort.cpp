@@ -20,9 +20,8 @@ namespace tessel::eval {
 namespace {
 
 /// Sorts `order` (positions in one line) stably by less(a, b).
-std::optional<Error>
-mergeSort(std::vector<int64_t> &order,
-          const std::function<Expected<bool>(int64_t, int64_t)> &less) {
+Status mergeSort(std::vector<int64_t> &order,
+                 const std::function<Expected<bool>(int64_t, int64_t)> &less) {
   size_t n = order.size();
   std::vector<int64_t> buffer(n);
   for (size_t width = 1; width < n; width *= 2) {
@@ -42,7 +41,7 @@ mergeSort(std::vector<int64_t> &order,
     }
     order.swap(buffer);
   }
-  return std::nullopt;
+  return {};
 }
 
 /// Sorts the lines along `dim` of same-shaped arrays; `less(i, j)` compares
@@ -68,9 +67,10 @@ sortLines(const std::vector<const Literal *> &arrays, int64_t dim,
     int64_t base = (line / stride) * stride * length + line % stride;
     for (int64_t t = 0; t < length; ++t)
       order[t] = base + t * stride;
-    if (auto e = mergeSort(
-            order, [&](int64_t a, int64_t b) { return less(arrays, a, b); }))
-      return *e;
+    if (Status e = mergeSort(
+            order, [&](int64_t a, int64_t b) { return less(arrays, a, b); });
+        !e)
+      return e.takeError();
     for (size_t k = 0; k < arrays.size(); ++k) {
       int64_t width = results[k].elementBytes();
       for (int64_t t = 0; t < length; ++t)

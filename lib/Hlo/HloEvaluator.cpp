@@ -85,14 +85,6 @@ bool reducesInPartials(const HloInstruction &reduce) {
 
 namespace {
 
-/// "LINE:COLUMN: " of a parsed instruction, else nothing.
-std::string at(const HloInstruction &inst) {
-  SourceLocation loc = inst.location();
-  if (loc.line <= 0)
-    return "";
-  return std::to_string(loc.line) + ":" + std::to_string(loc.column) + ": ";
-}
-
 /// How to get the values XLA left out of a printed constant.
 constexpr const char *kElidedHint =
     ": XLA printed the module without the values of its large constants; "
@@ -225,10 +217,9 @@ private:
   /// accumulators `results[k]` at `o` and the elements of `inputs` at
   /// `inputIndex`, and stores its values (scalars of the results' types)
   /// back at `o`.
-  Expected<bool> combine(const HloComputation &reducer,
-                         std::vector<Literal> &results, int64_t o,
-                         const std::vector<Value> &inputs, int64_t inputIndex,
-                         int depth);
+  Status combine(const HloComputation &reducer, std::vector<Literal> &results,
+                 int64_t o, const std::vector<Value> &inputs,
+                 int64_t inputIndex, int depth);
 
   const EvaluatorOptions &options;
   int64_t maxBytes;
@@ -305,10 +296,16 @@ Expected<Literal> Evaluator::run(const HloComputation &computation,
         result = Error(
             "the op gives " + result->shape().toStringWithoutLayout() +
             ", its declared shape is " + inst.shape().toStringWithoutLayout());
-      if (!result)
-        return Error(isCall(inst) ? result.error().message
-                                  : at(inst) + "%" + inst.name() + ": " +
-                                        result.error().message);
+      if (!result) {
+        // A called computation's error is about its own instruction.
+        if (isCall(inst))
+          return result.takeError();
+        Error error = result.takeError();
+        std::string what = "%" + inst.name() + ": ";
+        if (error.span)
+          return std::move(error).prepend(what);
+        return errorAt(inst.location(), what + error.message);
+      }
       values[i] = std::make_shared<const Literal>(std::move(*result));
       // The entry keeps the operands alive, so their addresses stay unique.
       if (shared)
@@ -671,10 +668,10 @@ Expected<Literal> Evaluator::concatenate(const HloInstruction &inst,
   return out;
 }
 
-Expected<bool> Evaluator::combine(const HloComputation &reducer,
-                                  std::vector<Literal> &results, int64_t o,
-                                  const std::vector<Value> &inputs,
-                                  int64_t inputIndex, int depth) {
+Status Evaluator::combine(const HloComputation &reducer,
+                          std::vector<Literal> &results, int64_t o,
+                          const std::vector<Value> &inputs, int64_t inputIndex,
+                          int depth) {
   std::vector<Value> args;
   for (const Literal &accumulators : results) {
     Literal element(Shape(accumulators.elementType(), {}));
@@ -706,7 +703,7 @@ Expected<bool> Evaluator::combine(const HloComputation &reducer,
                    ", expected a scalar of the operand's type");
     copyElement(*values[k], 0, results[k], o);
   }
-  return true;
+  return {};
 }
 
 Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
@@ -801,7 +798,7 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
       eval::binaryAt(*fast, results[0], o, first, i, results[0], o);
       continue;
     }
-    Expected<bool> ok = combine(reducer, results, o, inputs, i, depth);
+    Status ok = combine(reducer, results, o, inputs, i, depth);
     if (!ok)
       return ok.takeError();
   }
@@ -900,7 +897,7 @@ Expected<Literal> Evaluator::prefixScan(const std::vector<Value> &operands,
       eval::binaryAt(*fast, results[0], o, first, o, results[0], o);
       continue;
     }
-    Expected<bool> ok = combine(reducer, results, o, inputs, o, depth);
+    Status ok = combine(reducer, results, o, inputs, o, depth);
     if (!ok)
       return ok.takeError();
   }
@@ -960,7 +957,7 @@ Expected<Literal> Evaluator::reduceWindow(const HloInstruction &inst,
         eval::binaryAt(*fast, results[0], o, first, i, results[0], o);
         continue;
       }
-      Expected<bool> ok = combine(reducer, results, o, inputs, i, depth);
+      Status ok = combine(reducer, results, o, inputs, i, depth);
       if (!ok)
         return ok.takeError();
     }
@@ -1125,19 +1122,16 @@ Expected<Literal> Evaluator::scatter(const HloInstruction &inst,
     literals.push_back(operand.get());
   auto combineAt = [&](std::vector<Literal> &results, int64_t o,
                        const std::vector<const Literal *> &all,
-                       size_t firstUpdate, int64_t u) -> std::optional<Error> {
+                       size_t firstUpdate, int64_t u) -> Status {
     if (fast) {
       eval::binaryAt(*fast, results[0], o, *all[firstUpdate], u, results[0], o);
-      return std::nullopt;
+      return {};
     }
     std::vector<Value> updates;
     for (size_t k = 0; k < n; ++k)
       updates.push_back(std::shared_ptr<const Literal>(
           std::shared_ptr<const Literal>(), all[firstUpdate + k]));
-    Expected<bool> ok = this->combine(combiner, results, o, updates, u, depth);
-    if (!ok)
-      return ok.takeError();
-    return std::nullopt;
+    return this->combine(combiner, results, o, updates, u, depth);
   };
   return eval::scatter(inst, literals, combineAt);
 }

@@ -26,8 +26,7 @@ constexpr int64_t kMaxConstantElements = int64_t(1) << 26;
 
 } // namespace
 
-HloLexer::HloLexer(std::string_view text, bool columnsOnly)
-    : text(text), columnsOnly(columnsOnly) {
+HloLexer::HloLexer(std::string_view text) : text(text) {
   lineStarts.push_back(0);
   for (size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n')
@@ -38,11 +37,7 @@ HloLexer::HloLexer(std::string_view text, bool columnsOnly)
 }
 
 Error HloLexer::takeError() {
-  SourceLocation loc = locationOf(errorPos);
-  std::string where =
-      columnsOnly ? std::to_string(errorPos + 1)
-                  : std::to_string(loc.line) + ":" + std::to_string(loc.column);
-  return Error(where + ": " + errorMessage);
+  return Error::at(errorPos, std::move(errorMessage)).locate(text);
 }
 
 bool HloLexer::fail(size_t at, std::string message) {

@@ -21,12 +21,10 @@ namespace tessel {
 
 class HloLexer {
 public:
-  /// With `columnsOnly`, error positions are "COLUMN:" (for one-line
-  /// inputs) instead of "LINE:COLUMN:".
-  explicit HloLexer(std::string_view text, bool columnsOnly = false);
+  explicit HloLexer(std::string_view text);
 
   bool failed() const { return hasError; }
-  /// The first error, with its position. @pre failed()
+  /// The first error, located in the text. @pre failed()
   Error takeError();
   size_t position() const { return pos; }
 
@@ -90,7 +88,6 @@ protected:
 
   std::string_view text;
   size_t pos = 0;
-  bool columnsOnly;
   bool hasError = false;
   size_t errorPos = 0;
   std::string errorMessage;

@@ -206,12 +206,12 @@ static int64_t inlinedSize(const HloComputation &computation, int64_t limit,
   return size;
 }
 
-std::optional<Error> checkInlinedSize(const HloModule &module, int64_t limit) {
+Status checkInlinedSize(const HloModule &module, int64_t limit) {
   if (!module.entry())
-    return std::nullopt;
+    return {};
   std::map<const HloComputation *, int64_t> memo;
   if (inlinedSize(*module.entry(), limit, memo) <= limit)
-    return std::nullopt;
+    return {};
   return Error(
       "with every call inlined the module has more than " +
       std::to_string(limit) +

@@ -563,25 +563,28 @@ Expected<std::unique_ptr<HloModule>> parseHloModule(std::string_view text) {
 }
 
 Expected<Literal> parseLiteral(std::string_view text, const Shape &shape) {
-  HloLexer lexer(text, /*columnsOnly=*/true);
+  HloLexer lexer(text);
   Literal literal;
   if (!lexer.parseLiteralValue(shape, literal))
     return lexer.takeError();
   if (!lexer.atEnd())
-    return Error(std::to_string(lexer.position() + 1) +
-                 ": expected the end of the literal but found " +
-                 lexer.found());
+    return Error::at(lexer.position(),
+                     "expected the end of the literal but found " +
+                         lexer.found())
+        .locate(text);
   return literal;
 }
 
 Expected<std::vector<WindowDim>> parseWindow(std::string_view text) {
-  HloLexer lexer(text, /*columnsOnly=*/true);
+  HloLexer lexer(text);
   std::vector<WindowDim> window;
   if (!lexer.parseWindow(window))
     return lexer.takeError();
   if (!lexer.atEnd())
-    return Error(std::to_string(lexer.position() + 1) +
-                 ": expected the end of the window but found " + lexer.found());
+    return Error::at(lexer.position(),
+                     "expected the end of the window but found " +
+                         lexer.found())
+        .locate(text);
   return window;
 }
 

@@ -698,11 +698,7 @@ Expected<Shape> ShapeInference::bitcastConvert() {
 
 #undef TRY
 
-std::string at(SourceLocation loc) {
-  return std::to_string(loc.line) + ":" + std::to_string(loc.column) + ": ";
-}
-
-std::optional<Error> verifyComputation(const HloComputation &computation) {
+Status verifyComputation(const HloComputation &computation) {
   std::vector<HloInstruction *> params = computation.parameters();
   int64_t count = 0;
   for (const auto &inst : computation.instructions()) {
@@ -712,36 +708,40 @@ std::optional<Error> verifyComputation(const HloComputation &computation) {
     int64_t n = inst->parameterNumber();
     if (n < 0 || n >= static_cast<int64_t>(params.size()) ||
         params[n] != inst.get())
-      return Error(at(inst->location()) + "%" + inst->name() +
-                   ": parameter number " + std::to_string(n) +
-                   " is used twice or out of range in %" + computation.name());
+      return errorAt(
+          inst->location(),
+          "%" + inst->name() + ": parameter number " + std::to_string(n) +
+              " is used twice or out of range in %" + computation.name());
   }
   if (count != static_cast<int64_t>(params.size()))
-    return Error(at(computation.location()) + "%" + computation.name() +
-                 ": parameter numbers must be 0.." + std::to_string(count - 1) +
-                 " with none missing");
+    return errorAt(computation.location(),
+                   "%" + computation.name() +
+                       ": parameter numbers must be 0.." +
+                       std::to_string(count - 1) + " with none missing");
   for (const auto &inst : computation.instructions()) {
     if (inst->passesValueThrough()) {
       const Shape &operand = inst->operand(0)->shape();
       if (!compatibleShapes(operand, inst->shape()))
-        return Error(at(inst->location()) + "%" + inst->name() +
-                     ": declared shape " + str(inst->shape()) +
-                     " does not match its operand's " + str(operand) +
-                     ", expected the same (the op passes its operand through)");
+        return errorAt(
+            inst->location(),
+            "%" + inst->name() + ": declared shape " + str(inst->shape()) +
+                " does not match its operand's " + str(operand) +
+                ", expected the same (the op passes its operand through)");
       continue;
     }
     if (!isSupportedOpcode(inst->opcode()) && !infer::hasVerbatimRules(*inst))
       continue;
     Expected<Shape> inferred = inferShape(*inst);
     if (!inferred)
-      return Error(at(inst->location()) + "%" + inst->name() + ": " +
-                   inferred.error().message);
+      return errorAt(inst->location(),
+                     "%" + inst->name() + ": " + inferred.error().message);
     if (!compatibleShapes(*inferred, inst->shape()))
-      return Error(at(inst->location()) + "%" + inst->name() +
-                   ": declared shape " + str(inst->shape()) +
-                   " does not match the inferred " + str(*inferred));
+      return errorAt(inst->location(),
+                     "%" + inst->name() + ": declared shape " +
+                         str(inst->shape()) + " does not match the inferred " +
+                         str(*inferred));
   }
-  return std::nullopt;
+  return {};
 }
 
 } // namespace
@@ -782,7 +782,7 @@ bool compatibleShapes(const Shape &a, const Shape &b) {
 /// nest; the evaluator and the indexing analysis have the same limit.
 constexpr int kMaxCallNesting = 256;
 
-std::optional<Error> verifyHloModule(const HloModule &module) {
+Status verifyHloModule(const HloModule &module) {
   if (!module.entry())
     return Error("the module has no ENTRY computation");
   // Calls must form no cycle (the evaluator recurses along them). A
@@ -827,8 +827,8 @@ std::optional<Error> verifyHloModule(const HloModule &module) {
       if (!callee)
         continue;
       if (state[callee] == 1)
-        return Error(at(inst.location()) + "%" + inst.name() + ": calling %" +
-                     callee->name() + " forms a cycle");
+        return errorAt(inst.location(), "%" + inst.name() + ": calling %" +
+                                            callee->name() + " forms a cycle");
       if (state[callee] == 0) {
         state[callee] = 1;
         stack.push_back({callee, 0, 0});
@@ -846,13 +846,14 @@ std::optional<Error> verifyHloModule(const HloModule &module) {
     for (const auto &inst : deepest->instructions())
       for (const HloComputation *callee : inst->calledComputations())
         if (callee && nesting[callee] + 1 == nesting[deepest])
-          return Error(at(inst->location()) + "%" + inst->name() +
-                       ": calls nest " + std::to_string(nesting[deepest]) +
-                       " deep from here, more than the " +
-                       std::to_string(kMaxCallNesting) +
-                       " levels tessel evaluates, analyses and compiles");
+          return errorAt(inst->location(),
+                         "%" + inst->name() + ": calls nest " +
+                             std::to_string(nesting[deepest]) +
+                             " deep from here, more than the " +
+                             std::to_string(kMaxCallNesting) +
+                             " levels tessel evaluates, analyses and compiles");
   for (const auto &computation : module.computations())
-    if (std::optional<Error> e = verifyComputation(*computation))
+    if (Status e = verifyComputation(*computation); !e)
       return e;
   if (const std::optional<ProgramShape> &layout =
           module.entryComputationLayout()) {
@@ -873,13 +874,12 @@ std::optional<Error> verifyHloModule(const HloModule &module) {
             module.entry()->root()->shape().toString();
     if (!why.empty()) {
       SourceLocation loc = module.entryComputationLayoutLocation();
-      return Error((loc.line ? at(loc) : std::string()) +
-                   "entry_computation_layout does not match the entry "
-                   "computation %" +
-                   module.entry()->name() + ": " + why);
+      return errorAt(loc, "entry_computation_layout does not match the entry "
+                          "computation %" +
+                              module.entry()->name() + ": " + why);
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 } // namespace tessel

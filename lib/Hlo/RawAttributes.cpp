@@ -16,7 +16,7 @@ Expected<std::vector<int64_t>> intListAttribute(const HloInstruction &inst,
                    " needs the attribute " + std::string(key) + "=");
     return std::vector<int64_t>();
   }
-  HloLexer lexer(*value, /*columnsOnly=*/true);
+  HloLexer lexer(*value);
   std::vector<int64_t> values;
   if (!lexer.parseIntList(values) || !lexer.atEnd())
     return Error("attribute " + std::string(key) + "=" + *value +
@@ -33,7 +33,7 @@ Expected<int64_t> intAttribute(const HloInstruction &inst, std::string_view key,
     return Error(std::string(hloOpcodeName(inst.opcode())) +
                  " needs the attribute " + std::string(key) + "=");
   }
-  HloLexer lexer(*value, /*columnsOnly=*/true);
+  HloLexer lexer(*value);
   int64_t n = 0;
   if (!lexer.parseSignedInt(n, "an integer") || !lexer.atEnd())
     return Error("attribute " + std::string(key) + "=" + *value +
@@ -56,7 +56,7 @@ Expected<std::vector<WindowDim>> windowAttribute(const HloInstruction &inst,
   const std::string *value = inst.rawAttribute("window");
   if (!value)
     return std::vector<WindowDim>(rank);
-  HloLexer lexer(*value, /*columnsOnly=*/true);
+  HloLexer lexer(*value);
   std::vector<WindowDim> window;
   if (!lexer.parseWindow(window))
     return Error("attribute window=" + *value + ": " +
@@ -81,7 +81,7 @@ calleesAttribute(const HloInstruction &inst, std::string_view key) {
   if (!value)
     return callees;
   const HloModule *module = inst.parent() ? inst.parent()->parent() : nullptr;
-  HloLexer lexer(*value, /*columnsOnly=*/true);
+  HloLexer lexer(*value);
   bool braced = lexer.consume('{');
   if (braced && lexer.consume('}'))
     return callees;
@@ -101,8 +101,8 @@ calleesAttribute(const HloInstruction &inst, std::string_view key) {
   return callees;
 }
 
-std::optional<Error> checkDimList(const std::vector<int64_t> &dims,
-                                  int64_t rank, std::string_view what) {
+Status checkDimList(const std::vector<int64_t> &dims, int64_t rank,
+                    std::string_view what) {
   std::set<int64_t> seen;
   for (int64_t d : dims) {
     if (d < 0 || d >= rank)
@@ -112,7 +112,7 @@ std::optional<Error> checkDimList(const std::vector<int64_t> &dims,
       return Error(std::string(what) + " " + std::to_string(d) +
                    " appears twice");
   }
-  return std::nullopt;
+  return {};
 }
 
 } // namespace tessel::eval

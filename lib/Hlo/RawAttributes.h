@@ -42,8 +42,8 @@ Expected<std::vector<WindowDim>> windowAttribute(const HloInstruction &inst,
 Expected<std::vector<const HloComputation *>>
 calleesAttribute(const HloInstruction &inst, std::string_view key);
 /// Checks that `dims` are distinct and in [0, rank); `what` names them.
-std::optional<Error> checkDimList(const std::vector<int64_t> &dims,
-                                  int64_t rank, std::string_view what);
+Status checkDimList(const std::vector<int64_t> &dims, int64_t rank,
+                    std::string_view what);
 
 } // namespace tessel::eval
 

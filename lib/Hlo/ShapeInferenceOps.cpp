@@ -43,7 +43,7 @@ bool isTopKCustomCall(const HloInstruction &inst) {
 /// Checks that `computation` (its `role` in messages: "the body") takes
 /// parameters of `params` and returns `result`; `paramsWhy` and `resultWhy`
 /// say where the expectations come from (may be empty).
-std::optional<Error>
+Status
 checkSignature(const HloComputation &computation, const std::string &role,
                const std::vector<Shape> &params, const std::string &paramsWhy,
                const Shape &result, const std::string &resultWhy) {
@@ -67,7 +67,7 @@ checkSignature(const HloComputation &computation, const std::string &role,
   if (!compatibleShapes(root->shape(), result))
     return Error(name + " returns " + str(root->shape()) + ", expected " +
                  str(result) + because(resultWhy));
-  return std::nullopt;
+  return {};
 }
 
 /// The one computation `key=` names.
@@ -94,8 +94,8 @@ public:
 private:
   const Shape &operand(int64_t i) const { return inst.operand(i)->shape(); }
   std::string name() const { return std::string(hloOpcodeName(inst.opcode())); }
-  std::optional<Error> needOperands(int64_t count) const;
-  std::optional<Error> needArrays() const;
+  Status needOperands(int64_t count) const;
+  Status needArrays() const;
 
   Expected<Shape> whileLoop();
   Expected<Shape> conditional();
@@ -115,28 +115,28 @@ private:
 };
 
 #define TRY(check)                                                             \
-  if (std::optional<Error> problem = (check))                                  \
-    return *problem;
+  if (Status problem = (check); !problem)                                      \
+    return problem.takeError();
 #define TRY_ASSIGN(var, expr)                                                  \
   auto var##OrError = (expr);                                                  \
   if (!var##OrError)                                                           \
     return var##OrError.takeError();                                           \
   auto &var = *var##OrError;
 
-std::optional<Error> VerbatimInference::needOperands(int64_t count) const {
+Status VerbatimInference::needOperands(int64_t count) const {
   if (inst.operandCount() != count)
     return Error(name() + " takes " + std::to_string(count) + " operand" +
                  (count == 1 ? "" : "s") + ", found " +
                  std::to_string(inst.operandCount()));
-  return std::nullopt;
+  return {};
 }
 
-std::optional<Error> VerbatimInference::needArrays() const {
+Status VerbatimInference::needArrays() const {
   for (HloInstruction *op : inst.operands())
     if (!op->shape().isArray())
       return Error("operand %" + op->name() + " of shape " + str(op->shape()) +
                    " is not an array");
-  return std::nullopt;
+  return {};
 }
 
 Expected<Shape> VerbatimInference::run() {

@@ -212,7 +212,7 @@ Error tooManyMaps(const HloInstruction &fusion, const HloInstruction &value) {
 }
 
 /// The maps of one value of the fused computation back to its producers.
-Expected<bool> propagateBack(
+Status propagateBack(
     const HloInstruction &fusion, const HloInstruction &inst, int64_t outputId,
     const MapSet &maps,
     std::map<std::pair<const HloInstruction *, int64_t>, MapSet> &pending,
@@ -229,7 +229,7 @@ Expected<bool> propagateBack(
     for (const IndexingMap &map : maps)
       if (!add(target, gte ? inst.tupleIndex() : 0, map))
         return tooManyMaps(fusion, *target);
-    return true;
+    return {};
   }
   // opt-barrier and the Sharding custom-call: output j is output j of the
   // operand.
@@ -237,7 +237,7 @@ Expected<bool> propagateBack(
     for (const IndexingMap &map : maps)
       if (!add(inst.operand(0), outputId, map))
         return tooManyMaps(fusion, *inst.operand(0));
-    return true;
+    return {};
   }
   Expected<HloInstructionIndexing> own =
       computeOutputToInputIndexing(inst, outputId, context);
@@ -259,7 +259,7 @@ Expected<bool> propagateBack(
           return tooManyMaps(fusion, *inst.operand(k));
       }
   }
-  return true;
+  return {};
 }
 
 } // namespace
@@ -289,9 +289,8 @@ fusionOutputToInput(const HloInstruction &fusion, int64_t outputId,
     auto first = pending.lower_bound({&inst, 0});
     for (auto it = first; it != pending.end() && it->first.first == &inst;
          ++it) {
-      Expected<bool> ok =
-          propagateBack(fusion, inst, it->first.second, it->second, pending,
-                        unknownValues, context);
+      Status ok = propagateBack(fusion, inst, it->first.second, it->second,
+                                pending, unknownValues, context);
       if (!ok)
         return ok.takeError();
     }
@@ -396,7 +395,7 @@ fusionInputToOutput(const HloInstruction &fusion, int64_t inputId,
 
 namespace {
 
-std::optional<Error> checkCalled(const HloInstruction &instruction) {
+Status checkCalled(const HloInstruction &instruction) {
   HloOpcode op = instruction.opcode();
   if ((op == HloOpcode::Fusion || op == HloOpcode::Call) &&
       (instruction.calledComputations().size() != 1 ||
@@ -422,7 +421,7 @@ std::optional<Error> checkCalled(const HloInstruction &instruction) {
       return Error(hlo_indexing::describe(instruction) + ": operand shape " +
                    operand->shape().toString() +
                    " is dynamic or has more than 2^63 elements");
-  return std::nullopt;
+  return {};
 }
 
 /// How deep calls and fusions may nest in one query: each level recurses
@@ -482,8 +481,8 @@ computeOutputToInputIndexing(const HloInstruction &instruction,
                  hlo_indexing::describe(instruction) +
                  " is not an array, expected an output id below " +
                  std::to_string(outputCount(instruction)));
-  if (std::optional<Error> bad = checkCalled(instruction))
-    return *bad;
+  if (Status bad = checkCalled(instruction); !bad)
+    return bad.takeError();
   Expected<HloInstructionIndexing> result =
       instruction.opcode() == HloOpcode::Fusion ||
               instruction.opcode() == HloOpcode::Call
@@ -506,8 +505,8 @@ computeInputToOutputIndexing(const HloInstruction &instruction, int64_t inputId,
                  hlo_indexing::describe(instruction) +
                  " does not exist, expected an operand id below " +
                  std::to_string(instruction.operandCount()));
-  if (std::optional<Error> bad = checkCalled(instruction))
-    return *bad;
+  if (Status bad = checkCalled(instruction); !bad)
+    return bad.takeError();
   Expected<HloInstructionIndexing> result =
       instruction.opcode() == HloOpcode::Fusion ||
               instruction.opcode() == HloOpcode::Call

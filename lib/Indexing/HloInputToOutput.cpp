@@ -208,10 +208,10 @@ IndexingMap reduceWindowMap(const HloInstruction &inst, const Dims &in,
 /// reduce, pad, slice, dot and the dynamic slices, whose map depends on
 /// which operand it is. Returns nullopt for other ops, an empty Error when
 /// the maps were added, or the error.
-std::optional<Error> addMapsByOperandKind(const HloInstruction &inst, int64_t k,
-                                          const Dims &in, const Dims &out,
-                                          HloInstructionIndexing &r,
-                                          mlir::MLIRContext *context) {
+Status addMapsByOperandKind(const HloInstruction &inst, int64_t k,
+                            const Dims &in, const Dims &out,
+                            HloInstructionIndexing &r,
+                            mlir::MLIRContext *context) {
   HloOpcode op = inst.opcode();
   switch (op) {
   case HloOpcode::Reduce: {
@@ -248,7 +248,7 @@ std::optional<Error> addMapsByOperandKind(const HloInstruction &inst, int64_t k,
                     : everyElementMap(context, out));
     break;
   default:
-    return std::nullopt;
+    return {};
   }
   return Error("");
 }
@@ -321,10 +321,10 @@ Expected<HloInstructionIndexing> inputToOutput(const HloInstruction &inst,
   if (!operand && op != HloOpcode::GetTupleElement)
     return operand.takeError();
   Dims in = operand ? *operand : out;
-  if (std::optional<Error> handled =
-          addMapsByOperandKind(inst, k, in, out, r, context)) {
-    if (!handled->message.empty())
-      return std::move(*handled);
+  if (Status handled = addMapsByOperandKind(inst, k, in, out, r, context);
+      !handled) {
+    if (!handled.error().message.empty())
+      return handled.takeError();
     return r;
   }
   Expected<IndexingMap> map = hasElementwiseMaps(op)

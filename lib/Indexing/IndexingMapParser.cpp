@@ -102,19 +102,23 @@ private:
     return token.kind == Token::Identifier && token.text == word;
   }
 
-  // Errors: the first one wins; later ones are consequences.
-  std::string columnOf(size_t offset) const {
-    return std::to_string(offset + 1);
-  }
+  // Errors: the first one wins; later ones are consequences. `fail`
+  // underlines the current token.
   std::nullopt_t fail(const std::string &message) {
-    if (error.empty())
-      error = columnOf(token.offset) + ": " + message;
+    return failAt(token.offset, message, token.offset + token.text.size());
+  }
+  std::nullopt_t failAt(size_t offset, const std::string &message,
+                        size_t end = 0) {
+    if (error.empty()) {
+      error = message.empty() ? "error" : message;
+      errorOffset = offset;
+      errorEnd = end;
+    }
     return std::nullopt;
   }
-  std::nullopt_t failAt(size_t offset, const std::string &message) {
-    if (error.empty())
-      error = columnOf(offset) + ": " + message;
-    return std::nullopt;
+  /// The first error, located in the text.
+  Error takeError() const {
+    return Error::at(errorOffset, errorEnd, error).locate(text.str());
   }
   std::string found() const {
     if (token.kind == Token::End)
@@ -148,6 +152,7 @@ private:
   size_t position = 0;
   Token token;
   std::string error;
+  size_t errorOffset = 0, errorEnd = 0;
   llvm::StringMap<AffineExpr> variables;
   int nesting = 0;
   int operators = 0;
@@ -455,7 +460,7 @@ Parser::parseWholeExpr(llvm::ArrayRef<std::string> dimNames,
   if (expr && token.kind != Token::End)
     fail("expected an operator or the end of the expression, found " + found());
   if (!error.empty())
-    return Error(error);
+    return takeError();
   return *expr;
 }
 
@@ -464,12 +469,12 @@ Expected<IndexingMap> Parser::parseMap() {
   if (!expect(Token::LParen, "'(' starting the dim variables, as in "
                              "'(d0, d1) -> ...'") ||
       !parseNames(Token::RParen, ")", dimNames))
-    return Error(error);
+    return takeError();
   if (consumeIf(Token::LBracket) &&
       !parseNames(Token::RBracket, "]", rangeNames))
-    return Error(error);
+    return takeError();
   if (consumeIf(Token::LBrace) && !parseNames(Token::RBrace, "}", rtNames))
-    return Error(error);
+    return takeError();
   for (size_t i = 0; i < dimNames.size(); ++i)
     variables[dimNames[i]] = mlir::getAffineDimExpr(i, context);
   std::vector<std::string> symbolNames = rangeNames;
@@ -479,18 +484,18 @@ Expected<IndexingMap> Parser::parseMap() {
 
   if (!expect(Token::Arrow, "'->' after the variables") ||
       !expect(Token::LParen, "'(' starting the results"))
-    return Error(error);
+    return takeError();
   llvm::SmallVector<AffineExpr> results;
   if (!consumeIf(Token::RParen)) {
     while (true) {
       std::optional<AffineExpr> result = parseExpr();
       if (!result)
-        return Error(error);
+        return takeError();
       results.push_back(*result);
       if (consumeIf(Token::RParen))
         break;
       if (!expect(Token::Comma, "',' or ')' after a result"))
-        return Error(error);
+        return takeError();
     }
   }
 
@@ -515,7 +520,7 @@ Expected<IndexingMap> Parser::parseMap() {
     if (isKeyword("domain")) {
       advance();
       if (!expect(Token::Colon, "':' after 'domain'"))
-        return Error(error);
+        return takeError();
       // Every variable's range, in order.
       std::vector<std::pair<IndexingVariable *, std::string>> order;
       for (size_t i = 0; i < dimVars.size(); ++i)
@@ -528,69 +533,69 @@ Expected<IndexingMap> Parser::parseMap() {
         const std::string &name = order[i].second;
         if (i > 0 &&
             !expect(Token::Comma, ("',' before the range of " + name).c_str()))
-          return Error(error);
+          return takeError();
         if (!(token.kind == Token::Identifier && token.text == name)) {
           fail("expected the range of " + name + " ('" + name +
                " in [lower, upper]'), found " + found());
-          return Error(error);
+          return takeError();
         }
         advance();
         if (!isKeyword("in")) {
           fail("expected 'in' after " + name + ", found " + found());
-          return Error(error);
+          return takeError();
         }
         advance();
         std::optional<Interval> bounds = parseInterval();
         if (!bounds)
-          return Error(error);
+          return takeError();
         order[i].first->bounds = *bounds;
       }
       // Then constraints.
       bool needComma = !order.empty();
       while (token.kind != Token::End) {
         if (needComma && !expect(Token::Comma, "',' or the end after a range"))
-          return Error(error);
+          return takeError();
         needComma = true;
         if (isKeyword("is_simplified"))
           break;
         std::optional<AffineExpr> expr = parseExpr();
         if (!expr)
-          return Error(error);
+          return takeError();
         if (!isKeyword("in")) {
           fail("expected 'in' after a constraint's expression, found " +
                found());
-          return Error(error);
+          return takeError();
         }
         advance();
         std::optional<Interval> bounds = parseInterval();
         if (!bounds)
-          return Error(error);
+          return takeError();
         constraints.push_back({*expr, *bounds});
       }
     } else if (!isKeyword("is_simplified")) {
       fail("expected 'domain: ...' after the results, found " + found());
-      return Error(error);
+      return takeError();
     }
     if (isKeyword("is_simplified")) {
       advance();
       if (!expect(Token::Colon, "':' after 'is_simplified'"))
-        return Error(error);
+        return takeError();
       if (!isKeyword("true") && !isKeyword("false")) {
         fail("expected 'true' or 'false', found " + found());
-        return Error(error);
+        return takeError();
       }
       advance();
     }
     if (token.kind != Token::End) {
       fail("expected the end of the map, found " + found());
-      return Error(error);
+      return takeError();
     }
   } else if (token.kind != Token::End) {
     fail("expected ', domain: ...' or the end of the map, found " + found());
-    return Error(error);
+    return takeError();
   } else if (hasVariables) {
     fail("expected ', domain: ' and the range of every variable");
-    return Error(error);
+    return takeError();
   }
 
   mlir::AffineMap affineMap = mlir::AffineMap::get(
@@ -598,7 +603,7 @@ Expected<IndexingMap> Parser::parseMap() {
   IndexingMap map(affineMap, std::move(dimVars), std::move(rangeVars),
                   std::move(rtVars), constraints);
   if (std::optional<std::string> problem = map.verify())
-    return Error("1: " + *problem);
+    return Error::at(0, *problem).locate(text.str());
   return map;
 }
 

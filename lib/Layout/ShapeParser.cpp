@@ -63,16 +63,22 @@ public:
   std::string_view text;
   size_t pos;
   size_t errorPos = 0;
+  size_t errorEnd = 0;
   std::string errorMessage;
   bool failed = false;
 
-  bool fail(size_t at, std::string message) {
+  /// Keeps the first error: at byte `at`, underlining up to `end`.
+  bool fail(size_t at, std::string message, size_t end = 0) {
     if (!failed) {
       failed = true;
       errorPos = at;
+      errorEnd = end;
       errorMessage = std::move(message);
     }
     return false;
+  }
+  Error takeError() {
+    return Error::at(errorPos, errorEnd, std::move(errorMessage));
   }
 
   void skipSpace() {
@@ -160,9 +166,12 @@ public:
       for (PrimitiveType t : kArrayTypes)
         known +=
             (known.empty() ? "" : ", ") + std::string(primitiveTypeName(t));
+      size_t end = pos;
       pos = start;
-      return fail(start, "unknown element type '" + std::string(name) +
-                             "', expected one of " + known);
+      return fail(start,
+                  "unknown element type '" + std::string(name) +
+                      "', expected one of " + known,
+                  end);
     }
     type = *parsed;
     return true;
@@ -388,25 +397,22 @@ Expected<Shape> parseShapeAt(std::string_view text, size_t &pos) {
   Shape shape;
   if (!parser.parseShape(shape)) {
     pos = parser.errorPos;
-    return Error(parser.errorMessage);
+    return parser.takeError();
   }
   pos = parser.pos;
   return shape;
-}
-
-static Error withColumn(size_t offset, const std::string &message) {
-  return Error(std::to_string(offset + 1) + ": " + message);
 }
 
 Expected<Shape> parseShape(std::string_view text) {
   size_t pos = 0;
   Expected<Shape> shape = parseShapeAt(text, pos);
   if (!shape)
-    return withColumn(pos, shape.error().message);
+    return shape.takeError().locate(text);
   Parser rest(text, pos);
   if (rest.peek() != '\0')
-    return withColumn(rest.pos,
-                      "unexpected " + rest.found() + " after the shape");
+    return Error::at(rest.pos,
+                     "unexpected " + rest.found() + " after the shape")
+        .locate(text);
   return shape;
 }
 
@@ -424,7 +430,7 @@ Expected<Layout> parseLayoutFor(std::string_view text, const Shape &shape) {
       parser.verify(withLayout, 0, positions);
   }
   if (parser.failed)
-    return withColumn(parser.errorPos, parser.errorMessage);
+    return parser.takeError().locate(text);
   return layout;
 }
 

@@ -110,10 +110,9 @@ void copyRunToSystem(const Run &run, const uint8_t *npuBase, uint8_t *system,
               run.count, eb);
 }
 
-std::optional<Error> checkConfig(const LocalTensor &tensor,
-                                 const NpuConfig &config) {
+Status checkConfig(const LocalTensor &tensor, const NpuConfig &config) {
   if (tensor.config() == config)
-    return std::nullopt;
+    return {};
   return Error("tensor is described for " + tensor.config().toString() +
                ", not for this memory (" + config.toString() + ")");
 }
@@ -227,27 +226,25 @@ void LocalMemory::fill(uint8_t value) {
 
 Expected<int64_t> LocalMemory::place(const LocalTensor &tensor,
                                      std::string name) {
-  if (std::optional<Error> e = checkConfig(tensor, cfg))
-    return *e;
+  if (Status e = checkConfig(tensor, cfg); !e)
+    return e.takeError();
   if (name.empty())
     name = "tensor " + std::to_string(tensors.size() + 1);
-  if (std::optional<Error> e = tensor.checkAlignment())
-    return Error(name + ": " + e->message);
-  if (std::optional<Error> e = tensor.checkFits())
-    return Error(name + ": " + e->message);
-  if (std::optional<Error> e = tensor.checkNoAliasing())
-    return Error(name + ": " + e->message);
+  if (Status e = tensor.checkAlignment(); !e)
+    return Error(name + ": " + e.error().message);
+  if (Status e = tensor.checkFits(); !e)
+    return Error(name + ": " + e.error().message);
+  if (Status e = tensor.checkNoAliasing(); !e)
+    return Error(name + ": " + e.error().message);
   for (const Placed &p : tensors)
-    if (std::optional<Error> e = tensor.checkOverlap(p.tensor, name, p.name))
-      return *e;
+    if (Status e = tensor.checkOverlap(p.tensor, name, p.name); !e)
+      return e.takeError();
   tensors.push_back({std::move(name), tensor});
   return static_cast<int64_t>(tensors.size() - 1);
 }
 
-std::optional<Error> LocalMemory::checkSystem(const LocalTensor &tensor,
-                                              int64_t bufferBytes,
-                                              const Dims4 &strides,
-                                              bool forWriting) const {
+Status LocalMemory::checkSystem(const LocalTensor &tensor, int64_t bufferBytes,
+                                const Dims4 &strides, bool forWriting) const {
   for (int d = 0; d < 4; ++d)
     if (strides[d] < 0)
       return Error("system stride " + std::to_string(strides[d]) +
@@ -260,20 +257,21 @@ std::optional<Error> LocalMemory::checkSystem(const LocalTensor &tensor,
                  (need ? std::to_string(*need) : std::string("2^63")) +
                  " bytes");
   if (forWriting)
-    if (std::optional<Error> e = checkStridesInjective(tensor.shape(), strides))
-      return Error("system destination: " + e->message);
-  return std::nullopt;
+    if (Status e = checkStridesInjective(tensor.shape(), strides); !e)
+      return Error("system destination: " + e.error().message);
+  return {};
 }
 
 Expected<int64_t> LocalMemory::store(const LocalTensor &tensor,
                                      const uint8_t *src, int64_t srcBytes,
                                      const Dims4 &srcStrides,
                                      std::string name) {
-  if (std::optional<Error> e = checkConfig(tensor, cfg))
-    return *e;
-  if (std::optional<Error> e =
-          checkSystem(tensor, srcBytes, srcStrides, /*forWriting=*/false))
-    return *e;
+  if (Status e = checkConfig(tensor, cfg); !e)
+    return e.takeError();
+  if (Status e =
+          checkSystem(tensor, srcBytes, srcStrides, /*forWriting=*/false);
+      !e)
+    return e.takeError();
   bool already = false;
   for (const Placed &p : tensors)
     already |= p.tensor.desc() == tensor.desc();
@@ -299,15 +297,15 @@ Expected<int64_t> LocalMemory::store(const LocalTensor &tensor,
 Expected<int64_t> LocalMemory::load(const LocalTensor &tensor, uint8_t *dst,
                                     int64_t dstBytes,
                                     const Dims4 &dstStrides) const {
-  if (std::optional<Error> e = checkConfig(tensor, cfg))
-    return *e;
-  if (std::optional<Error> e = tensor.checkAlignment())
-    return *e;
-  if (std::optional<Error> e = tensor.checkFits())
-    return *e;
-  if (std::optional<Error> e =
-          checkSystem(tensor, dstBytes, dstStrides, /*forWriting=*/true))
-    return *e;
+  if (Status e = checkConfig(tensor, cfg); !e)
+    return e.takeError();
+  if (Status e = tensor.checkAlignment(); !e)
+    return e.takeError();
+  if (Status e = tensor.checkFits(); !e)
+    return e.takeError();
+  if (Status e = checkSystem(tensor, dstBytes, dstStrides, /*forWriting=*/true);
+      !e)
+    return e.takeError();
   int64_t eb = tensor.elementBytes(), memBytes = cfg.bytesPerNpu();
   int64_t written = 0;
   forEachRun(tensor, [&](const Run &run) {

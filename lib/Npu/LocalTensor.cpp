@@ -227,10 +227,9 @@ std::string_view byteKindName(ByteKind kind) {
 // Construction
 //===----------------------------------------------------------------------===//
 
-static std::optional<Error> checkMode(const NpuConfig &config,
-                                      const TensorDesc &desc) {
+static Status checkMode(const NpuConfig &config, const TensorDesc &desc) {
   if (desc.mode == StorageMode::Normal)
-    return std::nullopt;
+    return {};
   std::string mode(modeName(desc.mode));
   for (char &ch : mode)
     ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -251,11 +250,10 @@ static std::optional<Error> checkMode(const NpuConfig &config,
                   : desc.mode == StorageMode::N2 ? "int16 or uint16"
                                                  : "fp32 conv weights") +
                  ", not " + npuTypeName(t));
-  return std::nullopt;
+  return {};
 }
 
-static std::optional<Error> checkDesc(const NpuConfig &config,
-                                      const TensorDesc &desc) {
+static Status checkDesc(const NpuConfig &config, const TensorDesc &desc) {
   if (desc.layout == NpuLayout::Continuous)
     return Error("continuous is the layout of system memory, expected a local "
                  "layout: aligned, eu, compact, matrix or strides");
@@ -267,7 +265,7 @@ static std::optional<Error> checkDesc(const NpuConfig &config,
       (bitWidth(desc.type) < 8 && desc.type != PrimitiveType::Pred))
     return Error("element type " + npuTypeName(desc.type) +
                  " is not a whole number of bytes");
-  if (std::optional<Error> e = checkMode(config, desc))
+  if (Status e = checkMode(config, desc); !e)
     return e;
   if (desc.layout == NpuLayout::Matrix) {
     if (desc.shape[2] != 1 || desc.shape[3] != 1)
@@ -283,13 +281,13 @@ static std::optional<Error> checkDesc(const NpuConfig &config,
         return Error(std::string(kDimNames[d]) + " stride is " +
                      std::to_string(desc.strides[d]) +
                      ", expected a stride >= 0");
-  return std::nullopt;
+  return {};
 }
 
 Expected<LocalTensor> LocalTensor::get(const NpuConfig &config,
                                        const TensorDesc &desc) {
-  if (std::optional<Error> e = checkDesc(config, desc))
-    return *e;
+  if (Status e = checkDesc(config, desc); !e)
+    return e.takeError();
   Expected<NpuPlace> start = config.split(desc.address);
   if (!start)
     return start.takeError();
@@ -297,13 +295,13 @@ Expected<LocalTensor> LocalTensor::get(const NpuConfig &config,
   t.cfg = config;
   t.d = desc;
   t.origin = *start;
-  Expected<bool> ok = t.computeStrides();
+  Status ok = t.computeStrides();
   if (!ok)
     return ok.takeError();
   return t;
 }
 
-Expected<bool> LocalTensor::computeStrides() {
+Status LocalTensor::computeStrides() {
   const Error tooLarge("tensor " + dimsText(d.shape) + " of " +
                        npuTypeName(d.type) + " is too large to place");
   int64_t lanes = modeLanes(d.mode);
@@ -342,7 +340,7 @@ Expected<bool> LocalTensor::computeStrides() {
   if (!bytes || *bytes > (int64_t(1) << 62) / cfg.npus())
     return tooLarge;
   reserved = *bytes;
-  return true;
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
@@ -555,10 +553,10 @@ NpuUsage LocalTensor::totalUsage() const {
 // Checks
 //===----------------------------------------------------------------------===//
 
-std::optional<Error> LocalTensor::checkAlignment() const {
+Status LocalTensor::checkAlignment() const {
   int64_t unit = requiredAlignment();
   if (origin.offset % unit == 0)
-    return std::nullopt;
+    return {};
   int64_t below = origin.offset / unit * unit;
   std::string layout(layoutName(d.layout));
   return Error("address " + std::to_string(d.address) + " (npu " +
@@ -569,10 +567,10 @@ std::optional<Error> LocalTensor::checkAlignment() const {
                std::to_string(below) + " and " + std::to_string(below + unit));
 }
 
-std::optional<Error> LocalTensor::checkFits() const {
+Status LocalTensor::checkFits() const {
   int64_t end = origin.offset + reserved;
   if (end <= cfg.bytesPerNpu())
-    return std::nullopt;
+    return {};
   return Error("tensor needs " + std::to_string(reserved) +
                " bytes per npu from offset " + std::to_string(origin.offset) +
                ", " + std::to_string(end - cfg.bytesPerNpu()) +
@@ -581,27 +579,27 @@ std::optional<Error> LocalTensor::checkFits() const {
                "-byte local memory of npu " + std::to_string(origin.npu));
 }
 
-std::optional<Error>
-LocalTensor::checkOverlap(const LocalTensor &other, std::string_view thisName,
-                          std::string_view otherName) const {
+Status LocalTensor::checkOverlap(const LocalTensor &other,
+                                 std::string_view thisName,
+                                 std::string_view otherName) const {
   int64_t lo = std::max(origin.offset, other.origin.offset);
   int64_t hi =
       std::min(origin.offset + reserved, other.origin.offset + other.reserved);
   if (lo >= hi)
-    return std::nullopt;
+    return {};
   for (int64_t npu : npus())
     if (other.touchesNpu(npu))
       return Error(std::string(thisName) + " overlaps " +
                    std::string(otherName) + " on npu " + std::to_string(npu) +
                    ": both use bytes " + std::to_string(lo) + ".." +
                    std::to_string(hi - 1));
-  return std::nullopt;
+  return {};
 }
 
-std::optional<Error> LocalTensor::checkNoAliasing() const {
+Status LocalTensor::checkNoAliasing() const {
   if (d.layout != NpuLayout::Strided ||
       stridesNest({stored[0], cpn, stored[2], stored[3]}, stride))
-    return std::nullopt;
+    return {};
   int64_t span = reserved / packedBytes;
   int64_t perNpu = cpn * stored[0] * stored[2] * stored[3];
   if (span > kMaxBruteSpan || perNpu > kMaxBruteElements)
@@ -636,13 +634,12 @@ std::optional<Error> LocalTensor::checkNoAliasing() const {
           }
     }
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<Error> checkStridesInjective(const Dims4 &sizes,
-                                           const Dims4 &strides) {
+Status checkStridesInjective(const Dims4 &sizes, const Dims4 &strides) {
   if (stridesNest(sizes, strides))
-    return std::nullopt;
+    return {};
   std::optional<int64_t> span = stridedSpan(sizes, strides);
   int64_t count = 1;
   for (int64_t s : sizes)
@@ -665,7 +662,7 @@ std::optional<Error> checkStridesInjective(const Dims4 &sizes,
     }
     owner[off] = static_cast<int32_t>(id);
   }
-  return std::nullopt;
+  return {};
 }
 
 } // namespace tessel

@@ -270,11 +270,11 @@ std::optional<LocalTensor> placeFirstFit(const TensorDesc &desc,
       TensorDesc d = desc;
       d.address = config.address({q, offset});
       Expected<LocalTensor> t = LocalTensor::get(config, d);
-      if (!t || t->checkFits())
+      if (!t || !t->checkFits())
         continue;
       bool clash = false;
       for (const FitEntry &e : placed)
-        clash = clash || t->checkOverlap(e.tensor).has_value();
+        clash = clash || !t->checkOverlap(e.tensor).ok();
       if (!clash)
         return std::move(*t);
     }
@@ -297,10 +297,11 @@ void tally(const NpuConfig &config, FitReport &report) {
       report.data[npu] += u.data;
     }
     for (size_t j = 0; j < i; ++j)
-      if (std::optional<Error> e =
+      if (Status e =
               t.checkOverlap(report.entries[j].tensor, report.entries[i].name,
-                             report.entries[j].name))
-        report.problems.push_back(e->message);
+                             report.entries[j].name);
+          !e)
+        report.problems.push_back(e.error().message);
   }
 }
 
@@ -312,8 +313,8 @@ static std::string entryName(const TensorSpec &spec, size_t index) {
 
 /// Builds one entry: W from the advisor when missing, the tensor at its
 /// address or first-fit. Returns an error only for a bad description.
-static Expected<bool> addEntry(const NpuConfig &config, const TensorSpec &spec,
-                               size_t index, FitReport &report) {
+static Status addEntry(const NpuConfig &config, const TensorSpec &spec,
+                       size_t index, FitReport &report) {
   std::string name = entryName(spec, index);
   TensorSpec s = spec;
   bool autoW = false;
@@ -339,23 +340,23 @@ static Expected<bool> addEntry(const NpuConfig &config, const TensorSpec &spec,
       report.problems.push_back(name + ": no free place of " +
                                 std::to_string(t->bytesPerNpu()) +
                                 " bytes on the npus it needs");
-      return true;
+      return {};
     }
     s.desc.address = placed->desc().address;
     s.hasAddress = true;
     t = std::move(*placed);
   }
-  if (std::optional<Error> e = t->checkAlignment())
-    report.problems.push_back(name + ": " + e->message);
-  if (std::optional<Error> e = t->checkFits())
-    report.problems.push_back(name + ": " + e->message);
-  if (std::optional<Error> e = t->checkNoAliasing())
-    report.problems.push_back(name + ": " + e->message);
+  if (Status e = t->checkAlignment(); !e)
+    report.problems.push_back(name + ": " + e.error().message);
+  if (Status e = t->checkFits(); !e)
+    report.problems.push_back(name + ": " + e.error().message);
+  if (Status e = t->checkNoAliasing(); !e)
+    report.problems.push_back(name + ": " + e.error().message);
   FitEntry entry{
       name, s, *t, !spec.hasAddress, autoW, t->totalUsage(), suggestCheaper(*t),
       index};
   report.entries.push_back(std::move(entry));
-  return true;
+  return {};
 }
 
 Expected<FitReport> fitTensors(const NpuConfig &config,
@@ -372,7 +373,7 @@ Expected<FitReport> fitTensors(const NpuConfig &config,
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i = 0; i < specs.size(); ++i)
       if (specs[i].hasAddress == (pass == 0))
-        if (Expected<bool> ok = addEntry(config, specs[i], i, report); !ok)
+        if (Status ok = addEntry(config, specs[i], i, report); !ok)
           return ok.takeError();
   std::sort(
       report.entries.begin(), report.entries.end(),

@@ -165,10 +165,10 @@ std::string explainLocalTensor(const LocalTensor &t, bool matrixWChosen) {
                                          ", the matrix advisor's choice "
                                          "(tessel npu fit --matrix explains "
                                          "it)");
-  for (std::optional<Error> e :
+  for (const Status &check :
        {t.checkAlignment(), t.checkFits(), t.checkNoAliasing()})
-    if (e)
-      out += describeField("problem", e->message);
+    if (!check)
+      out += describeField("problem", check.error().message);
   std::vector<std::string> cheaper = suggestCheaper(t);
   for (size_t i = 0; i < cheaper.size(); ++i)
     out += describeField(i ? "" : "cheaper", cheaper[i]);
@@ -304,23 +304,23 @@ std::string describePictureTitle(const LocalTensor &t) {
 
 std::vector<std::string> localTensorProblems(const LocalTensor &t) {
   std::vector<std::string> out;
-  for (std::optional<Error> e :
+  for (const Status &check :
        {t.checkAlignment(), t.checkFits(), t.checkNoAliasing()})
-    if (e)
-      out.push_back(e->message);
+    if (!check)
+      out.push_back(check.error().message);
   return out;
 }
 
-std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &d) {
+Status chooseMatrixW(const NpuConfig &config, TensorDesc &d) {
   if (d.layout != NpuLayout::Matrix || d.matrixW > 0)
-    return std::nullopt;
+    return {};
   Expected<NpuPlace> at = config.split(d.address);
   Expected<MatrixAdvice> advice =
       adviseMatrix(config, d.shape[0], d.shape[1], d.type, at ? at->npu : 0);
   if (!advice)
     return advice.takeError();
   d.matrixW = advice->best.w;
-  return std::nullopt;
+  return {};
 }
 
 Expected<MatrixAdviceTable> adviseMatrixTable(const NpuConfig &config,

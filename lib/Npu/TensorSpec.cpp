@@ -17,9 +17,8 @@ bool isNameChar(char c) {
 
 class SpecParser {
 public:
-  /// `prefix` and `columnBase` place errors inside a longer text (a list).
-  SpecParser(std::string_view text, std::string prefix, size_t columnBase)
-      : text(text), prefix(std::move(prefix)), columnBase(columnBase) {}
+  /// Errors hold byte offsets in `text`, not yet located.
+  explicit SpecParser(std::string_view text) : text(text) {}
 
   Expected<TensorSpec> parse();
 
@@ -75,8 +74,6 @@ private:
                    const std::vector<size_t> &at, size_t open);
 
   std::string_view text;
-  std::string prefix;
-  size_t columnBase;
   size_t pos = 0;
   size_t errorPos = 0;
   std::string error;
@@ -222,10 +219,7 @@ bool SpecParser::finishShape(TensorSpec &spec, const std::vector<int64_t> &dims,
 
 Expected<TensorSpec> SpecParser::parse() {
   TensorSpec spec;
-  auto failed = [&]() {
-    return Error(prefix + std::to_string(columnBase + errorPos + 1) + ": " +
-                 error);
-  };
+  auto failed = [&]() { return Error::at(errorPos, error); };
   parseName(spec);
   skipSpace();
   size_t typeAt = pos;
@@ -268,12 +262,15 @@ Expected<TensorSpec> SpecParser::parse() {
 } // namespace
 
 Expected<TensorSpec> parseTensorSpec(std::string_view text) {
-  return SpecParser(text, "", 0).parse();
+  Expected<TensorSpec> spec = SpecParser(text).parse();
+  if (!spec)
+    return spec.takeError().locate(text);
+  return spec;
 }
 
 Expected<std::vector<TensorSpec>> parseTensorSpecList(std::string_view text) {
   std::vector<TensorSpec> specs;
-  size_t line = 1, start = 0;
+  size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find_first_of(";\n", start);
     if (end == std::string_view::npos)
@@ -283,20 +280,11 @@ Expected<std::vector<TensorSpec>> parseTensorSpecList(std::string_view text) {
     if (hash != std::string_view::npos)
       part = part.substr(0, hash);
     if (part.find_first_not_of(" \t\r") != std::string_view::npos) {
-      size_t lineStart = 0;
-      if (start > 0) {
-        size_t newline = text.rfind('\n', start - 1);
-        lineStart = newline == std::string_view::npos ? 0 : newline + 1;
-      }
-      Expected<TensorSpec> spec =
-          SpecParser(part, std::to_string(line) + ":", start - lineStart)
-              .parse();
+      Expected<TensorSpec> spec = SpecParser(part).parse();
       if (!spec)
-        return spec.takeError();
+        return spec.takeError().shift(start).locate(text);
       specs.push_back(std::move(*spec));
     }
-    if (end < text.size() && text[end] == '\n')
-      ++line;
     start = end + 1;
   }
   return specs;

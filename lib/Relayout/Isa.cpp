@@ -76,21 +76,20 @@ static Expected<IsaLevel> parseLevel(const std::string &name) {
 
 Expected<IsaLevel> chooseLevel(const std::string &requested) {
   IsaLevel level = supportedLevels().back();
-  auto cap = [&](const std::string &name,
-                 const std::string &what) -> std::optional<Error> {
+  auto cap = [&](const std::string &name, const std::string &what) -> Status {
     if (name.empty())
-      return std::nullopt;
+      return {};
     Expected<IsaLevel> wanted = parseLevel(name);
     if (!wanted)
       return Error(what + wanted.error().message);
     level = std::min(level, *wanted);
-    return std::nullopt;
+    return {};
   };
-  if (std::optional<Error> error = cap(requested, "instruction set option: "))
-    return *error;
+  if (Status capped = cap(requested, "instruction set option: "); !capped)
+    return capped.takeError();
   const char *env = std::getenv("TESSEL_ISA");
-  if (std::optional<Error> error = cap(env ? env : "", "TESSEL_ISA: "))
-    return *error;
+  if (Status capped = cap(env ? env : "", "TESSEL_ISA: "); !capped)
+    return capped.takeError();
   return level;
 }
 

@@ -227,8 +227,8 @@ std::string RelayoutPlan::describeKernel() const {
   return "";
 }
 
-std::optional<Error> RelayoutPlan::execute(const void *src, int64_t srcBytes,
-                                           void *dst, int64_t dstBytes) const {
+Status RelayoutPlan::execute(const void *src, int64_t srcBytes, void *dst,
+                             int64_t dstBytes) const {
   auto sizeError = [](const char *what, int64_t bytes, const TiledLayout &l) {
     return Error(std::string(what) + " buffer has " + std::to_string(bytes) +
                  " bytes, " + l.shape().toString() + " needs " +
@@ -271,7 +271,7 @@ std::optional<Error> RelayoutPlan::execute(const void *src, int64_t srcBytes,
     relayoutReference(impl->from, impl->to, in, out);
     break;
   }
-  return std::nullopt;
+  return {};
 }
 
 bool isPlainRowMajor(const TiledLayout &layout) {
@@ -299,11 +299,10 @@ static std::string tupleText(const std::vector<int64_t> &dims) {
   return out + (dims.size() == 1 ? ",)" : ")");
 }
 
-std::optional<Error> checkSourceArray(const TiledLayout &from,
-                                      const std::vector<int64_t> &dims,
-                                      bool fortranOrder, int64_t dataBytes,
-                                      const std::string &name,
-                                      bool isArrayFile) {
+Status checkSourceArray(const TiledLayout &from,
+                        const std::vector<int64_t> &dims, bool fortranOrder,
+                        int64_t dataBytes, const std::string &name,
+                        bool isArrayFile) {
   if (isArrayFile && isPlainRowMajor(from) &&
       (dims != from.logicalDims() || fortranOrder))
     return Error(name + ": shape " + tupleText(dims) +
@@ -316,7 +315,7 @@ std::optional<Error> checkSourceArray(const TiledLayout &from,
                  from.shape().toString() + " needs " +
                  std::to_string(from.physicalBytes()) + " (" +
                  describePhysicalSize(from) + ")");
-  return std::nullopt;
+  return {};
 }
 
 } // namespace tessel

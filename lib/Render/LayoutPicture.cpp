@@ -364,8 +364,8 @@ std::string renderLayoutSvg(const TiledLayout &layout,
   return svg.finish();
 }
 
-std::optional<Error> checkPictureSize(const TiledLayout &layout,
-                                      const PictureOptions &options) {
+Status checkPictureSize(const TiledLayout &layout,
+                        const PictureOptions &options) {
   int64_t rank = layout.rank();
   const std::vector<int64_t> &dims = layout.logicalDims();
   double cells = 1;
@@ -380,7 +380,7 @@ std::optional<Error> checkPictureSize(const TiledLayout &layout,
     slices *= dims[d];
   cells *= std::min<double>(slices, static_cast<double>(options.maxSlices));
   if (cells <= kMaxDrawnCells)
-    return std::nullopt;
+    return {};
   char count[64];
   std::snprintf(count, sizeof count, "%.0f", cells);
   return Error(std::string("the picture would draw ") + count +

@@ -145,18 +145,18 @@ std::vector<int64_t> shownNpus(const NpuConfig &config,
   return out;
 }
 
-std::optional<Error> checkOptions(const NpuPictureOptions &o) {
+Status checkOptions(const NpuPictureOptions &o) {
   if (o.blockBytes < 1 || o.rowBytes < o.blockBytes ||
       o.rowBytes % o.blockBytes != 0 || o.rowBytes / o.blockBytes > 512)
     return Error("a row of " + std::to_string(o.rowBytes) + " bytes is not " +
                  "1..512 blocks of " + std::to_string(o.blockBytes) + " bytes");
-  return std::nullopt;
+  return {};
 }
 
 Expected<MemoryModel> buildMemory(const std::vector<NamedTensor> &tensors,
                                   const NpuPictureOptions &o) {
-  if (std::optional<Error> e = checkOptions(o))
-    return *e;
+  if (Status e = checkOptions(o); !e)
+    return e.takeError();
   if (tensors.empty())
     return Error("nothing to draw");
   const NpuConfig &config = tensors.front().tensor.config();
@@ -572,17 +572,17 @@ std::string markerName(size_t k) {
                 : "#" + std::to_string(k + 1);
 }
 
-std::optional<Error> checkAddresses(const NpuConfig &config,
-                                    const std::vector<int64_t> &addresses,
-                                    const NpuPictureOptions &o) {
-  if (std::optional<Error> e = checkOptions(o))
+Status checkAddresses(const NpuConfig &config,
+                      const std::vector<int64_t> &addresses,
+                      const NpuPictureOptions &o) {
+  if (Status e = checkOptions(o); !e)
     return e;
   for (int64_t a : addresses)
     if (Expected<NpuPlace> p = config.split(a); !p)
       return p.takeError();
   if (config.npus() > 64 && addresses.empty())
     return Error("too many npus to draw without addresses");
-  return std::nullopt;
+  return {};
 }
 
 } // namespace
@@ -590,8 +590,8 @@ std::optional<Error> checkAddresses(const NpuConfig &config,
 Expected<std::string> drawAddressesText(const NpuConfig &config,
                                         const std::vector<int64_t> &addresses,
                                         const NpuPictureOptions &o) {
-  if (std::optional<Error> e = checkAddresses(config, addresses, o))
-    return *e;
+  if (Status e = checkAddresses(config, addresses, o); !e)
+    return e.takeError();
   std::string out = o.title.empty() ? "" : o.title + "\n";
   out += "one character = " + std::to_string(o.blockBytes) + " bytes, " +
          std::to_string(o.rowBytes / o.blockBytes) + " per row\n";
@@ -627,8 +627,8 @@ Expected<std::string> drawAddressesText(const NpuConfig &config,
 Expected<std::string> drawAddressesSvg(const NpuConfig &config,
                                        const std::vector<int64_t> &addresses,
                                        const NpuPictureOptions &o) {
-  if (std::optional<Error> e = checkAddresses(config, addresses, o))
-    return *e;
+  if (Status e = checkAddresses(config, addresses, o); !e)
+    return e.takeError();
   Grid g;
   int64_t blocks = o.rowBytes / o.blockBytes;
   if (blocks > 48)

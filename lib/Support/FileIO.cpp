@@ -64,19 +64,19 @@ std::string baseOf(const std::string &path) {
 
 /// Follows symbolic links from `path`. Sets `target` to the file they lead
 /// to, and `exists`/`info` to what is there.
-std::optional<Error> resolve(const std::string &path, std::string &target,
-                             bool &exists, struct stat &info) {
+Status resolve(const std::string &path, std::string &target, bool &exists,
+               struct stat &info) {
   target = path;
   for (int hops = 0; hops < 40; ++hops) {
     if (::lstat(target.c_str(), &info) != 0) {
       if (errno != ENOENT)
         return cannot("write", path, errno);
       exists = false;
-      return std::nullopt;
+      return {};
     }
     if (!S_ISLNK(info.st_mode)) {
       exists = true;
-      return std::nullopt;
+      return {};
     }
     std::string link(4096, '\0');
     ssize_t n = ::readlink(target.c_str(), link.data(), link.size());
@@ -95,6 +95,10 @@ struct Staged {
   std::string target;
   std::string temporary;
   bool inPlace = false;
+  /// A regular file with other hard links: the staged copy proves the
+  /// bytes can be written, then they are copied over the target, which
+  /// keeps its inode (and so every link) instead of being renamed over.
+  bool keepLinks = false;
   std::string_view contents;
 };
 
@@ -106,7 +110,7 @@ void discard(std::vector<Staged> &staged) {
 }
 
 /// Stages a regular (or new) output in a temporary file beside its target.
-std::optional<Error> stage(Staged &s, bool exists, const struct stat &info) {
+Status stage(Staged &s, bool exists, const struct stat &info) {
   std::string pattern =
       directoryOf(s.target) + "/." + baseOf(s.target) + ".tessel-XXXXXX";
   int fd = ::mkstemp(pattern.data());
@@ -116,7 +120,7 @@ std::optional<Error> stage(Staged &s, bool exists, const struct stat &info) {
     if (exists && (code == EACCES || code == EPERM) &&
         ::access(s.target.c_str(), W_OK) == 0) {
       s.inPlace = true;
-      return std::nullopt;
+      return {};
     }
     return cannot("write", s.path, code);
   }
@@ -138,15 +142,15 @@ std::optional<Error> stage(Staged &s, bool exists, const struct stat &info) {
     code = errno;
   if (code)
     return cannot("write", s.path, code);
-  return std::nullopt;
+  return {};
 }
 
-std::optional<Error> writeInPlace(const Staged &s) {
+Status writeInPlace(const Staged &s) {
   if (s.path == "-") {
     std::fflush(stdout);
     if (int code = writeAll(STDOUT_FILENO, s.contents))
       return cannot("write", displayName(s.path, true), code);
-    return std::nullopt;
+    return {};
   }
   // O_TRUNC empties a regular file written in place; devices and FIFOs
   // ignore it.
@@ -158,7 +162,7 @@ std::optional<Error> writeInPlace(const Staged &s) {
     code = errno;
   if (code)
     return cannot("write", s.path, code);
-  return std::nullopt;
+  return {};
 }
 
 } // namespace
@@ -220,7 +224,7 @@ Expected<std::string> readFileBytes(const std::string &path, int64_t maxBytes,
 
 namespace {
 
-std::optional<Error> stageAndWrite(
+Status stageAndWrite(
     const std::vector<std::pair<std::string, std::string_view>> &files) {
   std::vector<Staged> staged;
   for (const auto &[path, contents] : files) {
@@ -238,7 +242,7 @@ std::optional<Error> stageAndWrite(
     }
     bool exists = false;
     struct stat info;
-    if (std::optional<Error> error = resolve(path, s.target, exists, info)) {
+    if (Status error = resolve(path, s.target, exists, info); !error) {
       discard(staged);
       return error;
     }
@@ -248,16 +252,18 @@ std::optional<Error> stageAndWrite(
     }
     if (exists && !S_ISREG(info.st_mode)) {
       s.inPlace = true;
-    } else if (std::optional<Error> error = stage(s, exists, info)) {
+    } else if (Status error = stage(s, exists, info); !error) {
       staged.push_back(std::move(s));
       discard(staged);
       return error;
+    } else {
+      s.keepLinks = exists && info.st_nlink > 1 && !s.inPlace;
     }
     staged.push_back(std::move(s));
   }
   for (const Staged &s : staged)
     if (s.inPlace)
-      if (std::optional<Error> error = writeInPlace(s)) {
+      if (Status error = writeInPlace(s); !error) {
         discard(staged);
         return error;
       }
@@ -265,6 +271,16 @@ std::optional<Error> stageAndWrite(
     Staged &s = staged[i];
     if (s.temporary.empty())
       continue;
+    if (s.keepLinks) {
+      Status copied = writeInPlace(s);
+      ::unlink(s.temporary.c_str());
+      s.temporary.clear();
+      if (!copied) {
+        discard(staged);
+        return copied;
+      }
+      continue;
+    }
     if (::rename(s.temporary.c_str(), s.target.c_str()) != 0) {
       int code = errno;
       discard(staged);
@@ -272,12 +288,12 @@ std::optional<Error> stageAndWrite(
     }
     s.temporary.clear();
   }
-  return std::nullopt;
+  return {};
 }
 
 } // namespace
 
-std::optional<Error>
+Status
 writeFiles(const std::vector<std::pair<std::string, std::string>> &files) {
   std::vector<std::pair<std::string, std::string_view>> views;
   for (const auto &[path, contents] : files)
@@ -285,8 +301,7 @@ writeFiles(const std::vector<std::pair<std::string, std::string>> &files) {
   return stageAndWrite(views);
 }
 
-std::optional<Error> writeFile(const std::string &path,
-                               std::string_view contents) {
+Status writeFile(const std::string &path, std::string_view contents) {
   return stageAndWrite({{path, contents}});
 }
 

@@ -83,8 +83,12 @@ struct HeaderParser {
   }
 };
 
+/// An error in the header at byte `byte` of the file. A .npy file is
+/// binary: the position is the byte, as line 1 and column byte + 1, and no
+/// line of it is shown.
 Error headerError(const std::string &what, size_t byte) {
-  return Error("npy header, byte " + std::to_string(byte) + ": " + what);
+  return Error::atLine(1, static_cast<int64_t>(byte) + 1,
+                       "npy header: " + what);
 }
 
 } // namespace
@@ -192,8 +196,7 @@ Expected<NpyArray> readNpyFile(const std::string &path, int64_t maxBytes,
     return bytes.takeError();
   Expected<NpyArray> array = parseNpy(*bytes);
   if (!array)
-    return Error((path == "-" ? std::string("standard input") : path) + ": " +
-                 array.error().message);
+    return array.takeError().inSource(path == "-" ? "<stdin>" : path);
   return array;
 }
 

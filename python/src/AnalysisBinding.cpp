@@ -29,14 +29,14 @@ std::pair<std::string, std::string> align(const std::string &text,
                                           const std::string &name) {
   AlignmentSourceReport report;
   std::string diagnostics;
-  std::optional<Error> error;
-  {
+  Status checked = [&] {
     nb::gil_scoped_release release;
-    error = checkAlignmentOfSource(text, name, report, diagnostics);
-  }
+    return checkAlignmentOfSource(text, name, report, diagnostics);
+  }();
   // The command line prints the parser's messages, then the error.
-  if (error)
-    raise(error->message + (diagnostics.empty() ? "" : "\n") + diagnostics);
+  if (!checked)
+    raise(describe(checked.error()) + (diagnostics.empty() ? "" : "\n") +
+          diagnostics);
   std::string json =
       llvm::formatv("{0:2}", alignmentReportJson(name, report)).str();
   return {json, formatAlignmentReport(name, report)};
@@ -47,7 +47,7 @@ std::pair<std::string, std::string> align(const std::string &text,
 IndexingMap loadMap(const std::string &text, mlir::MLIRContext *context) {
   Expected<IndexingMap> map = parseIndexingMap(text, context);
   if (!map)
-    raise(quoteInput("", text, map.error().message));
+    raise(map.takeError().inSource("<map>"));
   return std::move(*map);
 }
 

@@ -2,8 +2,10 @@
 //
 // The extension tessel._tessel binds tessel's libraries for the Python
 // package `tessel` (python/tessel). Each area has one bindX() function in
-// its own file; the helpers here turn tessel's Expected<T> into a value or a
-// Python ValueError carrying the message the command line prints after
+// its own file; the helpers here turn tessel's Expected<T> and Status into a
+// value or a Python ValueError carrying the text the command line prints
+// (renderError): for an error with a position, "SOURCE:LINE:COL: error:
+// MESSAGE", the offending line and a caret; else the message that follows
 // "tessel: error: ".
 //
 // This is the only code of tessel compiled with exceptions: nanobind reports
@@ -16,6 +18,7 @@
 
 #include "tessel/Hlo/Literal.h"
 #include "tessel/Support/Expected.h"
+#include "tessel/Support/Messages.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -35,17 +38,27 @@ namespace nb = nanobind;
   throw nb::value_error(message.c_str());
 }
 
+/// The text of the ValueError for `error`, as the command line prints it.
+inline std::string describe(const Error &error) {
+  if (!error.source.empty() || (error.span && error.span->located()))
+    return renderError(error);
+  return shortenMessage(error.message, 2000);
+}
+
+/// Raises `error` as a ValueError.
+[[noreturn]] inline void raise(const Error &error) { raise(describe(error)); }
+
 /// The value of `expected`, or raises its error as a ValueError.
 template <typename T> T unwrap(Expected<T> expected) {
   if (!expected)
-    raise(expected.error().message);
+    raise(expected.error());
   return std::move(*expected);
 }
 
-/// Raises an error a library function reported, if any.
-inline void check(const std::optional<Error> &error) {
-  if (error)
-    raise(error->message);
+/// Raises the error a library function reported, if any.
+inline void check(const Status &status) {
+  if (!status)
+    raise(status.error());
 }
 
 /// The bytes of a C-contiguous numpy array, viewed in place as 1-D uint8.

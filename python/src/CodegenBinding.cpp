@@ -130,11 +130,11 @@ std::optional<nb::list> runInPlace(CompiledModule &c,
     results.push_back(std::make_unique<std::string>(size, '\0'));
     outputs.push_back(results.back()->data());
   }
-  Expected<bool> ran = [&] {
+  Status ran = [&] {
     nb::gil_scoped_release release;
     return exe.runPhysical(inputs, outputs, options);
   }();
-  unwrap(std::move(ran));
+  check(ran);
   ++c.runsInPlace;
   nb::list out;
   for (size_t o = 0; o < results.size(); ++o) {

@@ -26,7 +26,7 @@ namespace {
 TiledLayout loadLayout(const std::string &text) {
   Expected<Shape> shape = parseShape(text);
   if (!shape)
-    raise(quoteInput("", text, shape.error().message));
+    raise(shape.takeError().inSource("<layout>"));
   return unwrap(TiledLayout::get(*shape));
 }
 
@@ -51,7 +51,7 @@ PictureOptions pictureOptions(int64_t maxRows, int64_t maxCols,
 Expected<TpuLayoutChoice> tpuChoice(const std::string &text, bool packedPred) {
   Expected<Shape> shape = parseShape(text);
   if (!shape)
-    return Error(quoteInput("", text, shape.error().message));
+    return shape.takeError().inSource("<shape>");
   return chooseTpuLayout(*shape, TpuOptions{packedPred});
 }
 

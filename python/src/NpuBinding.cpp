@@ -57,7 +57,7 @@ nb::object jsonDict(const llvm::json::Value &value) {
 TensorSpec parseSpec(const std::string &text) {
   Expected<TensorSpec> spec = parseTensorSpec(text);
   if (!spec)
-    raise(quoteInput("", text, spec.error().message));
+    raise(spec.takeError().inSource("<spec>"));
   return *spec;
 }
 
@@ -353,7 +353,7 @@ NAME=TYPE[N,C,H,W]:LAYOUT[:MODE]@ADDRESS.
           },
           nb::arg("scatter") = false, "The SVG of `tessel npu draw --svg`.")
       .def("_repr_svg_", [](const NpuTensor &t) -> std::optional<std::string> {
-        if (t.tensor.checkFits())
+        if (!t.tensor.checkFits())
           return std::nullopt;
         Expected<std::string> svg =
             drawMemorySvg({{t.spec.name, t.tensor}}, tensorPicture(t));

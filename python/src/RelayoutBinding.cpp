@@ -37,15 +37,15 @@ Layout resolveLayout(const std::string &label,
   if (first != std::string::npos && (*text)[first] == '{') {
     Expected<Layout> layout = parseLayoutFor(*text, shape);
     if (!layout)
-      raise(quoteInput(label, *text, layout.error().message));
+      raise(layout.takeError().inSource(label));
     return *layout;
   }
   Expected<Shape> given = parseShape(*text);
   if (!given)
-    raise(quoteInput(label, *text, given.error().message));
+    raise(given.takeError().inSource(label));
   if (!given->isArray() || given->elementType != shape.elementType ||
       given->dims != shape.dims)
-    raise(label + "'" + *text + "' is " + given->toStringWithoutLayout() +
+    raise(label + "='" + *text + "' is " + given->toStringWithoutLayout() +
           ", expected the element type and dims of " +
           shape.toStringWithoutLayout());
   return given->layout ? *given->layout : Layout::rowMajor(shape.rank());
@@ -56,14 +56,14 @@ RelayoutPlan makePlan(const std::string &shapeText,
                       const std::optional<std::string> &toText, int threads) {
   Expected<Shape> shape = parseShape(shapeText);
   if (!shape)
-    raise(quoteInput("shape=", shapeText, shape.error().message));
+    raise(shape.takeError().inSource("shape"));
   if (!shape->isArray())
     raise("shape='" + shapeText + "' is not an array shape");
   if (threads < 0)
     raise("threads must be 0 (every core) or more, given " +
           std::to_string(threads));
-  Layout from = resolveLayout("from_=", fromText, *shape);
-  Layout to = resolveLayout("to=", toText, *shape);
+  Layout from = resolveLayout("from_", fromText, *shape);
+  Layout to = resolveLayout("to", toText, *shape);
   RelayoutOptions options;
   options.threads = threads;
   return unwrap(RelayoutPlan::create(*shape, from, to, options));
@@ -139,12 +139,11 @@ tessel.relayout() makes one per call; keep a plan to convert many arrays.
                 out < in + inBytes)
               raise("the output array shares memory with the input; "
                     "relayout needs a separate buffer");
-            std::optional<Error> error;
-            {
+            Status executed = [&] {
               nb::gil_scoped_release release;
-              error = p.execute(in, inBytes, out, outBytes);
-            }
-            check(error);
+              return p.execute(in, inBytes, out, outBytes);
+            }();
+            check(executed);
           },
           nb::arg("src"), nb::arg("dst"),
           "Converts the bytes of `src` into `dst` (1-D uint8 views of "

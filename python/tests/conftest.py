@@ -36,13 +36,26 @@ class Cli:
     def out(self, *args) -> str:
         return self(*args, check=True)[1]
 
-    def error(self, *args) -> str:
-        """The message of a failing command, without 'tessel: error: '."""
+    def error(self, *args, file=None) -> str:
+        """The text of the ValueError the binding raises for the error of a
+        failing command: the message after 'tessel: error: ', or, for an
+        error with a position, the whole rendering (SOURCE:LINE:COL: error:,
+        the line, the caret). The binding is given text, not `file`: its
+        rendering has no file name."""
         status, _, err = self(*args)
         assert status == 1, f"tessel {args} exited {status}: {err}"
+        return self.message(err, file)
+
+    @staticmethod
+    def message(err: str, file=None) -> str:
+        """`error`'s text for a command's standard error `err`."""
         prefix = "tessel: error: "
-        assert err.startswith(prefix), err
-        return err[len(prefix):].rstrip("\n")
+        if err.startswith(prefix):
+            return err[len(prefix):].rstrip("\n")
+        if file is not None:
+            assert err.startswith(f"{file}:"), err
+            err = err[len(f"{file}:"):].removeprefix(" error: ")
+        return err.rstrip("\n")
 
 
 @pytest.fixture(scope="session")

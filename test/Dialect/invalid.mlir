@@ -1,6 +1,6 @@
 // RUN: tessel-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{invalid indexing map: 10: unknown variable 'd1', expected one of d0}}
+// expected-error @+1 {{invalid indexing map: unknown variable 'd1', expected one of d0}}
 #bad = #tessel.indexing_map<"(d0) -> (d1), domain: d0 in [0, 3]">
 
 // -----

@@ -109,7 +109,7 @@ chain fusion 8000 > fusions.hlo
 chain diamond 60 > diamond.hlo
 run 1 'calls nest 8000 deep from here, more than the 256 levels' tessel indexing chain.hlo
 run 1 'calls nest 8000 deep from here, more than the 256 levels' tessel indexing fusions.hlo
-run 1 'chain.hlo:32004:3: %r: calls nest 8000 deep' tessel hlo verify chain.hlo
+run 1 'chain.hlo:32004:3: error: %r: calls nest 8000 deep' tessel hlo verify chain.hlo
 run 1 'calls nest 8000 deep' tessel hlo eval chain.hlo --input f2.npy
 run 1 'calls nest 8000 deep' tessel compile chain.hlo
 run 0 'f32\[\] -5.7646075e\+17' tessel hlo eval diamond.hlo
@@ -180,9 +180,9 @@ check "D17: the message is short" test "$(wc -c < out.log)" -lt 2000
 
 # D18: positions, once.
 printf 'HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}\nENTRY main {\n  p = f32[5] parameter(0)\n  ROOT r = f32[5] negate(p)\n}\n' > layout.hlo
-run 1 'layout.hlo:1:14: entry_computation_layout does not match' tessel hlo verify layout.hlo
+run 1 'layout.hlo:1:14: error: entry_computation_layout does not match' tessel hlo verify layout.hlo
 printf '\x93NUMPY\x01\x00\x10\x00(nothing here)  ' > bad.npy
-run 1 '^tessel: error: bad.npy: npy header, byte 10: expected' tessel hlo eval id.hlo --input bad.npy
+run 1 '^bad.npy:1:11: error: npy header: expected' tessel hlo eval id.hlo --input bad.npy
 
 # D19, D20, D26: NPU flags.
 run 2 '--npu needs --offset' tessel npu address --npus 4 --mem 1024 --npu 1

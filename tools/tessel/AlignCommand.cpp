@@ -51,10 +51,10 @@ int runAlignCommand(int argc, char **argv) {
     return cli::fail(text.error().message);
   AlignmentSourceReport report;
   std::string diagnostics;
-  if (std::optional<Error> error =
-          checkAlignmentOfSource(*text, path, report, diagnostics)) {
+  if (Status error = checkAlignmentOfSource(*text, path, report, diagnostics);
+      !error) {
     llvm::errs() << diagnostics;
-    return cli::fail(error->message);
+    return cli::fail(error.error().message);
   }
   if (json)
     llvm::outs() << llvm::formatv("{0:2}", alignmentReportJson(path, report))

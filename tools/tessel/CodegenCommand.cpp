@@ -141,7 +141,7 @@ int runCompile(int argc, char **argv) {
   Expected<std::string> text =
       emitHloModule(*module, explain ? EmitKind::Explain : emit, options);
   if (!text)
-    return cli::fail(cli::atFile(path, text.error().message));
+    return cli::fail(cli::atFile(path, text.takeError()));
   llvm::outs() << *text;
   return 0;
 }
@@ -333,14 +333,14 @@ int runRun(int argc, char **argv) {
   Expected<std::shared_ptr<Executable>> compiled =
       Executable::compile(*module, compileOptions);
   if (!compiled)
-    return cli::fail(cli::atFile(path, compiled.error().message));
+    return cli::fail(cli::atFile(path, compiled.takeError()));
   Executable &exe = **compiled;
   RunOptions runOptions;
   runOptions.threads = static_cast<int>(threads);
   runOptions.rowChunks = !kernelAtATime;
   Expected<Literal> result = exe.run(arguments, runOptions);
   if (!result)
-    return cli::fail(cli::atFile(path, result.error().message));
+    return cli::fail(cli::atFile(path, result.takeError()));
   std::vector<const Literal *> values;
   if (result->isTuple())
     for (const Literal &element : result->tupleElements())
@@ -460,7 +460,7 @@ int runRun(int argc, char **argv) {
     std::vector<double> kernelTimes, copyTimes;
     for (int r = 0; r < repeat; ++r) {
       auto t0 = std::chrono::steady_clock::now();
-      Expected<bool> ran = exe.runPhysical(inPtrs, outPtrs, runOptions);
+      Status ran = exe.runPhysical(inPtrs, outPtrs, runOptions);
       auto t1 = std::chrono::steady_clock::now();
       if (!ran)
         return cli::fail(ran.error().message);
@@ -499,9 +499,9 @@ int runRun(int argc, char **argv) {
     std::vector<std::pair<std::string, std::string>> named;
     for (size_t i = 0; i < files.size(); ++i)
       named.emplace_back(outputs[i], std::move(files[i]));
-    std::string error = cli::writeFilesAtomically(named);
-    if (!error.empty())
-      return cli::fail(error);
+    Status written = cli::writeFilesAtomically(named);
+    if (!written)
+      return cli::fail(written.error());
   } else if (!check && repeat == 0) {
     for (const Literal *value : values)
       llvm::outs() << value->shape().toStringWithoutLayout() << " "

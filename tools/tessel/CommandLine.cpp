@@ -109,17 +109,15 @@ bool parseOptions(int argc, char **argv, const char *overview) {
                                            /*LongOptionsUseDoubleDash=*/true);
 }
 
-int fail(const std::string &message) {
+int fail(const Error &error) {
   llvm::outs().flush();
-  // A message quotes the input; a huge input must not make a huge message.
-  llvm::errs() << "tessel: error: " << shortenMessage(message, 2000) << "\n";
+  // renderError shortens the message and shows a window of a long line: a
+  // huge input does not make a huge message.
+  llvm::errs() << renderError(error, "tessel") << "\n";
   return 1;
 }
 
-std::string inInput(const std::string &label, const std::string &text,
-                    const std::string &message) {
-  return quoteInput(label, text, message);
-}
+int fail(const std::string &message) { return fail(Error(message)); }
 
 int usageError(const std::string &message) {
   llvm::outs().flush();
@@ -127,22 +125,20 @@ int usageError(const std::string &message) {
   return 2;
 }
 
-std::string writeFileAtomically(const std::string &path,
-                                const std::string &contents) {
+Status writeFileAtomically(const std::string &path,
+                           const std::string &contents) {
   return writeFilesAtomically({{path, contents}});
 }
 
-std::string writeFilesAtomically(
+Status writeFilesAtomically(
     const std::vector<std::pair<std::string, std::string>> &files) {
   // What went to llvm::outs() goes first when an output is `-`.
   llvm::outs().flush();
-  std::optional<Error> error = writeFiles(files);
-  return error ? error->message : "";
+  return writeFiles(files);
 }
 
-bool parseIntList(const std::string &text, std::vector<int64_t> &values,
-                  std::string &error) {
-  values.clear();
+Expected<std::vector<int64_t>> parseIntList(const std::string &text) {
+  std::vector<int64_t> values;
   size_t i = 0;
   auto skip = [&] {
     while (i < text.size() &&
@@ -159,9 +155,7 @@ bool parseIntList(const std::string &text, std::vector<int64_t> &values,
       ++i;
     if (i >= text.size() ||
         !std::isdigit(static_cast<unsigned char>(text[i]))) {
-      error = "column " + std::to_string(i + 1) + " of '" + text +
-              "': expected an integer";
-      return false;
+      return Error::at(i, "expected an integer").locate(text);
     }
     // Accumulated with the sign applied, so that INT64_MIN parses too.
     int64_t value = 0;
@@ -170,9 +164,9 @@ bool parseIntList(const std::string &text, std::vector<int64_t> &values,
       int digit = text[i++] - '0';
       if (__builtin_mul_overflow(value, 10, &value) ||
           __builtin_add_overflow(value, negative ? -digit : digit, &value)) {
-        error = "column " + std::to_string(start + 1) + " of '" + text +
-                "': integer too large, expected a value in int64";
-        return false;
+        return Error::at(start, i,
+                         "integer too large, expected a value in int64")
+            .locate(text);
       }
     }
     values.push_back(value);
@@ -180,15 +174,13 @@ bool parseIntList(const std::string &text, std::vector<int64_t> &values,
     if (i < text.size()) {
       if (text[i] != ',' &&
           !std::isspace(static_cast<unsigned char>(text[i]))) {
-        error = "column " + std::to_string(i + 1) + " of '" + text +
-                "': expected ',' between integers";
-        return false;
+        return Error::at(i, "expected ',' between integers").locate(text);
       }
       ++i;
       skip();
     }
   }
-  return true;
+  return values;
 }
 
 /// Removes `--threads N` / `--threads=N` from args. Returns 0, or the exit
@@ -210,16 +202,14 @@ int takeThreadsOption(std::vector<char *> &args, int64_t &threads) {
     } else {
       continue;
     }
-    std::vector<int64_t> values;
-    std::string error;
-    if (!parseIntList(value, values, error) || values.size() != 1 ||
-        values[0] < 0)
+    Expected<std::vector<int64_t>> values = parseIntList(value);
+    if (!values || values->size() != 1 || (*values)[0] < 0)
       return usageError("--threads '" + value +
                         "' is not a thread count, expected 0 (every "
                         "core) or more");
     // More threads than cores would only oversubscribe them.
     int64_t cores = std::max(1u, std::thread::hardware_concurrency());
-    threads = std::min(values[0], cores);
+    threads = std::min((*values)[0], cores);
     args.erase(args.begin() + i, args.begin() + i + taken);
     --i;
   }

@@ -12,6 +12,8 @@
 #ifndef TESSEL_TOOLS_COMMANDLINE_H
 #define TESSEL_TOOLS_COMMANDLINE_H
 
+#include "tessel/Support/Expected.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -39,32 +41,30 @@ int dispatch(const char *group, const char *summary, llvm::ArrayRef<Verb> verbs,
 /// Parses the options of a verb. Returns false after printing a usage error.
 bool parseOptions(int argc, char **argv, const char *overview);
 
+/// Prints `error` as renderError does (Support/Error.h) and returns 1 (bad
+/// input): "SOURCE:LINE:COL: error: MESSAGE", the offending line and a
+/// caret for an error with a position, "tessel: error: MESSAGE" without.
+/// A parser's error is already located in its text: name the text with
+/// `Error::inSource` (a file, or the option it came from: "--shape").
+int fail(const Error &error);
 /// Prints "tessel: error: MESSAGE" and returns 1 (bad input).
 int fail(const std::string &message);
-/// "in LABEL'TEXT' at column N: WHAT" for a parser's "N: WHAT" about
-/// `text` (LABEL is e.g. "--shape " or empty). A long text is quoted as an
-/// excerpt around the column, and a long message is shortened, so that a
-/// megabyte of input does not become a megabyte of error.
-std::string inInput(const std::string &label, const std::string &text,
-                    const std::string &message);
 /// Prints "tessel: usage error: MESSAGE" and returns 2.
 int usageError(const std::string &message);
 
 /// Writes `contents` to `path` with tessel::writeFile (Support/FileIO.h):
 /// a regular file through a temporary file and a rename, so a failure never
 /// leaves a half-written file; `-` is standard output; devices and FIFOs
-/// are written in place; symbolic links are followed. Returns an error
-/// message, or an empty string on success.
-std::string writeFileAtomically(const std::string &path,
-                                const std::string &contents);
+/// are written in place; symbolic links are followed.
+Status writeFileAtomically(const std::string &path,
+                           const std::string &contents);
 /// Writes several files, all or none (tessel::writeFiles).
-std::string writeFilesAtomically(
+Status writeFilesAtomically(
     const std::vector<std::pair<std::string, std::string>> &files);
 
-/// Parses "2,3" (or "2 3", "(2,3)") into integers; nullopt-like failure
-/// returns false and sets `error`.
-bool parseIntList(const std::string &text, std::vector<int64_t> &values,
-                  std::string &error);
+/// Parses "2,3" (or "2 3", "(2,3)") into integers. An error is located in
+/// `text`: name it with `inSource` (the option it came from).
+Expected<std::vector<int64_t>> parseIntList(const std::string &text);
 
 /// Takes `--threads N` (or `--threads=N`) out of `args`: LLVM registers a
 /// global option of that name, so it cannot be a cl::opt. Returns 0, or

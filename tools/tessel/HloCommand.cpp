@@ -51,8 +51,8 @@ int runFmt(int argc, char **argv) {
     llvm::outs() << text;
     return 0;
   }
-  std::string error = cli::writeFileAtomically(output, text);
-  return error.empty() ? 0 : cli::fail(error);
+  Status written = cli::writeFileAtomically(output, text);
+  return written ? 0 : cli::fail(written.error());
 }
 
 int runVerify(int argc, char **argv) {
@@ -150,7 +150,7 @@ int runEval(int argc, char **argv) {
   options.numerics = numerics;
   Expected<Literal> result = evaluateHloModule(*module, arguments, options);
   if (!result)
-    return cli::fail(cli::atFile(path, result.error().message));
+    return cli::fail(cli::atFile(path, result.takeError()));
   std::vector<const Literal *> values;
   std::vector<Shape> shapes;
   if (result->isTuple()) {
@@ -187,9 +187,9 @@ int runEval(int argc, char **argv) {
   std::vector<std::pair<std::string, std::string>> named;
   for (size_t i = 0; i < files.size(); ++i)
     named.emplace_back(outputs[i], std::move(files[i]));
-  std::string error = cli::writeFilesAtomically(named);
-  if (!error.empty())
-    return cli::fail(error);
+  Status written = cli::writeFilesAtomically(named);
+  if (!written)
+    return cli::fail(written.error());
   return 0;
 }
 

@@ -16,10 +16,20 @@
 
 namespace tessel::cli {
 
-std::string atFile(const std::string &path, const std::string &message) {
-  bool positioned =
-      !message.empty() && std::isdigit(static_cast<unsigned char>(message[0]));
-  return path + (positioned ? ":" : ": ") + message;
+namespace {
+/// The text of the modules read so far, by path: errors found after
+/// parsing (verifier, evaluator, compiler) show the offending line.
+std::map<std::string, std::string> &moduleTexts() {
+  static std::map<std::string, std::string> texts;
+  return texts;
+}
+} // namespace
+
+Error atFile(const std::string &path, Error error) {
+  auto text = moduleTexts().find(path);
+  if (text != moduleTexts().end())
+    error.locate(text->second);
+  return std::move(error).inSource(path == "-" ? "<stdin>" : path);
 }
 
 std::unique_ptr<HloModule> loadHloModule(const std::string &path, bool verify) {
@@ -29,13 +39,14 @@ std::unique_ptr<HloModule> loadHloModule(const std::string &path, bool verify) {
     return nullptr;
   }
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(*text);
+  moduleTexts()[path] = std::move(*text);
   if (!module) {
-    fail(atFile(path, module.error().message));
+    fail(atFile(path, module.takeError()));
     return nullptr;
   }
   if (verify)
-    if (std::optional<Error> problem = verifyHloModule(**module)) {
-      fail(atFile(path, problem->message));
+    if (Status problem = verifyHloModule(**module); !problem) {
+      fail(atFile(path, problem.takeError()));
       return nullptr;
     }
   return std::move(*module);
@@ -43,8 +54,8 @@ std::unique_ptr<HloModule> loadHloModule(const std::string &path, bool verify) {
 
 bool checkInlinedSize(const HloModule &module, const std::string &path,
                       int64_t limit) {
-  if (std::optional<Error> tooLarge = tessel::checkInlinedSize(module, limit)) {
-    fail(path + ": " + tooLarge->message);
+  if (Status tooLarge = tessel::checkInlinedSize(module, limit); !tooLarge) {
+    fail(atFile(path, tooLarge.takeError()));
     return false;
   }
   return true;
@@ -79,7 +90,7 @@ Expected<Literal> readArgument(const std::string &file, const Shape &param,
   }
   Expected<NpyArray> array = readNpyFile(file, limit, why);
   if (!array)
-    return Error(array.error().message);
+    return array.takeError();
   return literalFromArray(*array, param, logical, path);
 }
 

@@ -17,9 +17,10 @@
 
 namespace tessel::cli {
 
-/// "PATH:LINE:COL: what" for a message that starts with a position, else
-/// "PATH: what".
-std::string atFile(const std::string &path, const std::string &message);
+/// `error` about the module read from `path` (by loadHloModule), named by
+/// the path and located in the module's text, so that it shows the
+/// offending line.
+Error atFile(const std::string &path, Error error);
 
 /// The module in `path`, or nullptr after printing the error (cli::fail).
 std::unique_ptr<HloModule> loadHloModule(const std::string &path,

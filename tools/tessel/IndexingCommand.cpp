@@ -39,7 +39,7 @@ std::optional<IndexingMap> loadMap(const std::string &text,
                                    mlir::MLIRContext *context) {
   Expected<IndexingMap> map = parseIndexingMap(text, context);
   if (!map) {
-    cli::fail(cli::inInput("", text, map.error().message));
+    cli::fail(map.takeError().inSource("<map>"));
     return std::nullopt;
   }
   return std::move(*map);
@@ -142,13 +142,14 @@ int runEval(int argc, char **argv) {
   std::optional<IndexingMap> map = loadMap(mapText, &context);
   if (!map)
     return 1;
-  std::vector<int64_t> dims, symbols;
-  std::string error;
-  if (!cli::parseIntList(dimsText, dims, error) ||
-      !cli::parseIntList(symbolsText, symbols, error))
-    return cli::fail(error);
+  Expected<std::vector<int64_t>> dims = cli::parseIntList(dimsText);
+  if (!dims)
+    return cli::fail(dims.takeError().inSource("<dims>"));
+  Expected<std::vector<int64_t>> symbols = cli::parseIntList(symbolsText);
+  if (!symbols)
+    return cli::fail(symbols.takeError().inSource("<symbols>"));
   Expected<std::optional<std::vector<int64_t>>> values =
-      evaluateIndexingMapAt(*map, dims, symbols);
+      evaluateIndexingMapAt(*map, *dims, *symbols);
   if (!values)
     return cli::fail(values.error().message);
   if (!*values) {

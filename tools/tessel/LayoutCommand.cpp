@@ -26,7 +26,7 @@ namespace {
 std::optional<TiledLayout> loadLayout(const std::string &text) {
   Expected<Shape> shape = parseShape(text);
   if (!shape) {
-    cli::fail(cli::inInput("", text, shape.error().message));
+    cli::fail(shape.takeError().inSource("<layout>"));
     return std::nullopt;
   }
   Expected<TiledLayout> layout = TiledLayout::get(*shape);
@@ -75,11 +75,10 @@ int runIndex(int argc, char **argv) {
     llvm::outs() << (*index ? joinIndex(**index) : "padding") << "\n";
     return 0;
   }
-  std::vector<int64_t> index;
-  std::string error;
-  if (!cli::parseIntList(indexText, index, error))
-    return cli::fail(error);
-  Expected<int64_t> offset = layout->checkedOffset(index);
+  Expected<std::vector<int64_t>> index = cli::parseIntList(indexText);
+  if (!index)
+    return cli::fail(index.takeError().inSource("<index>"));
+  Expected<int64_t> offset = layout->checkedOffset(*index);
   if (!offset)
     return cli::fail(offset.error().message);
   llvm::outs() << *offset << "\n";
@@ -140,13 +139,13 @@ int runDraw(int argc, char **argv) {
   options.maxRows = maxRows;
   options.maxColumns = maxCols;
   options.maxSlices = maxSlices;
-  if (std::optional<Error> tooLarge = checkPictureSize(*layout, options))
-    return cli::fail(tooLarge->message);
+  if (Status tooLarge = checkPictureSize(*layout, options); !tooLarge)
+    return cli::fail(tooLarge.error().message);
   if (!svgPath.empty()) {
-    std::string error =
+    Status written =
         cli::writeFileAtomically(svgPath, renderLayoutSvg(*layout, options));
-    if (!error.empty())
-      return cli::fail(error);
+    if (!written)
+      return cli::fail(written.error());
   }
   llvm::outs() << renderLayoutText(*layout, options);
   return 0;
@@ -166,7 +165,7 @@ int runTpu(int argc, char **argv) {
     return 2;
   Expected<Shape> shape = parseShape(shapeText);
   if (!shape)
-    return cli::fail(cli::inInput("", shapeText, shape.error().message));
+    return cli::fail(shape.takeError().inSource("<shape>"));
   Expected<TpuLayoutChoice> choice =
       chooseTpuLayout(*shape, TpuOptions{packedPred});
   if (!choice)

@@ -211,10 +211,10 @@ int runExplain(int argc, char **argv) {
 
 int whereElement(const LocalTensor &t, const std::string &indexText,
                  bool json) {
-  std::vector<int64_t> values;
-  std::string error;
-  if (!cli::parseIntList(indexText, values, error))
-    return cli::fail("--index: " + error);
+  Expected<std::vector<int64_t>> parsed = cli::parseIntList(indexText);
+  if (!parsed)
+    return cli::fail(parsed.takeError().inSource("--index"));
+  const std::vector<int64_t> &values = *parsed;
   int rank = t.layout() == NpuLayout::Matrix ? 2 : 4;
   Expected<Dims4> checked = checkTensorIndex(t, values, indexText);
   if (!checked)

@@ -115,16 +115,16 @@ int emit(const Expected<std::string> &picture, const std::string &svgPath,
     llvm::outs() << *picture;
     return 0;
   }
-  std::string error = cli::writeFileAtomically(svgPath, *picture);
-  return error.empty() ? 0 : cli::fail(error);
+  Status written = cli::writeFileAtomically(svgPath, *picture);
+  return written ? 0 : cli::fail(written.error());
 }
 
 int drawAddresses(const NpuConfig &config, const std::string &list,
                   NpuPictureOptions &options, const std::string &svgPath) {
-  std::vector<int64_t> addresses;
-  std::string error;
-  if (!cli::parseIntList(list, addresses, error))
-    return cli::fail("--addresses: " + error);
+  Expected<std::vector<int64_t>> parsed = cli::parseIntList(list);
+  if (!parsed)
+    return cli::fail(parsed.takeError().inSource("--addresses"));
+  const std::vector<int64_t> &addresses = *parsed;
   if (options.title.empty())
     options.title = "addresses on " + config.toString();
   return emit(svgPath.empty() ? drawAddressesText(config, addresses, options)
@@ -139,8 +139,8 @@ int drawTensor(const NpuConfig &config, const TensorSpec &spec,
   std::optional<LocalTensor> t = makeTensor(config, spec, status);
   if (!t)
     return status;
-  if (std::optional<Error> e = t->checkFits())
-    return cli::fail(e->message);
+  if (Status e = t->checkFits(); !e)
+    return cli::fail(e.error().message);
   if (options.title.empty())
     options.title = describePictureTitle(*t);
   if (scatter)

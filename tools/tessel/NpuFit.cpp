@@ -23,18 +23,22 @@ int adviseMatrixCommand(const NpuConfig &config, const std::string &matrix,
   std::string dims = matrix;
   for (char &ch : dims)
     ch = ch == 'x' || ch == 'X' ? ',' : ch;
-  std::vector<int64_t> rc, ws;
-  std::string error;
-  if (!cli::parseIntList(dims, rc, error) || rc.size() != 2)
+  Expected<std::vector<int64_t>> rc = cli::parseIntList(dims);
+  if (!rc || rc->size() != 2)
     return cli::fail("--matrix '" + matrix +
                      "': expected ROWSxCOLS, e.g. 2x40");
-  if (!wList.empty() && !cli::parseIntList(wList, ws, error))
-    return cli::fail("--w: " + error);
+  std::vector<int64_t> ws;
+  if (!wList.empty()) {
+    Expected<std::vector<int64_t>> parsed = cli::parseIntList(wList);
+    if (!parsed)
+      return cli::fail(parsed.takeError().inSource("--w"));
+    ws = std::move(*parsed);
+  }
   Expected<PrimitiveType> type = parseNpuType(dtype);
   if (!type)
     return cli::fail(type.error().message);
   Expected<MatrixAdviceTable> table =
-      adviseMatrixTable(config, rc[0], rc[1], *type, startNpu, ws);
+      adviseMatrixTable(config, (*rc)[0], (*rc)[1], *type, startNpu, ws);
   if (!table)
     return cli::fail(table.error().message);
   if (json)
@@ -58,7 +62,7 @@ bool loadSpecs(const std::vector<std::string> &args, const std::string &file,
   for (const std::string &text : args) {
     Expected<TensorSpec> spec = parseTensorSpec(text);
     if (!spec) {
-      status = cli::fail(cli::inInput("", text, spec.error().message));
+      status = cli::fail(spec.takeError().inSource("<spec>"));
       return false;
     }
     specs.push_back(std::move(*spec));
@@ -73,7 +77,7 @@ bool loadSpecs(const std::vector<std::string> &args, const std::string &file,
   }
   Expected<std::vector<TensorSpec>> list = parseTensorSpecList(*text);
   if (!list) {
-    status = cli::fail(file + ":" + list.error().message);
+    status = cli::fail(list.takeError().inSource(file));
     return false;
   }
   specs.insert(specs.end(), list->begin(), list->end());
@@ -100,8 +104,8 @@ int drawFit(const FitReport &r, const std::string &svgPath, bool text) {
   Expected<std::string> svg = drawMemorySvg(tensors, options);
   if (!svg)
     return cli::fail(svg.error().message);
-  std::string error = cli::writeFileAtomically(svgPath, *svg);
-  return error.empty() ? 0 : cli::fail(error);
+  Status written = cli::writeFileAtomically(svgPath, *svg);
+  return written ? 0 : cli::fail(written.error());
 }
 
 } // namespace

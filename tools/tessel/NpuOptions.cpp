@@ -45,11 +45,12 @@ std::optional<NpuConfig> ConfigOptions::resolve(int &status) const {
 
 static bool parseDims(const std::string &text, const char *what, size_t want,
                       std::vector<int64_t> &values, int &status) {
-  std::string error;
-  if (!cli::parseIntList(text, values, error)) {
-    status = cli::fail(std::string(what) + ": " + error);
+  Expected<std::vector<int64_t>> parsed = cli::parseIntList(text);
+  if (!parsed) {
+    status = cli::fail(parsed.takeError().inSource(what));
     return false;
   }
+  values = std::move(*parsed);
   if (want && values.size() != want) {
     status = cli::fail(std::string(what) + " '" + text + "' has " +
                        std::to_string(values.size()) + " values, expected " +
@@ -110,21 +111,20 @@ std::optional<TensorSpec> TensorOptions::resolve(const std::string &specText,
     Expected<TensorSpec> spec = parseTensorSpec(text);
     if (spec)
       return *spec;
-    const std::string &message = spec.error().message;
-    size_t colon = message.find(": ");
-    size_t column = std::strtoull(message.c_str(), nullptr, 10);
+    // The spec was put together from the options: name the option the
+    // error is in rather than the text nobody typed.
+    const Error &error = spec.error();
+    size_t at = error.span ? error.span->begin : 0;
     std::string flag = starts.front().second;
     for (const auto &[start, name] : starts)
-      if (column >= start + 1)
+      if (at >= start)
         flag = name;
-    status = cli::fail(
-        "in " + flag + ": " +
-        (colon == std::string::npos ? message : message.substr(colon + 2)));
+    status = cli::fail("in " + flag + ": " + error.message);
     return std::nullopt;
   }
   Expected<TensorSpec> spec = parseTensorSpec(text);
   if (!spec) {
-    status = cli::fail(cli::inInput("", text, spec.error().message));
+    status = cli::fail(spec.takeError().inSource("<spec>"));
     return std::nullopt;
   }
   return *spec;
@@ -142,8 +142,8 @@ std::optional<LocalTensor> makeTensor(const NpuConfig &config,
 
 /// Fills in the advisor's W for a matrix given without one.
 bool chooseMatrixW(const NpuConfig &config, TensorSpec &spec, int &status) {
-  if (std::optional<Error> error = tessel::chooseMatrixW(config, spec.desc)) {
-    status = cli::fail(error->message);
+  if (Status error = tessel::chooseMatrixW(config, spec.desc); !error) {
+    status = cli::fail(error.error().message);
     return false;
   }
   return true;

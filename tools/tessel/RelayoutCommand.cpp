@@ -80,7 +80,7 @@ std::optional<std::string> readInput(const std::string &path, Format format,
   if (isNpy(format, path)) {
     Expected<NpyArray> array = parseNpy(payload);
     if (!array) {
-      cli::fail(path + ": " + array.error().message);
+      cli::fail(array.takeError().inSource(path));
       return std::nullopt;
     }
     PrimitiveType type = from.shape().elementType;
@@ -90,19 +90,21 @@ std::optional<std::string> readInput(const std::string &path, Format format,
                 std::string(primitiveTypeName(type)));
       return std::nullopt;
     }
-    if (std::optional<Error> problem =
+    if (Status problem =
             checkSourceArray(from, array->shape, array->fortranOrder,
                              static_cast<int64_t>(array->data.size()), path,
-                             /*isArrayFile=*/true)) {
-      cli::fail(problem->message);
+                             /*isArrayFile=*/true);
+        !problem) {
+      cli::fail(problem.error().message);
       return std::nullopt;
     }
     return std::move(array->data);
   }
-  if (std::optional<Error> problem = checkSourceArray(
+  if (Status problem = checkSourceArray(
           from, {}, false, static_cast<int64_t>(payload.size()), path,
-          /*isArrayFile=*/false)) {
-    cli::fail(problem->message);
+          /*isArrayFile=*/false);
+      !problem) {
+    cli::fail(problem.error().message);
     return std::nullopt;
   }
   return payload;
@@ -115,8 +117,7 @@ std::optional<Layout> parseLayoutOption(const char *name,
     return shape.layout ? *shape.layout : Layout::rowMajor(shape.rank());
   Expected<Layout> layout = parseLayoutFor(text, shape);
   if (!layout) {
-    cli::fail(cli::inInput("--" + std::string(name) + " ", text,
-                           layout.error().message));
+    cli::fail(layout.takeError().inSource("--" + std::string(name)));
     return std::nullopt;
   }
   return *layout;
@@ -152,8 +153,8 @@ int writeOutput(const std::string &path, Format format,
                    << destination.layout().toString() << " is not row-major\n";
     }
   }
-  std::string error = cli::writeFileAtomically(path, output);
-  return error.empty() ? 0 : cli::fail(error);
+  Status written = cli::writeFileAtomically(path, output);
+  return written ? 0 : cli::fail(written.error());
 }
 
 } // namespace
@@ -204,8 +205,7 @@ int runRelayoutCommand(int argc, char **argv) {
 
   Expected<Shape> shape = parseShape(shapeText);
   if (!shape)
-    return cli::fail(
-        cli::inInput("--shape ", shapeText, shape.error().message));
+    return cli::fail(shape.takeError().inSource("--shape"));
   if (!shape->isArray())
     return cli::fail("--shape '" + shapeText + "' is not an array shape");
   std::optional<Layout> from = parseLayoutOption("from", fromText, *shape);
@@ -240,9 +240,10 @@ int runRelayoutCommand(int argc, char **argv) {
     return 1;
   std::string output(plan->destinationBytes(), '\0');
   auto start = std::chrono::steady_clock::now();
-  if (std::optional<Error> error = plan->execute(input->data(), input->size(),
-                                                 output.data(), output.size()))
-    return cli::fail(error->message);
+  if (Status error = plan->execute(input->data(), input->size(), output.data(),
+                                   output.size());
+      !error)
+    return cli::fail(error.error().message);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

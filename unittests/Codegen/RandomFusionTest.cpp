@@ -42,10 +42,10 @@ void checkRandomModule(uint64_t seed, const RandomFusionOptions &options,
   SCOPED_TRACE("seed " + std::to_string(seed));
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(m.text);
   ASSERT_TRUE(module) << module.error().message << "\n" << m.text;
-  std::optional<Error> problem = verifyHloModule(**module);
-  ASSERT_FALSE(problem) << "the generator made an invalid module: "
-                        << problem->message << "\n"
-                        << m.text;
+  Status problem = verifyHloModule(**module);
+  ASSERT_TRUE(problem) << "the generator made an invalid module: "
+                       << problem.error().message << "\n"
+                       << m.text;
   std::vector<Literal> arguments;
   for (size_t i = 0; i < m.parameters.size(); ++i)
     arguments.push_back(
@@ -127,8 +127,8 @@ TEST(RandomFusionGeneratorTest, MakesValidModulesOfEveryKind) {
     RandomModule m = generator.module(kFusionsPerModule);
     Expected<std::unique_ptr<HloModule>> module = parseHloModule(m.text);
     ASSERT_TRUE(module) << module.error().message << "\n" << m.text;
-    std::optional<Error> problem = verifyHloModule(**module);
-    ASSERT_FALSE(problem) << problem->message << "\n" << m.text;
+    Status problem = verifyHloModule(**module);
+    ASSERT_TRUE(problem) << problem.error().message << "\n" << m.text;
     all += m.text;
   }
   for (const char *op : {" broadcast(",

@@ -2,6 +2,7 @@
 #ifndef TESSEL_UNITTESTS_HLO_EVALUATORTESTHELPERS_H
 #define TESSEL_UNITTESTS_HLO_EVALUATORTESTHELPERS_H
 
+#include "../ErrorText.h"
 #include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Hlo/HloParser.h"
 #include "tessel/Hlo/HloVerifier.h"
@@ -18,9 +19,9 @@ inline Expected<Literal> evaluateText(const std::string &text,
                                       const EvaluatorOptions &options = {}) {
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
   if (!module)
-    return Error("parse: " + module.error().message);
-  if (std::optional<Error> problem = verifyHloModule(**module))
-    return Error("verify: " + problem->message);
+    return module.takeError().prepend("parse: ");
+  if (Status problem = verifyHloModule(**module); !problem)
+    return problem.takeError().prepend("verify: ");
   return evaluateHloModule(**module, arguments, options);
 }
 
@@ -43,7 +44,8 @@ inline std::string evaluateToString(const std::string &text,
     values.push_back(std::move(*literal));
   }
   Expected<Literal> result = evaluateText(text, values, options);
-  return result ? result->toString() : "error: " + result.error().message;
+  return result ? result->toString()
+                : "error: " + lineColumnText(result.error());
 }
 
 } // namespace tessel::test

@@ -149,8 +149,8 @@ void checkModule(const CorpusCase &c, const std::string &file,
   Expected<std::unique_ptr<HloModule>> again = parseHloModule(printed);
   ASSERT_TRUE(again) << again.error().message << "\n" << printed;
   EXPECT_EQ((*again)->toString(), printed);
-  std::optional<Error> problem = verifyHloModule(**module);
-  ASSERT_FALSE(problem) << problem->message;
+  Status problem = verifyHloModule(**module);
+  ASSERT_TRUE(problem) << problem.error().message;
 
   std::vector<Literal> inputs;
   std::vector<HloInstruction *> params = (*module)->entry()->parameters();

@@ -4,6 +4,8 @@
 #include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Layout/ShapeParser.h"
 
+#include "../ErrorText.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,9 +28,9 @@ std::string run(const std::string &body,
                      body + "}\n";
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
   if (!module)
-    return "parse: " + module.error().message;
-  if (std::optional<Error> problem = verifyHloModule(**module))
-    return "verify: " + problem->message;
+    return "parse: " + lineColumnText(module.error());
+  if (Status problem = verifyHloModule(**module); !problem)
+    return "verify: " + lineColumnText(problem.error());
   std::vector<HloInstruction *> params = (*module)->entry()->parameters();
   std::vector<Literal> values;
   for (size_t i = 0; i < arguments.size(); ++i) {
@@ -36,11 +38,12 @@ std::string run(const std::string &body,
     shape.layout.reset();
     Expected<Literal> literal = parseLiteral(arguments[i], shape);
     if (!literal)
-      return "argument: " + literal.error().message;
+      return "argument: " + columnText(literal.error());
     values.push_back(std::move(*literal));
   }
   Expected<Literal> result = evaluateHloModule(**module, values);
-  return result ? result->toString() : "error: " + result.error().message;
+  return result ? result->toString()
+                : "error: " + lineColumnText(result.error());
 }
 
 TEST(HloEvaluator, IntegerEdgeCasesFollowXla) {
@@ -262,7 +265,7 @@ TEST(HloEvaluator, RefusesValuesLargerThanItMayAllocate) {
   options.maxBytes = 1 << 20;
   Expected<Literal> result = evaluateHloModule(**module, {}, options);
   ASSERT_FALSE(result);
-  EXPECT_EQ(result.error().message,
+  EXPECT_EQ(lineColumnText(result.error()),
             "4:3: %b: cannot hold a value of shape f32[1000000]{0}: 4000000 "
             "bytes "
             "(3.8 MiB), more than the evaluator may allocate (1048576 bytes "

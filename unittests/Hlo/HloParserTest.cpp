@@ -3,6 +3,8 @@
 #include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Support/Npy.h"
 
+#include "../ErrorText.h"
+
 #include <gtest/gtest.h>
 
 using namespace tessel;
@@ -17,7 +19,7 @@ std::unique_ptr<HloModule> parse(const std::string &text) {
 
 std::string parseError(const std::string &text) {
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  return module ? "ok" : module.error().message;
+  return module ? "ok" : lineColumnText(module.error());
 }
 
 /// print(parse(text)) parses back and prints the same.
@@ -76,7 +78,7 @@ TEST(HloParser, SeedGelu) {
   EXPECT_EQ(gelu->instruction("param")->users().size(), 4u);
   EXPECT_EQ(gelu->instruction("constant_2")->literal().getDouble(0), 0.796875);
   EXPECT_EQ(gelu->instruction("tanh_0")->location().line, 17);
-  EXPECT_FALSE(verifyHloModule(*module));
+  EXPECT_TRUE(verifyHloModule(*module));
   expectRoundTrip(kSeedGelu);
 }
 
@@ -181,7 +183,7 @@ ENTRY e {
   EXPECT_EQ(call->opcode(), HloOpcode::CustomCall);
   ASSERT_NE(call->rawAttribute("custom_call_target"), nullptr);
   EXPECT_EQ(*call->rawAttribute("custom_call_target"), "\"foo\"");
-  EXPECT_FALSE(verifyHloModule(*module)); // not checked, not rejected
+  EXPECT_TRUE(verifyHloModule(*module)); // not checked, not rejected
   expectRoundTrip(text);
 }
 
@@ -255,10 +257,22 @@ TEST(HloParser, ExampleFilesParseAndVerify) {
     ASSERT_TRUE(text) << text.error().message;
     std::unique_ptr<HloModule> module = parse(*text);
     ASSERT_TRUE(module) << file;
-    std::optional<Error> problem = verifyHloModule(*module);
-    EXPECT_FALSE(problem) << file << ": " << problem->message;
+    Status problem = verifyHloModule(*module);
+    EXPECT_TRUE(problem) << file << ": " << problem.error().message;
     expectRoundTrip(*text);
   }
+}
+
+TEST(HloParser, ErrorsRenderTheOffendingLine) {
+  Expected<std::unique_ptr<HloModule>> module =
+      parseHloModule("HloModule m\nENTRY e {\n\tp = f32[2] parameter(0)\n"
+                     "\tROOT x = f32[2] frobnicate(p)\n}\n");
+  ASSERT_FALSE(module);
+  // The tab counts as one column and shows as a tab stop.
+  EXPECT_EQ(renderError(module.error().inSource("m.hlo")),
+            "m.hlo:4:18: error: unknown opcode 'frobnicate'\n"
+            "        ROOT x = f32[2] frobnicate(p)\n"
+            "                        ^");
 }
 
 } // namespace

@@ -2,6 +2,8 @@
 #include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Hlo/HloParser.h"
 
+#include "../ErrorText.h"
+
 #include <gtest/gtest.h>
 
 using namespace tessel;
@@ -18,9 +20,9 @@ std::string verify(const std::string &body) {
                      body + "}\n";
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
   if (!module)
-    return "parse: " + module.error().message;
-  std::optional<Error> problem = verifyHloModule(**module);
-  return problem ? problem->message : "ok";
+    return "parse: " + lineColumnText(module.error());
+  Status problem = verifyHloModule(**module);
+  return problem ? "ok" : lineColumnText(problem.error());
 }
 
 TEST(HloVerifier, InfersShapesOfValidOps) {
@@ -106,17 +108,18 @@ TEST(HloVerifier, ChecksCallsAndTheEntryLayout) {
       "call(x), to_apply=a\n}\nENTRY e {\n  x = f32[] parameter(0)\n  ROOT "
       "c = f32[] call(x), to_apply=a\n}\n");
   ASSERT_TRUE(cycle);
-  std::optional<Error> problem = verifyHloModule(**cycle);
-  ASSERT_TRUE(problem);
-  EXPECT_EQ(problem->message, "8:3: %c: calling %a forms a cycle");
+  Status problem = verifyHloModule(**cycle);
+  ASSERT_FALSE(problem);
+  EXPECT_EQ(lineColumnText(problem.error()),
+            "8:3: %c: calling %a forms a cycle");
 
   Expected<std::unique_ptr<HloModule>> layout = parseHloModule(
       "HloModule m, entry_computation_layout={(f32[3]{0})->f32[3]{0}}\n"
       "ENTRY e {\n  ROOT x = f32[2] parameter(0)\n}\n");
   ASSERT_TRUE(layout);
   problem = verifyHloModule(**layout);
-  ASSERT_TRUE(problem);
-  EXPECT_EQ(problem->message,
+  ASSERT_FALSE(problem);
+  EXPECT_EQ(lineColumnText(problem.error()),
             "1:14: entry_computation_layout does not match the entry "
             "computation %e: parameter 0 is f32[3]{0}, the entry's f32[2]{0}");
   EXPECT_EQ(verify("  p = f32[4] parameter(0)\n"
@@ -141,12 +144,12 @@ TEST(HloVerifier, CallsNestAtMost256Deep) {
   };
   Expected<std::unique_ptr<HloModule>> ok = parseHloModule(chain(256));
   ASSERT_TRUE(ok) << ok.error().message;
-  EXPECT_FALSE(verifyHloModule(**ok));
+  EXPECT_TRUE(verifyHloModule(**ok));
   Expected<std::unique_ptr<HloModule>> deep = parseHloModule(chain(5000));
   ASSERT_TRUE(deep) << deep.error().message;
-  std::optional<Error> problem = verifyHloModule(**deep);
-  ASSERT_TRUE(problem);
-  EXPECT_EQ(problem->message,
+  Status problem = verifyHloModule(**deep);
+  ASSERT_FALSE(problem);
+  EXPECT_EQ(lineColumnText(problem.error()),
             "20004:3: %r: calls nest 5000 deep from here, more than the 256 "
             "levels tessel evaluates, analyses and compiles");
 }

@@ -4,6 +4,8 @@
 #include "tessel/Layout/ShapeParser.h"
 #include "tessel/Layout/TiledLayout.h"
 
+#include "../ErrorText.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -74,7 +76,7 @@ TEST(Literal, ParsesEveryElementType) {
 TEST(Literal, ParseErrorsSayWhatWasExpected) {
   auto error = [](const char *text, const char *s) {
     Expected<Literal> l = parseLiteral(text, shape(s));
-    return l ? std::string("ok") : l.error().message;
+    return l ? std::string("ok") : columnText(l.error());
   };
   EXPECT_EQ(error("{1, 2, 3}", "f32[2]"),
             "6: too many elements in dim 0, expected 2");

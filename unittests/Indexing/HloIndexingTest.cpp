@@ -34,8 +34,8 @@ protected:
     EXPECT_TRUE(module.ok()) << module.error().message << "\n" << text;
     if (!module)
       return nullptr;
-    std::optional<Error> problem = verifyHloModule(**module);
-    EXPECT_FALSE(problem) << problem->message << "\n" << text;
+    Status problem = verifyHloModule(**module);
+    EXPECT_TRUE(problem) << problem.error().message << "\n" << text;
     return std::move(*module);
   }
 

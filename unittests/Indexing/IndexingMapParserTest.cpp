@@ -3,6 +3,8 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include "../ErrorText.h"
+
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -17,14 +19,14 @@ protected:
   std::string roundTrip(const std::string &text) {
     Expected<IndexingMap> map = parseIndexingMap(text, &context);
     if (!map)
-      return "error: " + map.error().message;
+      return "error: " + columnText(map.error());
     return map->toString();
   }
   std::string errorOf(const std::string &text) {
     Expected<IndexingMap> map = parseIndexingMap(text, &context);
     if (map)
       return "parsed: " + map->toString();
-    return map.error().message;
+    return columnText(map.error());
   }
   mlir::MLIRContext context;
 };
@@ -184,9 +186,10 @@ TEST_F(ParserTest, MutatedInputsNeverCrash) {
     }
     Expected<IndexingMap> map = parseIndexingMap(text, &context);
     if (!map) {
-      EXPECT_TRUE(
-          std::isdigit(static_cast<unsigned char>(map.error().message[0])))
-          << map.error().message;
+      // Every error points into the text.
+      ASSERT_TRUE(map.error().span) << map.error().message;
+      EXPECT_EQ(map.error().span->line, 1) << map.error().message;
+      EXPECT_LE(map.error().span->begin, text.size()) << map.error().message;
       continue;
     }
     ++parsed;
@@ -215,6 +218,16 @@ TEST_F(ParserTest, ExpressionsAlone) {
   EXPECT_EQ(bad.error().message,
             "4: expected an expression (a variable, an integer, '-' or '('), "
             "found the end of the input");
+}
+
+TEST_F(ParserTest, ErrorsUnderlineTheToken) {
+  Expected<IndexingMap> map =
+      parseIndexingMap("(d0) -> (d0 + d1), domain: d0 in [0, 3]", &context);
+  ASSERT_FALSE(map);
+  EXPECT_EQ(renderError(map.error().inSource("<map>")),
+            "<map>:1:15: error: unknown variable 'd1', expected one of d0\n"
+            "(d0) -> (d0 + d1), domain: d0 in [0, 3]\n"
+            "              ^~");
 }
 
 } // namespace

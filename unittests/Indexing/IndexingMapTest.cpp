@@ -8,6 +8,8 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include "../ErrorText.h"
+
 #include <gtest/gtest.h>
 
 #include <unordered_set>
@@ -323,7 +325,7 @@ TEST_F(IndexingMapOverflowTest, ParserNestingIsBounded) {
                      std::string(300, ')') + "), domain: d0 in [0, 3]";
   Expected<IndexingMap> map = parseIndexingMap(deep, &context);
   ASSERT_FALSE(map);
-  EXPECT_EQ(map.error().message,
+  EXPECT_EQ(columnText(map.error()),
             "266: parentheses and '-' nest more than 256 deep");
   std::string minus =
       "(d0) -> (" + std::string(100000, '-') + "d0), domain: d0 in [0, 3]";

@@ -1,6 +1,8 @@
 //===- ShapeParserTest.cpp - Parsing and printing shapes ------------------===//
 #include "tessel/Layout/ShapeParser.h"
 
+#include "../ErrorText.h"
+
 #include <gtest/gtest.h>
 
 using namespace tessel;
@@ -10,7 +12,7 @@ namespace {
 std::string roundTrip(const std::string &text) {
   Expected<Shape> shape = parseShape(text);
   if (!shape)
-    return "error: " + shape.error().message;
+    return "error: " + columnText(shape.error());
   return shape->toString();
 }
 
@@ -18,7 +20,7 @@ std::string errorOf(const std::string &text) {
   Expected<Shape> shape = parseShape(text);
   if (shape)
     return "parsed: " + shape->toString();
-  return shape.error().message;
+  return columnText(shape.error());
 }
 
 TEST(ShapeParser, CanonicalFormsRoundTrip) {
@@ -109,6 +111,26 @@ TEST(ShapeParser, ErrorsNameTheColumnAndWhatWasExpected) {
   EXPECT_EQ(errorOf("f32[2,2]{1,0:T(4294967296,4294967296)}"),
             "9: the physical size of f32[2,2]{1,0:T(4294967296,4294967296)} "
             "overflows 64 bits");
+}
+
+TEST(ShapeParser, ErrorsRenderWithACaret) {
+  Expected<Shape> shape = parseShape("f32[3,5]{1,1}");
+  ASSERT_FALSE(shape);
+  EXPECT_EQ(renderError(shape.error().inSource("--shape")),
+            "--shape:1:12: error: minor_to_major {1,1} repeats dim 1, "
+            "expected a permutation of 0..1\n"
+            "f32[3,5]{1,1}\n"
+            "           ^");
+  // An unknown element type is underlined whole.
+  Expected<Shape> type = parseShape("  f33[2]");
+  ASSERT_FALSE(type);
+  std::string text = renderError(type.error());
+  EXPECT_EQ(text.substr(text.find('\n')), "\n  f33[2]\n  ^~~");
+  // A layout parsed alone points into its own text.
+  Expected<Layout> layout =
+      parseLayoutFor("{1,0:T(2,x)}", parseShape("f32[3,5]").value());
+  ASSERT_FALSE(layout);
+  EXPECT_EQ(layout.error().span->column, 10);
 }
 
 } // namespace

@@ -93,7 +93,7 @@ inline std::optional<LocalTensor> randomPlacedTensor(std::mt19937_64 &rng,
     int64_t unit = probe->requiredAlignment();
     d.address += uniform(rng, 0, room / unit) * unit;
     Expected<LocalTensor> t = LocalTensor::get(config, d);
-    if (t && !t->checkFits() && !t->checkAlignment())
+    if (t && t->checkFits() && t->checkAlignment())
       return std::move(*t);
   }
   return std::nullopt;

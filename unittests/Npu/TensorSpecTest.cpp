@@ -1,6 +1,8 @@
 //===- TensorSpecTest.cpp - Parsing and printing tensor specs -------------===//
 #include "tessel/Npu/TensorSpec.h"
 
+#include "../ErrorText.h"
+
 #include <gtest/gtest.h>
 
 using namespace tessel;
@@ -10,7 +12,7 @@ namespace {
 std::string roundTrip(const std::string &text) {
   Expected<TensorSpec> spec = parseTensorSpec(text);
   if (!spec)
-    return "error: " + spec.error().message;
+    return "error: " + columnText(spec.error());
   Expected<TensorSpec> again = parseTensorSpec(printTensorSpec(*spec));
   EXPECT_TRUE(again && *again == *spec) << text;
   return printTensorSpec(*spec);
@@ -18,7 +20,7 @@ std::string roundTrip(const std::string &text) {
 
 std::string errorOf(const std::string &text) {
   Expected<TensorSpec> spec = parseTensorSpec(text);
-  return spec ? "parsed: " + printTensorSpec(*spec) : spec.error().message;
+  return spec ? "parsed: " + printTensorSpec(*spec) : columnText(spec.error());
 }
 
 TEST(TensorSpec, CanonicalFormsRoundTrip) {
@@ -97,13 +99,23 @@ TEST(TensorSpec, Lists) {
   ASSERT_EQ(list->size(), 3u);
   EXPECT_EQ((*list)[1].name, "b");
   EXPECT_EQ((*list)[2].desc.matrixW, 20);
-  EXPECT_EQ(
-      parseTensorSpecList("a=fp32[1,1,1,1]\nb=fp32[1,1,1]").error().message,
-      "2:7: 3 dimensions, expected 4 (N, C, H, W)");
-  EXPECT_EQ(
-      parseTensorSpecList("a=fp32[1,1,1,1]; b=fp32[1,1,1]").error().message,
-      "1:24: 3 dimensions, expected 4 (N, C, H, W)");
+  EXPECT_EQ(lineColumnText(
+                parseTensorSpecList("a=fp32[1,1,1,1]\nb=fp32[1,1,1]").error()),
+            "2:7: 3 dimensions, expected 4 (N, C, H, W)");
+  EXPECT_EQ(lineColumnText(
+                parseTensorSpecList("a=fp32[1,1,1,1]; b=fp32[1,1,1]").error()),
+            "1:24: 3 dimensions, expected 4 (N, C, H, W)");
   EXPECT_TRUE(parseTensorSpecList("")->empty());
+}
+
+TEST(TensorSpec, ListErrorsRenderTheirLine) {
+  Expected<std::vector<TensorSpec>> list =
+      parseTensorSpecList("a=fp32[1,1,1,1]\nb=fp32[1,1,1]\n");
+  ASSERT_FALSE(list);
+  EXPECT_EQ(renderError(list.error().inSource("specs.txt")),
+            "specs.txt:2:7: error: 3 dimensions, expected 4 (N, C, H, W)\n"
+            "b=fp32[1,1,1]\n"
+            "      ^");
 }
 
 } // namespace

@@ -62,9 +62,9 @@ Bytes run(const Shape &from, const Shape &to, const Bytes &src,
   uint8_t *dst = storage.data() +
                  (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 +
                  misalign;
-  std::optional<Error> error =
+  Status error =
       plan->execute(src.data(), src.size(), dst, plan->destinationBytes());
-  EXPECT_FALSE(error) << error->message;
+  EXPECT_TRUE(error) << error.error().message;
   return Bytes(dst, dst + plan->destinationBytes());
 }
 
@@ -406,15 +406,14 @@ TEST(Relayout, SizeMismatchesFailBeforeWriting) {
   EXPECT_EQ(plan->sourceBytes(), 60);
   EXPECT_EQ(plan->destinationBytes(), 96);
   Bytes src(100), dst(96, 0xAB);
-  std::optional<Error> error =
-      plan->execute(src.data(), 100, dst.data(), dst.size());
-  ASSERT_TRUE(error);
-  EXPECT_EQ(error->message,
+  Status error = plan->execute(src.data(), 100, dst.data(), dst.size());
+  ASSERT_FALSE(error);
+  EXPECT_EQ(error.error().message,
             "source buffer has 100 bytes, f32[3,5]{1,0} needs 60");
   EXPECT_EQ(dst, Bytes(96, 0xAB));
   error = plan->execute(src.data(), 60, dst.data(), 95);
-  ASSERT_TRUE(error);
-  EXPECT_EQ(error->message,
+  ASSERT_FALSE(error);
+  EXPECT_EQ(error.error().message,
             "destination buffer has 95 bytes, f32[3,5]{1,0:T(2,2)} needs 96");
   EXPECT_EQ(dst, Bytes(96, 0xAB));
 }

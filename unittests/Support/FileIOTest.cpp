@@ -49,10 +49,10 @@ protected:
 };
 
 TEST_F(FileIO, WritesAndKeepsTheMode) {
-  ASSERT_FALSE(writeFile(path("a"), "one"));
+  ASSERT_TRUE(writeFile(path("a"), "one"));
   EXPECT_EQ(contents(path("a")), "one");
   ASSERT_EQ(::chmod(path("a").c_str(), 0640), 0);
-  ASSERT_FALSE(writeFile(path("a"), "two"));
+  ASSERT_TRUE(writeFile(path("a"), "two"));
   EXPECT_EQ(contents(path("a")), "two");
   struct stat info;
   ASSERT_EQ(::stat(path("a").c_str(), &info), 0);
@@ -61,9 +61,9 @@ TEST_F(FileIO, WritesAndKeepsTheMode) {
 }
 
 TEST_F(FileIO, FollowsSymbolicLinks) {
-  ASSERT_FALSE(writeFile(path("target"), "old"));
+  ASSERT_TRUE(writeFile(path("target"), "old"));
   ASSERT_EQ(::symlink("target", path("link").c_str()), 0);
-  ASSERT_FALSE(writeFile(path("link"), "new"));
+  ASSERT_TRUE(writeFile(path("link"), "new"));
   struct stat info;
   ASSERT_EQ(::lstat(path("link").c_str(), &info), 0);
   EXPECT_TRUE(S_ISLNK(info.st_mode));
@@ -71,40 +71,41 @@ TEST_F(FileIO, FollowsSymbolicLinks) {
 }
 
 TEST_F(FileIO, WritesDevicesInPlace) {
-  ASSERT_FALSE(writeFile("/dev/null", "discarded"));
+  ASSERT_TRUE(writeFile("/dev/null", "discarded"));
   struct stat info;
   ASSERT_EQ(::stat("/dev/null", &info), 0);
   EXPECT_TRUE(S_ISCHR(info.st_mode));
-  std::optional<Error> full = writeFile("/dev/full", "x");
-  ASSERT_TRUE(full);
-  EXPECT_EQ(full->message, "cannot write /dev/full: no space left on device");
+  Status full = writeFile("/dev/full", "x");
+  ASSERT_FALSE(full);
+  EXPECT_EQ(full.error().message,
+            "cannot write /dev/full: no space left on device");
 }
 
 TEST_F(FileIO, RefusesDirectoriesAndEmptyNames) {
-  std::optional<Error> error = writeFile(dir, "x");
-  ASSERT_TRUE(error);
-  EXPECT_EQ(error->message, "cannot write " + dir + ": it is a directory");
+  Status error = writeFile(dir, "x");
+  ASSERT_FALSE(error);
+  EXPECT_EQ(error.error().message,
+            "cannot write " + dir + ": it is a directory");
   error = writeFile("", "x");
-  ASSERT_TRUE(error);
-  EXPECT_EQ(error->message, "cannot write a file with an empty name");
+  ASSERT_FALSE(error);
+  EXPECT_EQ(error.error().message, "cannot write a file with an empty name");
 }
 
 TEST_F(FileIO, SeveralFilesAllOrNone) {
-  ASSERT_FALSE(writeFile(path("a"), "old"));
-  std::optional<Error> error =
-      writeFiles({{path("a"), "new"}, {path("missing/b"), "new"}});
-  ASSERT_TRUE(error);
-  EXPECT_EQ(error->message, "cannot write " + path("missing/b") +
-                                ": no such file or directory");
+  ASSERT_TRUE(writeFile(path("a"), "old"));
+  Status error = writeFiles({{path("a"), "new"}, {path("missing/b"), "new"}});
+  ASSERT_FALSE(error);
+  EXPECT_EQ(error.error().message, "cannot write " + path("missing/b") +
+                                       ": no such file or directory");
   EXPECT_EQ(contents(path("a")), "old");
   EXPECT_EQ(entries(), std::vector<std::string>{"a"});
-  ASSERT_FALSE(writeFiles({{path("a"), "new"}, {path("b"), "bee"}}));
+  ASSERT_TRUE(writeFiles({{path("a"), "new"}, {path("b"), "bee"}}));
   EXPECT_EQ(contents(path("a")), "new");
   EXPECT_EQ(contents(path("b")), "bee");
 }
 
 TEST_F(FileIO, ReadsAreBounded) {
-  ASSERT_FALSE(writeFile(path("ten"), "0123456789"));
+  ASSERT_TRUE(writeFile(path("ten"), "0123456789"));
   Expected<std::string> all = readFileBytes(path("ten"), 10);
   ASSERT_TRUE(all) << all.error().message;
   EXPECT_EQ(*all, "0123456789");
@@ -119,6 +120,20 @@ TEST_F(FileIO, ReadsAreBounded) {
   ASSERT_FALSE(directory);
   EXPECT_EQ(directory.error().message,
             "cannot read " + dir + ": it is a directory");
+}
+
+TEST_F(FileIO, HardLinksStayLinked) {
+  ASSERT_TRUE(writeFile(path("a"), "old"));
+  ASSERT_EQ(::link(path("a").c_str(), path("b").c_str()), 0);
+  ASSERT_TRUE(writeFile(path("a"), "new contents"));
+  EXPECT_EQ(contents(path("b")), "new contents");
+  struct stat a, b;
+  ASSERT_EQ(::stat(path("a").c_str(), &a), 0);
+  ASSERT_EQ(::stat(path("b").c_str(), &b), 0);
+  EXPECT_EQ(a.st_ino, b.st_ino);
+  EXPECT_EQ(a.st_nlink, 2u);
+  // No temporary file is left beside them.
+  EXPECT_EQ(entries(), std::vector<std::string>({"a", "b"}));
 }
 
 } // namespace

@@ -78,6 +78,14 @@ TEST(Npy, ErrorsSayWhatIsWrong) {
             "npy file ends inside its header");
   EXPECT_EQ(readNpyFile("/nonexistent/x.npy").error().message,
             "cannot open /nonexistent/x.npy: no such file or directory");
+  // A header error names the byte of the file (as the column of line 1);
+  // the binary file shows no line.
+  std::string bad = bytes;
+  bad[10] = '[';
+  Expected<NpyArray> header = parseNpy(bad);
+  ASSERT_FALSE(header);
+  EXPECT_EQ(renderError(header.error().inSource("x.npy")),
+            "x.npy:1:11: error: npy header: expected '{'");
 }
 
 TEST(Npy, DescrsOfEveryType) {

@@ -9,9 +9,9 @@
 //
 //   AlignmentSourceReport report;
 //   std::string diagnostics;
-//   if (auto error = checkAlignmentOfSource(text, "k.mlir", report,
-//                                           diagnostics))
-//     ... diagnostics, then error->message: "'k.mlir' is not valid MLIR"
+//   if (Status error = checkAlignmentOfSource(text, "k.mlir", report,
+//                                           diagnostics); !error)
+//     ... diagnostics, then error.error().message: "'k.mlir' is not valid MLIR"
 //   llvm::outs() << formatAlignmentReport(report);
 //
 //===----------------------------------------------------------------------===//
@@ -59,10 +59,9 @@ const char *alignmentVerdictName(Verdict verdict);
 /// `report`. When it does not parse, `diagnostics` gets the parser's
 /// messages ("k.mlir:3:5: error: ...\n...") and the error says "'k.mlir' is
 /// not valid MLIR".
-std::optional<Error> checkAlignmentOfSource(llvm::StringRef text,
-                                            llvm::StringRef bufferName,
-                                            AlignmentSourceReport &report,
-                                            std::string &diagnostics);
+Status checkAlignmentOfSource(llvm::StringRef text, llvm::StringRef bufferName,
+                              AlignmentSourceReport &report,
+                              std::string &diagnostics);
 
 /// The text `tessel align FILE` prints: each failure (FILE:L:C: error: ...
 /// with its op, why, term, status and fix), then the count.

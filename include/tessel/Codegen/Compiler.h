@@ -123,9 +123,9 @@ public:
                                 const RunOptions &options = {}) = 0;
   /// Runs on physical buffers, no conversion: the timed path of `tessel run
   /// --repeat`. `outputs` must hold one buffer of the right size per output.
-  virtual Expected<bool> runPhysical(const std::vector<const void *> &inputs,
-                                     const std::vector<void *> &outputs,
-                                     const RunOptions &options = {}) = 0;
+  virtual Status runPhysical(const std::vector<const void *> &inputs,
+                             const std::vector<void *> &outputs,
+                             const RunOptions &options = {}) = 0;
   /// Backend::Nvptx: copies the inputs (physical buffers) to the device
   /// once, runs the kernels `repeat` times and times each run alone, and a
   /// device copy of the same bytes as often. Other backends: an error.

@@ -207,17 +207,18 @@ PartitionOptions getPartitionOptions(const FusionAnalysis &analysis);
 /// outputs `outputs` (see emitLoopFusion).
 mlir::FailureOr<mlir::func::FuncOp>
 emitFusion(mlir::ModuleOp module, const HloComputation &computation,
-           llvm::StringRef name, Target target, std::string *error,
+           llvm::StringRef name, Target target,
            llvm::ArrayRef<int64_t> outputs = {});
 
 /// Emits `computation` as a loop fusion: its subgraph functions and the
 /// entry function `name`, into `module`. The entry writes the outputs
 /// listed in `outputs` (indices into getFusionOutputs; all when empty),
-/// which must have the same dims. On failure, `error` names the instruction
-/// (and its line) that the compiler cannot handle.
+/// which must have the same dims. On failure, an error diagnostic at the
+/// instruction's line and column names what the compiler cannot handle
+/// (capture it with an ErrorCapture, Dialect/ErrorDiagnostics.h).
 mlir::FailureOr<mlir::func::FuncOp>
 emitLoopFusion(mlir::ModuleOp module, const HloComputation &computation,
-               llvm::StringRef name, Target target, std::string *error,
+               llvm::StringRef name, Target target,
                llvm::ArrayRef<int64_t> outputs = {});
 
 } // namespace tessel

@@ -24,6 +24,7 @@
 #include "tessel/Hlo/HloOpcode.h"
 #include "tessel/Hlo/Literal.h"
 #include "tessel/Layout/Shape.h"
+#include "tessel/Support/Error.h"
 
 #include <cstdint>
 #include <optional>
@@ -139,11 +140,20 @@ struct HloAttributes {
   int64_t tupleIndex = 0;
 };
 
-/// Where an instruction was written (1-based; 0 when built in code).
+/// Where an instruction was written (1-based, columns in characters; 0
+/// when built in code).
 struct SourceLocation {
   int line = 0;
   int column = 0;
 };
+
+/// An error about what was written at `location` (Support/Error.h): it
+/// prints the line and column, and the line itself once located in the text.
+inline Error errorAt(SourceLocation location, std::string message) {
+  if (location.line == 0)
+    return Error(std::move(message));
+  return Error::atLine(location.line, location.column, std::move(message));
+}
 
 class HloInstruction {
 public:

@@ -185,8 +185,8 @@ Expected<const HloInstruction *> findInstruction(const HloModule &module,
 /// another twice doubles it (a chain of 60 such computations inlines to
 /// 2^60 instructions). @pre the module verifies (calls nest at most 256
 /// deep).
-std::optional<Error> checkInlinedSize(const HloModule &module,
-                                      int64_t limit = int64_t(1) << 22);
+Status checkInlinedSize(const HloModule &module, int64_t limit = int64_t(1)
+                                                                 << 22);
 
 } // namespace tessel
 

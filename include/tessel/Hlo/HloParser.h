@@ -40,16 +40,17 @@
 
 namespace tessel {
 
-/// Parses a whole module. Errors read "LINE:COLUMN: message".
+/// Parses a whole module. An error is located in `text` (line, column, the
+/// offending line); name the file with `Error::inSource`.
 Expected<std::unique_ptr<HloModule>> parseHloModule(std::string_view text);
 
 /// Parses a literal for a shape: `1.5`, `{1, 2}`, `{ { 1 }, { 2 } }`,
-/// `(1, {2})` for tuples. Errors read "COLUMN: message".
+/// `(1, {2})` for tuples. An error is located in `text`.
 Expected<Literal> parseLiteral(std::string_view text, const Shape &shape);
 
 /// Parses the value of a `window=` attribute, `{size=3x2 stride=2x1
 /// pad=1_2x0_1 lhs_dilate=1x2 rhs_dilate=2x1 rhs_reversal=0x1}` (convolution
-/// keeps it verbatim). Errors read "COLUMN: message".
+/// keeps it verbatim). An error is located in `text`.
 Expected<std::vector<WindowDim>> parseWindow(std::string_view text);
 
 } // namespace tessel

@@ -34,7 +34,7 @@ bool compatibleShapes(const Shape &a, const Shape &b);
 
 /// The first problem of the module, or nullopt when it is valid. Messages
 /// read "LINE:COLUMN: %name: what is wrong".
-std::optional<Error> verifyHloModule(const HloModule &module);
+Status verifyHloModule(const HloModule &module);
 
 } // namespace tessel
 

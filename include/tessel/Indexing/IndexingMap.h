@@ -284,8 +284,8 @@ std::optional<std::string> findOverflow(const IndexingMap &map);
 Expected<IndexingMap> composeIndexingMapsChecked(const IndexingMap &first,
                                                  const IndexingMap &second);
 
-/// Parses XLA's text form (see the top of this file). Errors read
-/// "COLUMN: what is wrong, what was expected". Expressions follow MLIR's
+/// Parses XLA's text form (see the top of this file). An error is located
+/// in `text` and underlines the offending token. Expressions follow MLIR's
 /// affine grammar: + - * floordiv ceildiv mod, parentheses, integers; a
 /// product needs a constant factor and a divisor must be a positive
 /// constant. `is_simplified: true|false` at the end (newer XLA) is accepted

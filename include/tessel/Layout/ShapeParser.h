@@ -5,10 +5,10 @@
 //   parseShape("f32[3,5]{1,0:T(2,2)}")   -> the shape; toString() gives it back
 //   parseShape("F32[3, 5]{1,0}")         -> f32[3,5]{1,0} (upper-case types and
 //                                           spaces are accepted)
-//   parseShape("f32[3,5]{1,1}")          -> error
-//     "10: minor_to_major {1,1} repeats dim 1, expected a permutation of 0..1"
+//   parseShape("f32[3,5]{1,1}")          -> error at column 12
+//     "minor_to_major {1,1} repeats dim 1, expected a permutation of 0..1"
 //
-// Errors start with the 1-based column of the offending token. The grammar:
+// Errors point at the offending token (Support/Error.h). The grammar:
 //
 //   shape  := array | '(' [shape (',' shape)*] ')'
 //   array  := type '[' [dim (',' dim)*] ']' [layout]
@@ -33,8 +33,8 @@
 
 namespace tessel {
 
-/// Parses a whole string as one shape (surrounding spaces allowed). Errors
-/// read "COLUMN: what went wrong, what was expected".
+/// Parses a whole string as one shape (surrounding spaces allowed). An
+/// error is located in `text`: name it with `Error::inSource`.
 Expected<Shape> parseShape(std::string_view text);
 
 /// Parses a layout alone, `{1,0:T(8,128)}`, for a shape given separately.
@@ -42,8 +42,9 @@ Expected<Shape> parseShape(std::string_view text);
 Expected<Layout> parseLayoutFor(std::string_view text, const Shape &shape);
 
 /// For parsers that embed shapes (HLO): parses one shape starting at
-/// text[pos] and leaves `pos` just after it. On failure the error message
-/// has no position prefix and `pos` is the offset of the offending token.
+/// text[pos] and leaves `pos` just after it. On failure the error's span
+/// holds byte offsets in `text`, not yet located, and `pos` is the offset
+/// of the offending token.
 Expected<Shape> parseShapeAt(std::string_view text, size_t &pos);
 
 } // namespace tessel

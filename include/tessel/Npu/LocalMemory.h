@@ -82,9 +82,8 @@ public:
 
 private:
   explicit LocalMemory(const NpuConfig &config);
-  std::optional<Error> checkSystem(const LocalTensor &tensor,
-                                   int64_t bufferBytes, const Dims4 &strides,
-                                   bool forWriting) const;
+  Status checkSystem(const LocalTensor &tensor, int64_t bufferBytes,
+                     const Dims4 &strides, bool forWriting) const;
 
   NpuConfig cfg;
   std::vector<uint8_t> memory;

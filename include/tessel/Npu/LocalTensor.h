@@ -184,19 +184,19 @@ public:
   NpuUsage totalUsage() const;
 
   /// Each returns nullopt when fine, else a message with the numbers.
-  std::optional<Error> checkAlignment() const;
-  std::optional<Error> checkFits() const;
+  Status checkAlignment() const;
+  Status checkFits() const;
   /// Whether `other` shares a byte range on a shared NPU.
-  std::optional<Error>
-  checkOverlap(const LocalTensor &other, std::string_view thisName = "tensor",
-               std::string_view otherName = "another "
-                                            "tensor") const;
+  Status checkOverlap(const LocalTensor &other,
+                      std::string_view thisName = "tensor",
+                      std::string_view otherName = "another "
+                                                   "tensor") const;
   /// Whether two logical elements share a byte (only explicit strides can).
-  std::optional<Error> checkNoAliasing() const;
+  Status checkNoAliasing() const;
 
 private:
   LocalTensor() = default;
-  Expected<bool> computeStrides();
+  Status computeStrides();
   ByteInfo classifyLayout(int64_t npu, int64_t rel) const;
   ByteInfo classifyStrided(int64_t npu, int64_t rel) const;
   ByteInfo fromStored(const Dims4 &storedIndex, int64_t byteInStored,
@@ -216,8 +216,7 @@ private:
 /// they never do (every index has its own offset), else a message naming two
 /// indices with one offset, or saying that it could not be decided within
 /// the work budget. Used for system-memory destinations.
-std::optional<Error> checkStridesInjective(const Dims4 &sizes,
-                                           const Dims4 &strides);
+Status checkStridesInjective(const Dims4 &sizes, const Dims4 &strides);
 
 } // namespace tessel
 

@@ -60,7 +60,7 @@ std::vector<std::string> localTensorProblems(const LocalTensor &tensor);
 
 /// Gives a matrix without W the advisor's W (adviseMatrix); other tensors
 /// are left as they are.
-std::optional<Error> chooseMatrixW(const NpuConfig &config, TensorDesc &desc);
+Status chooseMatrixW(const NpuConfig &config, TensorDesc &desc);
 
 /// The report of `tessel npu fit`: each tensor's NPUs, bytes and waste, the
 /// cheaper alternatives, per-NPU totals, and whether it all fits.

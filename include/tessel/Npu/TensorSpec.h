@@ -23,8 +23,9 @@
 //   address := decimal | '0x' hex
 //   list   := spec ((';' | newline) spec)*    ('#' starts a comment)
 //
-// Errors start with the 1-based column: "14: unknown layout 'alinged',
-// expected aligned, eu, compact, continuous, matrix or strides".
+// Errors point at the offending token (column 14 of `x=fp32[2,3,4,5]:alinged`:
+// "unknown layout 'alinged', expected aligned, eu, compact, continuous,
+// matrix or strides").
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_NPU_TENSORSPEC_H
@@ -49,10 +50,10 @@ struct TensorSpec {
   }
 };
 
-/// Parses one spec (the whole string).
+/// Parses one spec (the whole string). An error is located in `text`.
 Expected<TensorSpec> parseTensorSpec(std::string_view text);
 /// Parses specs separated by ';' or newlines; blank lines and '#' comments
-/// are skipped. Errors read "LINE:COLUMN: ...".
+/// are skipped. An error is located in `text` (line and column).
 Expected<std::vector<TensorSpec>> parseTensorSpecList(std::string_view text);
 /// The canonical text: "x=fp32[2,3,4,5]:aligned:4n@2048". Parses back to an
 /// equal spec.

@@ -103,8 +103,8 @@ public:
   /// Converts src into dst. Fails, before writing anything, when a size is
   /// not exactly sourceBytes() / destinationBytes().
   /// @pre src and dst do not overlap.
-  std::optional<Error> execute(const void *src, int64_t srcBytes, void *dst,
-                               int64_t dstBytes) const;
+  Status execute(const void *src, int64_t srcBytes, void *dst,
+                 int64_t dstBytes) const;
 
   RelayoutPlan(RelayoutPlan &&) noexcept;
   RelayoutPlan &operator=(RelayoutPlan &&) noexcept;
@@ -131,11 +131,10 @@ std::string describePhysicalSize(const TiledLayout &layout);
 /// .npy input: for a plain row-major source its dims must be the logical
 /// dims in C order; in every case its data must hold exactly the source's
 /// physical bytes.
-std::optional<Error> checkSourceArray(const TiledLayout &from,
-                                      const std::vector<int64_t> &dims,
-                                      bool fortranOrder, int64_t dataBytes,
-                                      const std::string &name,
-                                      bool isArrayFile);
+Status checkSourceArray(const TiledLayout &from,
+                        const std::vector<int64_t> &dims, bool fortranOrder,
+                        int64_t dataBytes, const std::string &name,
+                        bool isArrayFile);
 
 /// The per-element reference: for every logical index, copies the element's
 /// bits from src to dst through TiledLayout::offset(); padding is zeroed.

@@ -47,8 +47,8 @@ constexpr int64_t kMaxDrawnCells = 250000;
 
 /// Refuses a picture nobody can open: one that would draw more than
 /// kMaxDrawnCells cells (about 200 bytes of SVG each) with these options.
-std::optional<Error> checkPictureSize(const TiledLayout &layout,
-                                      const PictureOptions &options);
+Status checkPictureSize(const TiledLayout &layout,
+                        const PictureOptions &options);
 
 /// The terminal picture (ASCII).
 std::string renderLayoutText(const TiledLayout &layout,

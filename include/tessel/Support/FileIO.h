@@ -11,7 +11,10 @@
 //     temporary file in the same directory, which is then renamed over the
 //     target, so a failure never leaves a half-written file. Its mode and
 //     owner are kept. A symbolic link is followed (the file it points to is
-//     replaced, the link stays). A device, FIFO or socket is written in
+//     replaced, the link stays). A regular file with several hard links
+//     keeps them: the bytes are staged in full first (so a full disk fails
+//     before the target is touched), then copied over the target in place;
+//     only that copy is not atomic. A device, FIFO or socket is written in
 //     place (`--output /dev/null` discards the output and leaves /dev/null
 //     alone). A directory is refused.
 //   - Several outputs are written all or none (`writeFiles`): every regular
@@ -48,15 +51,14 @@ Expected<std::string> readFileBytes(const std::string &path,
                                     int64_t maxBytes = kMaxInputBytes,
                                     const std::string &why = "");
 
-/// Writes `contents` to `path` as the file comment describes. Returns the
-/// reason of a failure ("cannot write PATH: ..."), or nullopt.
-std::optional<Error> writeFile(const std::string &path,
-                               std::string_view contents);
+/// Writes `contents` to `path` as the file comment describes. A failure
+/// says why ("cannot write PATH: ...").
+Status writeFile(const std::string &path, std::string_view contents);
 
 /// Writes several files, all or none: a failure before the first rename
 /// leaves every target as it was. Outputs to devices and to `-` are written
 /// after every regular output is staged and before any is renamed.
-std::optional<Error>
+Status
 writeFiles(const std::vector<std::pair<std::string, std::string>> &files);
 
 /// strerror's text with a lower-case first letter, as tessel's messages are.

@@ -1,13 +1,12 @@
-//===- Messages.h - Error messages that quote user input --------*- C++ -*-===//
+//===- Messages.h - Bounding the size of messages ---------------*- C++ -*-===//
 //
-// The parsers report "COLUMN: what" about the text they were given; a
-// message for people quotes that text and counts the column in characters:
+// A message may quote user input; a megabyte of input must not become a
+// megabyte of error:
 //
-//   quoteInput("--shape ", "f32[3,5]{1,1}",
-//              "12: minor_to_major {1,1} repeats dim 1, ...")
-//   -> "in --shape 'f32[3,5]{1,1}' at column 12: minor_to_major ..."
+//   shortenMessage(std::string(10000, 'a'), 100)
+//   -> 75 a's, " ...(9900 bytes elided)... ", 25 a's
 //
-// The command line and the Python binding print the same messages.
+// renderError (Support/Error.h) shortens every message it prints.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_SUPPORT_MESSAGES_H
@@ -21,14 +20,6 @@ namespace tessel {
 /// At most `limit` bytes of `text`, the middle elided with a note of how
 /// many bytes were left out.
 std::string shortenMessage(const std::string &text, size_t limit);
-
-/// "in LABEL'TEXT' at column N: WHAT" for a parser's "N: WHAT" about `text`
-/// (LABEL is e.g. "--shape " or empty; a message without a column gives
-/// "in LABEL'TEXT': WHAT"). A long text is quoted as an excerpt around the
-/// column and a long message is shortened, so that a megabyte of input does
-/// not become a megabyte of error.
-std::string quoteInput(const std::string &label, const std::string &text,
-                       const std::string &message);
 
 } // namespace tessel
 

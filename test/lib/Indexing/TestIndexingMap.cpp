@@ -69,9 +69,12 @@ struct TestIndexingMapPass
   mlir::FailureOr<IndexingMap> parse(mlir::Operation *op,
                                      llvm::StringRef text) {
     Expected<IndexingMap> map = parseIndexingMap(text, &getContext());
-    if (!map)
+    if (!map) {
+      // The map is an attribute's string: name its column in the message.
+      const Error &error = map.error();
       return op->emitError("invalid indexing map: column ")
-             << map.error().message;
+             << (error.span ? error.span->column : 1) << ": " << error.message;
+    }
     return std::move(*map);
   }
 
