@@ -202,8 +202,7 @@ public:
   std::map<std::pair<size_t, int>, std::unique_ptr<RelayoutPlan>> movePlans;
 
   /// Runs kernel k's relayout with `threads` workers.
-  Status runMove(size_t k, const std::vector<void *> &pointers,
-                         int threads);
+  Status runMove(size_t k, const std::vector<void *> &pointers, int threads);
 
   std::vector<std::string> relayoutKernels() const override {
     std::vector<std::string> names;
@@ -322,9 +321,8 @@ std::vector<uint64_t> buildTable(const CompiledKernel &kernel,
   return out;
 }
 
-Status CpuExecutable::runMove(size_t k,
-                                      const std::vector<void *> &pointers,
-                                      int threads) {
+Status CpuExecutable::runMove(size_t k, const std::vector<void *> &pointers,
+                              int threads) {
   const RelayoutKernel &move = *moves[k];
   RelayoutPlan *plan = nullptr;
   {
@@ -342,8 +340,10 @@ Status CpuExecutable::runMove(size_t k,
     }
     plan = slot.get();
   }
-  if (Status error = plan->execute(pointers[move.parameter], plan->sourceBytes(),
-                        pointers.back(), plan->destinationBytes()); !error)
+  if (Status error =
+          plan->execute(pointers[move.parameter], plan->sourceBytes(),
+                        pointers.back(), plan->destinationBytes());
+      !error)
     return error.takeError();
   return {};
 }

@@ -29,7 +29,7 @@ namespace tessel::eval {
 namespace {
 
 Status parseLabels(std::string_view text, char a, char b,
-                                 ConvolutionLabels &labels) {
+                   ConvolutionLabels &labels) {
   labels = ConvolutionLabels();
   std::vector<int64_t> spatialAt(text.size(), -1);
   for (size_t pos = 0; pos < text.size(); ++pos) {
@@ -94,7 +94,8 @@ Expected<ConvolutionDims> convolutionDims(const HloInstruction &inst,
   if (Status e = parseLabels(all.substr(0, underscore), 'b', 'f', l); !e)
     return e.takeError();
   if (Status e = parseLabels(all.substr(underscore + 1, arrow - underscore - 1),
-                           'i', 'o', r); !e)
+                             'i', 'o', r);
+      !e)
     return e.takeError();
   if (Status e = parseLabels(all.substr(arrow + 2), 'b', 'f', o); !e)
     return e.takeError();

@@ -95,11 +95,9 @@ int64_t component(const Literal &indices, int64_t indexVectorDim,
 /// Checks the batching dims: pairs of operand and indices dims of equal
 /// sizes.
 Status checkBatching(const std::vector<int64_t> &operandDims,
-                                   const std::vector<int64_t> &indicesDims,
-                                   const Shape &operand,
-                                   const IndexSpace &space,
-                                   const char *operandWhat,
-                                   const char *indicesWhat) {
+                     const std::vector<int64_t> &indicesDims,
+                     const Shape &operand, const IndexSpace &space,
+                     const char *operandWhat, const char *indicesWhat) {
   if (Status e = checkDimList(operandDims, operand.rank(), operandWhat); !e)
     return e;
   int64_t indicesRank = static_cast<int64_t>(space.indicesDims.size());
@@ -129,8 +127,7 @@ std::string joinInts(const std::vector<int64_t> &values) {
   return s + "}";
 }
 
-Status checkSorted(const std::vector<int64_t> &dims,
-                                 const char *what) {
+Status checkSorted(const std::vector<int64_t> &dims, const char *what) {
   if (!std::is_sorted(dims.begin(), dims.end()))
     return Error(std::string(what) + "=" + joinInts(dims) + " must be sorted");
   return {};
@@ -405,8 +402,8 @@ Expected<Literal> scatter(const HloInstruction &inst,
     for (size_t w = 0; w < s->windowDims.size(); ++w)
       to[s->windowDims[w]] += index[s->updateWindowDims[w]];
     int64_t o = first.linearIndex(to);
-    if (auto e = combine(results, o, operands, n + 1, i))
-      return *e;
+    if (Status e = combine(results, o, operands, n + 1, i); !e)
+      return e.takeError();
   }
   if (n == 1)
     return std::move(results[0]);

@@ -839,7 +839,7 @@ Expected<Value> Evaluator::xlaCpuTreeWindows(const HloInstruction &inst,
           eval::binaryAt(*fast, out, k, x, i, out, k);
           continue;
         }
-        Expected<bool> ok = combine(reducer, results, k, inputs, i, depth);
+        Status ok = combine(reducer, results, k, inputs, i, depth);
         if (!ok)
           return ok.takeError();
       }

@@ -43,10 +43,10 @@ bool isTopKCustomCall(const HloInstruction &inst) {
 /// Checks that `computation` (its `role` in messages: "the body") takes
 /// parameters of `params` and returns `result`; `paramsWhy` and `resultWhy`
 /// say where the expectations come from (may be empty).
-Status
-checkSignature(const HloComputation &computation, const std::string &role,
-               const std::vector<Shape> &params, const std::string &paramsWhy,
-               const Shape &result, const std::string &resultWhy) {
+Status checkSignature(const HloComputation &computation,
+                      const std::string &role, const std::vector<Shape> &params,
+                      const std::string &paramsWhy, const Shape &result,
+                      const std::string &resultWhy) {
   std::string name = role + " %" + computation.name();
   auto because = [](const std::string &why) {
     return why.empty() ? std::string() : " (" + why + ")";

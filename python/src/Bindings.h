@@ -61,6 +61,19 @@ inline void check(const Status &status) {
     raise(status.error());
 }
 
+/// As unwrap and check, for an error about the module `text` (found by the
+/// verifier or the compiler): it is shown with its line, as the command line
+/// shows it.
+template <typename T> T unwrap(Expected<T> expected, std::string_view text) {
+  if (!expected)
+    raise(expected.takeError().locate(text));
+  return std::move(*expected);
+}
+inline void check(Status status, std::string_view text) {
+  if (!status)
+    raise(status.takeError().locate(text));
+}
+
 /// The bytes of a C-contiguous numpy array, viewed in place as 1-D uint8.
 using ByteView =
     nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;

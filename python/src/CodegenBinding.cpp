@@ -32,7 +32,7 @@ struct CompiledModule {
 CompiledModule compileModule(const std::string &text, bool excessPrecision,
                              bool tables, bool relayouts) {
   std::unique_ptr<HloModule> module = unwrap(parseHloModule(text));
-  check(verifyHloModule(*module));
+  check(verifyHloModule(*module), text);
   check(checkInlinedSize(*module));
   CompileOptions options;
   options.excessPrecision = excessPrecision;
@@ -42,7 +42,7 @@ CompiledModule compileModule(const std::string &text, bool excessPrecision,
     nb::gil_scoped_release release;
     return Executable::compile(*module, options);
   }();
-  return CompiledModule{std::move(module), unwrap(std::move(executable)),
+  return CompiledModule{std::move(module), unwrap(std::move(executable), text),
                         options};
 }
 

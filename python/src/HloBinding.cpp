@@ -61,7 +61,7 @@ namespace {
 std::unique_ptr<HloModule> parseModule(const std::string &text, bool verify) {
   std::unique_ptr<HloModule> module = unwrap(parseHloModule(text));
   if (verify)
-    check(verifyHloModule(*module));
+    check(verifyHloModule(*module), text);
   return module;
 }
 

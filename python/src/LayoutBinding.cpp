@@ -219,7 +219,7 @@ True
           "_repr_svg_",
           [](const TiledLayout &l) -> std::optional<std::string> {
             PictureOptions options;
-            if (checkPictureSize(l, options))
+            if (!checkPictureSize(l, options))
               return std::nullopt;
             return renderLayoutSvg(l, options);
           },

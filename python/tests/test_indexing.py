@@ -31,7 +31,7 @@ def same_as_cli(cli, args, call):
         return call(), out
     with pytest.raises(ValueError) as e:
         call()
-    assert f"tessel: error: {e.value}\n" == err
+    assert str(e.value) == cli.message(err)
     return None, None
 
 
@@ -155,7 +155,7 @@ def test_npu_bad_specs_match_cli(cli, spec):
         return
     with pytest.raises(ValueError) as e:
         tessel.indexing.npu(spec, config)
-    assert f"tessel: error: {e.value}\n" == err
+    assert str(e.value) == cli.message(err)
 
 
 def test_npu_local_tensor_needs_a_config():

@@ -201,7 +201,7 @@ def test_advise_matrix_errors_match_cli(cli, options, ws):
         return
     with pytest.raises(ValueError) as e:
         call()
-    assert err == f"tessel: error: {e.value}\n"
+    assert str(e.value) == cli.message(err)
 
 
 @pytest.mark.parametrize("matrix", ["2y40", "2x", "x40", "2x40x3", ""])

@@ -48,13 +48,13 @@ int runAlignCommand(int argc, char **argv) {
   // Bounded like every other read: /dev/zero must not be read for ever.
   Expected<std::string> text = readFileBytes(path);
   if (!text)
-    return cli::fail(text.error().message);
+    return cli::fail(text.error());
   AlignmentSourceReport report;
   std::string diagnostics;
   if (Status error = checkAlignmentOfSource(*text, path, report, diagnostics);
       !error) {
     llvm::errs() << diagnostics;
-    return cli::fail(error.error().message);
+    return cli::fail(error.error());
   }
   if (json)
     llvm::outs() << llvm::formatv("{0:2}", alignmentReportJson(path, report))

@@ -317,7 +317,7 @@ int runRun(int argc, char **argv) {
     Expected<Literal> argument =
         cli::readArgument(inputs[i], program.parameters[i], /*logical=*/true);
     if (!argument)
-      return cli::fail(argument.error().message);
+      return cli::fail(argument.error());
     arguments.push_back(std::move(*argument));
   }
 
@@ -401,14 +401,14 @@ int runRun(int argc, char **argv) {
       Expected<std::string> physical =
           toPhysical(arguments[i], program.parameters[i]);
       if (!physical)
-        return cli::fail(physical.error().message);
+        return cli::fail(physical.error());
       in.push_back(std::move(*physical));
     }
     for (const std::string &s : in)
       inPtrs.push_back(s.data());
     Expected<DeviceTiming> timing = exe.timeOnDevice(inPtrs, repeat);
     if (!timing)
-      return cli::fail(timing.error().message);
+      return cli::fail(timing.error());
     double kernel = median(timing->kernelSeconds);
     double copy = median(timing->copySeconds);
     double bytes = static_cast<double>(timing->bytes);
@@ -436,7 +436,7 @@ int runRun(int argc, char **argv) {
       Expected<std::string> physical =
           toPhysical(arguments[i], program.parameters[i]);
       if (!physical)
-        return cli::fail(physical.error().message);
+        return cli::fail(physical.error());
       in.push_back(std::move(*physical));
     }
     for (int64_t bytes : exe.outputBytes())
@@ -463,7 +463,7 @@ int runRun(int argc, char **argv) {
       Status ran = exe.runPhysical(inPtrs, outPtrs, runOptions);
       auto t1 = std::chrono::steady_clock::now();
       if (!ran)
-        return cli::fail(ran.error().message);
+        return cli::fail(ran.error());
       parallelCopy(copyDst.data(), copySrc.data(), copySrc.size(), workers);
       auto t2 = std::chrono::steady_clock::now();
       kernelTimes.push_back(std::chrono::duration<double>(t1 - t0).count());
@@ -493,7 +493,7 @@ int runRun(int argc, char **argv) {
       Expected<NpyArray> array =
           cli::resultArray(*values[i], values[i]->shape(), /*logical=*/true);
       if (!array)
-        return cli::fail(array.error().message);
+        return cli::fail(array.error());
       files.push_back(writeNpy(*array));
     }
     std::vector<std::pair<std::string, std::string>> named;

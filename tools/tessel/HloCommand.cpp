@@ -140,7 +140,7 @@ int runEval(int argc, char **argv) {
     Expected<Literal> argument =
         cli::readArgument(inputs[i], program.parameters[i], logical);
     if (!argument)
-      return cli::fail(argument.error().message);
+      return cli::fail(argument.error());
     arguments.push_back(std::move(*argument));
   }
   if (maxSteps < 0)
@@ -181,7 +181,7 @@ int runEval(int argc, char **argv) {
                        " is a nested tuple, expected arrays");
     Expected<NpyArray> array = cli::resultArray(*values[i], shapes[i], logical);
     if (!array)
-      return cli::fail(array.error().message);
+      return cli::fail(array.error());
     files.push_back(writeNpy(*array));
   }
   std::vector<std::pair<std::string, std::string>> named;

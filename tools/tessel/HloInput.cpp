@@ -35,7 +35,7 @@ Error atFile(const std::string &path, Error error) {
 std::unique_ptr<HloModule> loadHloModule(const std::string &path, bool verify) {
   Expected<std::string> text = readFileBytes(path);
   if (!text) {
-    fail(text.error().message);
+    fail(text.error());
     return nullptr;
   }
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(*text);

@@ -49,7 +49,7 @@ std::optional<IndexingMap> loadMap(const std::string &text,
 int checkByEnumeration(const IndexingMap &before, const IndexingMap &after) {
   Expected<int64_t> points = checkSameMapByEnumeration(before, after);
   if (!points)
-    return cli::fail(points.error().message);
+    return cli::fail(points.error());
   llvm::outs().flush();
   llvm::errs() << "checked " << *points << " points by enumeration: same map\n";
   return 0;
@@ -81,7 +81,7 @@ int runSimplify(int argc, char **argv) {
   SimplifyStats counts;
   Expected<IndexingMap> simplified = simplifyIndexingMapChecked(*map, &counts);
   if (!simplified)
-    return cli::fail(simplified.error().message);
+    return cli::fail(simplified.error());
   llvm::outs() << *simplified << "\n";
   llvm::outs().flush();
   if (stats)
@@ -118,7 +118,7 @@ int runCompose(int argc, char **argv) {
   Expected<IndexingMap> composed =
       composeIndexingMapsForUser(*first, *second, !raw);
   if (!composed)
-    return cli::fail(composed.error().message);
+    return cli::fail(composed.error());
   llvm::outs() << *composed << "\n";
   return 0;
 }
@@ -151,7 +151,7 @@ int runEval(int argc, char **argv) {
   Expected<std::optional<std::vector<int64_t>>> values =
       evaluateIndexingMapAt(*map, *dims, *symbols);
   if (!values)
-    return cli::fail(values.error().message);
+    return cli::fail(values.error());
   if (!*values) {
     llvm::outs() << "outside the domain\n";
     return 0;
@@ -173,14 +173,14 @@ int printMaps(const HloInstruction &inst, bool forward, int64_t inputId,
         inst, forward ? std::optional<int64_t>(inputId) : std::nullopt,
         &context);
     if (!text)
-      return cli::fail(text.error().message);
+      return cli::fail(text.error());
     llvm::outs() << *text;
     return 0;
   }
   Expected<llvm::json::Value> object = hloIndexingJson(
       inst, forward ? std::optional<int64_t>(inputId) : std::nullopt, &context);
   if (!object)
-    return cli::fail(object.error().message);
+    return cli::fail(object.error());
   llvm::outs() << formatJson(*object) << "\n";
   return 0;
 }
@@ -217,7 +217,7 @@ int runMaps(int argc, char **argv) {
   Expected<const HloInstruction *> inst =
       findInstruction(*module, name, computationName);
   if (!inst)
-    return cli::fail(inst.error().message);
+    return cli::fail(inst.error());
   return printMaps(**inst, inputId.getNumOccurrences() > 0, inputId, json);
 }
 

@@ -31,7 +31,7 @@ std::optional<TiledLayout> loadLayout(const std::string &text) {
   }
   Expected<TiledLayout> layout = TiledLayout::get(*shape);
   if (!layout) {
-    cli::fail(layout.error().message);
+    cli::fail(layout.error());
     return std::nullopt;
   }
   return std::move(*layout);
@@ -71,7 +71,7 @@ int runIndex(int argc, char **argv) {
     Expected<std::optional<std::vector<int64_t>>> index =
         layout->checkedLogicalIndex(offsetOpt);
     if (!index)
-      return cli::fail(index.error().message);
+      return cli::fail(index.error());
     llvm::outs() << (*index ? joinIndex(**index) : "padding") << "\n";
     return 0;
   }
@@ -80,7 +80,7 @@ int runIndex(int argc, char **argv) {
     return cli::fail(index.takeError().inSource("<index>"));
   Expected<int64_t> offset = layout->checkedOffset(*index);
   if (!offset)
-    return cli::fail(offset.error().message);
+    return cli::fail(offset.error());
   llvm::outs() << *offset << "\n";
   return 0;
 }
@@ -140,7 +140,7 @@ int runDraw(int argc, char **argv) {
   options.maxColumns = maxCols;
   options.maxSlices = maxSlices;
   if (Status tooLarge = checkPictureSize(*layout, options); !tooLarge)
-    return cli::fail(tooLarge.error().message);
+    return cli::fail(tooLarge.error());
   if (!svgPath.empty()) {
     Status written =
         cli::writeFileAtomically(svgPath, renderLayoutSvg(*layout, options));
@@ -169,7 +169,7 @@ int runTpu(int argc, char **argv) {
   Expected<TpuLayoutChoice> choice =
       chooseTpuLayout(*shape, TpuOptions{packedPred});
   if (!choice)
-    return cli::fail(choice.error().message);
+    return cli::fail(choice.error());
   if (json) {
     llvm::outs() << formatJson(tpuLayoutJson(*choice)) << "\n";
     return 0;

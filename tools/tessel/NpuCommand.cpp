@@ -70,7 +70,7 @@ int splitAddresses(const NpuConfig &config,
                        "0x and hexadecimal digits");
     Expected<NpuPlace> p = config.split(a);
     if (!p)
-      return cli::fail(p.error().message);
+      return cli::fail(p.error());
     text += "npu " + std::to_string(p->npu) + " offset " +
             std::to_string(p->offset) + "\n";
     llvm::json::Object o = placeJson(*p);
@@ -218,7 +218,7 @@ int whereElement(const LocalTensor &t, const std::string &indexText,
   int rank = t.layout() == NpuLayout::Matrix ? 2 : 4;
   Expected<Dims4> checked = checkTensorIndex(t, values, indexText);
   if (!checked)
-    return cli::fail(checked.error().message);
+    return cli::fail(checked.error());
   Dims4 index = *checked;
   NpuPlace p = t.locate(index);
   int64_t slot = t.slotOf(index);
@@ -305,7 +305,7 @@ int runWhere(int argc, char **argv) {
   if (at.getNumOccurrences()) {
     Expected<NpuPlace> split = config->split(at);
     if (!split)
-      return cli::fail(split.error().message);
+      return cli::fail(split.error());
     place = *split;
   } else if (npu < 0 || npu >= config->npus() || offset < 0 ||
              offset >= config->bytesPerNpu()) {

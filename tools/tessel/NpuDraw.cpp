@@ -110,7 +110,7 @@ int listFigures() {
 int emit(const Expected<std::string> &picture, const std::string &svgPath,
          bool svg) {
   if (!picture)
-    return cli::fail(picture.error().message);
+    return cli::fail(picture.error());
   if (!svg) {
     llvm::outs() << *picture;
     return 0;
@@ -140,7 +140,7 @@ int drawTensor(const NpuConfig &config, const TensorSpec &spec,
   if (!t)
     return status;
   if (Status e = t->checkFits(); !e)
-    return cli::fail(e.error().message);
+    return cli::fail(e.error());
   if (options.title.empty())
     options.title = describePictureTitle(*t);
   if (scatter)

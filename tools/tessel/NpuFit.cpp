@@ -36,11 +36,11 @@ int adviseMatrixCommand(const NpuConfig &config, const std::string &matrix,
   }
   Expected<PrimitiveType> type = parseNpuType(dtype);
   if (!type)
-    return cli::fail(type.error().message);
+    return cli::fail(type.error());
   Expected<MatrixAdviceTable> table =
       adviseMatrixTable(config, (*rc)[0], (*rc)[1], *type, startNpu, ws);
   if (!table)
-    return cli::fail(table.error().message);
+    return cli::fail(table.error());
   if (json)
     printJson(matrixAdviceJson(*table, config));
   else
@@ -72,7 +72,7 @@ bool loadSpecs(const std::vector<std::string> &args, const std::string &file,
   Expected<std::string> text = readFileBytes(
       file, kMaxSpecFileBytes, "the most a file of tensor specs may hold");
   if (!text) {
-    status = cli::fail(text.error().message);
+    status = cli::fail(text.error());
     return false;
   }
   Expected<std::vector<TensorSpec>> list = parseTensorSpecList(*text);
@@ -96,14 +96,14 @@ int drawFit(const FitReport &r, const std::string &svgPath, bool text) {
   if (text) {
     Expected<std::string> picture = drawMemoryText(tensors, options);
     if (!picture)
-      return cli::fail(picture.error().message);
+      return cli::fail(picture.error());
     llvm::outs() << *picture;
   }
   if (svgPath.empty())
     return 0;
   Expected<std::string> svg = drawMemorySvg(tensors, options);
   if (!svg)
-    return cli::fail(svg.error().message);
+    return cli::fail(svg.error());
   Status written = cli::writeFileAtomically(svgPath, *svg);
   return written ? 0 : cli::fail(written.error());
 }
@@ -160,7 +160,7 @@ int runFit(int argc, char **argv) {
     return cli::usageError("give tensor SPECs, --tensors FILE or --matrix RxC");
   Expected<FitReport> report = fitTensors(*config, specs);
   if (!report)
-    return cli::fail(report.error().message);
+    return cli::fail(report.error());
   if (json)
     printJson(fitReportJson(*report, *config));
   else

@@ -37,7 +37,7 @@ std::optional<NpuConfig> ConfigOptions::resolve(int &status) const {
   Expected<NpuConfig> config =
       NpuConfig::resolve(chip, given(npus), bytes, given(banks), given(align));
   if (!config) {
-    status = cli::fail(config.error().message);
+    status = cli::fail(config.error());
     return std::nullopt;
   }
   return *config;
@@ -134,7 +134,7 @@ std::optional<LocalTensor> makeTensor(const NpuConfig &config,
                                       const TensorSpec &spec, int &status) {
   Expected<LocalTensor> t = LocalTensor::get(config, spec.desc);
   if (!t) {
-    status = cli::fail(t.error().message);
+    status = cli::fail(t.error());
     return std::nullopt;
   }
   return *t;
@@ -143,7 +143,7 @@ std::optional<LocalTensor> makeTensor(const NpuConfig &config,
 /// Fills in the advisor's W for a matrix given without one.
 bool chooseMatrixW(const NpuConfig &config, TensorSpec &spec, int &status) {
   if (Status error = tessel::chooseMatrixW(config, spec.desc); !error) {
-    status = cli::fail(error.error().message);
+    status = cli::fail(error.error());
     return false;
   }
   return true;

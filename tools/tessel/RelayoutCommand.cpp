@@ -73,7 +73,7 @@ std::optional<std::string> readInput(const std::string &path, Format format,
                         describePhysicalSize(from) + ")" +
                         (isNpy(format, path) ? " and a .npy header" : ""));
   if (!bytes) {
-    cli::fail(bytes.error().message);
+    cli::fail(bytes.error());
     return std::nullopt;
   }
   std::string payload = std::move(*bytes);
@@ -95,7 +95,7 @@ std::optional<std::string> readInput(const std::string &path, Format format,
                              static_cast<int64_t>(array->data.size()), path,
                              /*isArrayFile=*/true);
         !problem) {
-      cli::fail(problem.error().message);
+      cli::fail(problem.error());
       return std::nullopt;
     }
     return std::move(array->data);
@@ -104,7 +104,7 @@ std::optional<std::string> readInput(const std::string &path, Format format,
           from, {}, false, static_cast<int64_t>(payload.size()), path,
           /*isArrayFile=*/false);
       !problem) {
-    cli::fail(problem.error().message);
+    cli::fail(problem.error());
     return std::nullopt;
   }
   return payload;
@@ -219,7 +219,7 @@ int runRelayoutCommand(int argc, char **argv) {
   Expected<RelayoutPlan> plan =
       RelayoutPlan::create(*shape, *from, *to, options);
   if (!plan)
-    return cli::fail(plan.error().message);
+    return cli::fail(plan.error());
 
   // Both buffers live in memory at once: refuse what the machine cannot
   // hold before allocating either (the build has no exceptions, so a
@@ -243,7 +243,7 @@ int runRelayoutCommand(int argc, char **argv) {
   if (Status error = plan->execute(input->data(), input->size(), output.data(),
                                    output.size());
       !error)
-    return cli::fail(error.error().message);
+    return cli::fail(error.error());
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -7,6 +7,8 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include "../ErrorText.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -100,11 +102,9 @@ protected:
     Expected<std::unique_ptr<HloModule>> parsed = parseHloModule(text);
     if (!parsed)
       return Error("parse error: " + parsed.error().message);
-    std::optional<Error> problem;
     if (verify)
-      problem = verifyHloModule(**parsed);
-    if (problem)
-      return Error("verifier: " + problem->message);
+      if (Status problem = verifyHloModule(**parsed); !problem)
+        return problem.takeError().prepend("verifier: ");
     module = std::move(*parsed);
     const HloComputation *computation =
         computationName.empty() ? module->entry()
@@ -125,7 +125,8 @@ protected:
                       bool verify = true) {
     Expected<PartitionedComputation> result =
         partition(text, "", options, verify);
-    return result ? result->toString() : "error: " + result.error().message;
+    return result ? result->toString()
+                  : "error: " + lineColumnText(result.error());
   }
 
   const HloInstruction *instruction(const std::string &name) const {

@@ -12,6 +12,7 @@
 
 #include "tessel/Codegen/FusionEmitter.h"
 #include "tessel/Codegen/HeroAnalysis.h"
+#include "tessel/Dialect/ErrorDiagnostics.h"
 #include "tessel/Hlo/HloParser.h"
 #include "tessel/Indexing/BruteForce.h"
 
@@ -220,9 +221,9 @@ TEST(DynamicUpdateSliceEmitterTest, AliasedOperandBufferIsUpdatedInPlace) {
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> ir =
       mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
-  std::string error;
-  auto entry = emitFusion(*ir, *updated, "k", Target::Cpu, &error);
-  ASSERT_TRUE(mlir::succeeded(entry)) << error;
+  ErrorCapture capture(&context);
+  auto entry = emitFusion(*ir, *updated, "k", Target::Cpu);
+  ASSERT_TRUE(mlir::succeeded(entry)) << capture.takeError("").message;
   // No function (the entry or a subgraph it calls, which take the same
   // parameters first) reads the operand, parameter 0.
   int operandReads = 0;

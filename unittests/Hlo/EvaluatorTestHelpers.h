@@ -19,9 +19,9 @@ inline Expected<Literal> evaluateText(const std::string &text,
                                       const EvaluatorOptions &options = {}) {
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
   if (!module)
-    return module.takeError().prepend("parse: ");
+    return Error("parse: " + lineColumnText(module.error()));
   if (Status problem = verifyHloModule(**module); !problem)
-    return problem.takeError().prepend("verify: ");
+    return Error("verify: " + lineColumnText(problem.error()));
   return evaluateHloModule(**module, arguments, options);
 }
 
@@ -32,7 +32,7 @@ inline std::string evaluateToString(const std::string &text,
                                     const EvaluatorOptions &options = {}) {
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
   if (!module)
-    return "parse: " + module.error().message;
+    return "parse: " + lineColumnText(module.error());
   std::vector<HloInstruction *> params = (*module)->entry()->parameters();
   std::vector<Literal> values;
   for (size_t i = 0; i < arguments.size() && i < params.size(); ++i) {
@@ -40,7 +40,7 @@ inline std::string evaluateToString(const std::string &text,
     shape.layout.reset();
     Expected<Literal> literal = parseLiteral(arguments[i], shape);
     if (!literal)
-      return "argument: " + literal.error().message;
+      return "argument: " + columnText(literal.error());
     values.push_back(std::move(*literal));
   }
   Expected<Literal> result = evaluateText(text, values, options);

@@ -248,9 +248,10 @@ std::string evaluateUnverified(const std::string &text,
                                const std::vector<Literal> &arguments) {
   Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
   if (!module)
-    return "parse: " + module.error().message;
+    return "parse: " + lineColumnText(module.error());
   Expected<Literal> result = evaluateHloModule(**module, arguments);
-  return result ? result->toString() : "error: " + result.error().message;
+  return result ? result->toString()
+                : "error: " + lineColumnText(result.error());
 }
 
 TEST(HloControlFlow, ValuesOfAnotherShapeThanDeclaredAreErrors) {

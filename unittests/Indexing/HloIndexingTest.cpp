@@ -478,12 +478,12 @@ TEST_F(HloIndexingTest, GatherWithBatchingDims) {
                            "start_index_map={0}, index_vector_dim=1, "
                            "slice_sizes={1,3}\n"));
   ASSERT_TRUE(bad.ok());
-  std::optional<Error> problem = verifyHloModule(**bad);
-  ASSERT_TRUE(problem);
-  EXPECT_NE(problem->message.find(
+  Status problem = verifyHloModule(**bad);
+  ASSERT_FALSE(problem);
+  EXPECT_NE(problem.error().message.find(
                 "%g: collapsed_slice_dims 9 is out of range, expected 0..1"),
             std::string::npos)
-      << problem->message;
+      << problem.error().message;
 }
 
 TEST_F(HloIndexingTest, ScatterUpdatesReachTheOutputThroughRuntimeVariables) {

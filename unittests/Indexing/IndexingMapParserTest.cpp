@@ -215,7 +215,7 @@ TEST_F(ParserTest, ExpressionsAlone) {
             "(d0 floordiv 8) mod 512 - d1 * 2");
   Expected<mlir::AffineExpr> bad = parseAffineExpr("i +", {"i"}, {}, &context);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message,
+  EXPECT_EQ(columnText(bad.error()),
             "4: expected an expression (a variable, an integer, '-' or '('), "
             "found the end of the input");
 }
