@@ -476,29 +476,53 @@ std::string cacheKey(const HloModule &module, const CompileOptions &options) {
          (options.relayouts ? "\n#relayouts" : "");
 }
 
-/// Whether kernel `k` runs as a table lookup with `options` (as
-/// Executable::compile decides; a table is only not built when the
-/// kernel's launch differs from the CPU's, which findTableLookup checks).
+/// "  launch: B blocks of T" (the line of --explain each emitter goes on).
+std::string describeLaunch(const LaunchConfig &config) {
+  return "  launch: " + std::to_string(config.numBlocks) + " blocks of " +
+         std::to_string(config.numThreads);
+}
+
+/// --explain's line for an emitter that writes its output in place
+/// (dynamic-update-slice, scatter).
+const char *describeInPlace(bool reusesOperand) {
+  return reusesOperand
+             ? "  in place: the output buffer is the operand's (no later "
+               "kernel reads it); nothing is copied\n"
+             : "  in place: the operand's buffer is copied into the output "
+               "buffer once before the kernel (it is an input, an output or "
+               "read later)\n";
+}
+
+/// Whether kernel `k` of `plan` may run without its emitter's code (as a
+/// relayout or a table lookup) when `enabled`: only on the CPU's own
+/// launch, and not inside a row group, whose kernels run a chunk of rows at
+/// a time.
+bool mayTakeShortcut(const ModulePlan &plan, size_t k, bool enabled,
+                     const CompileOptions &options) {
+  if (!enabled || options.backend != Backend::Cpu ||
+      options.target != Target::Cpu)
+    return false;
+  for (const RowGroup &group : plan.rowGroups)
+    if (group.first <= k && k <= group.last)
+      return false;
+  return true;
+}
+
 /// Whether kernel `k` runs as a relayout with `options`.
 std::optional<RelayoutKernel> explainedMove(const ModulePlan &plan, size_t k,
                                             const CompileOptions &options) {
-  if (!options.relayouts || options.backend != Backend::Cpu ||
-      options.target != Target::Cpu)
+  if (!mayTakeShortcut(plan, k, options.relayouts, options))
     return {};
-  for (const RowGroup &group : plan.rowGroups)
-    if (group.first <= k && k <= group.last)
-      return {};
   return findRelayoutKernel(plan, k);
 }
 
+/// Whether kernel `k` runs as a table lookup with `options` (as
+/// Executable::compile decides; a table is only not built when the
+/// kernel's launch differs from the CPU's, which findTableLookup checks).
 std::optional<TableLookup> explainedLookup(const ModulePlan &plan, size_t k,
                                            const CompileOptions &options) {
-  if (!options.tables || options.backend != Backend::Cpu ||
-      options.target != Target::Cpu)
+  if (!mayTakeShortcut(plan, k, options.tables, options))
     return {};
-  for (const RowGroup &group : plan.rowGroups)
-    if (group.first <= k && k <= group.last)
-      return {};
   return findTableLookup(plan, k);
 }
 
@@ -627,9 +651,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         for (int64_t d : launch.tileShape)
           tile += std::to_string(d) + "x";
         text +=
-            "  launch: " + std::to_string(launch.config.numBlocks) +
-            " blocks of " + std::to_string(launch.config.numThreads) +
-            " threads; shared tile " + tile +
+            describeLaunch(launch.config) + " threads; shared tile " + tile +
             std::string(primitiveTypeName(analysis.hero->shape().elementType)) +
             " (one column of padding)\n";
         text += "  phase 1, threads -> (operand, tile): " +
@@ -644,8 +666,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                 "\n";
       } else if (analysis.kind == EmitterKind::ColumnReduction) {
         LaunchConfig config = getColumnReductionLaunch(analysis.reduction);
-        text += "  launch: " + std::to_string(config.numBlocks) +
-                " blocks of " + std::to_string(config.numThreads) +
+        text += describeLaunch(config) +
                 " threads; accumulators in a shared tile of " +
                 std::to_string(config.numThreads) + "; " +
                 std::to_string(analysis.reduction.rows) +
@@ -663,8 +684,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
       } else if (analysis.kind == EmitterKind::Concatenate) {
         const HloInstruction &hero = *analysis.hero;
         LaunchConfig config = getConcatenateLaunch(hero, options.target);
-        text += "  launch: " + std::to_string(config.numBlocks) +
-                " blocks of " + std::to_string(config.numThreads) +
+        text += describeLaunch(config) +
                 " threads (the largest operand's loop launch, one element "
                 "per thread); a loop per operand:\n";
         int64_t offset = 0, dim = hero.dimensions().front();
@@ -682,8 +702,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         bool unique = dims && dims->uniqueIndices;
         LaunchConfig config =
             getScatterLaunch(scatter, unique, launchTarget(options));
-        text += "  launch: " + std::to_string(config.numBlocks) +
-                " blocks of " + std::to_string(config.numThreads) +
+        text += describeLaunch(config) +
                 (unique ? " threads (the loop launch of the updates, one "
                           "element per thread)\n"
                         : " threads: every update in the evaluator's order, "
@@ -692,38 +711,25 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                 getScatterUpdateMap(scatter, unique, config, context.get())
                     .toString() +
                 "\n";
-        text += kernel.reusesOperand
-                    ? "  in place: the output buffer is the operand's (no "
-                      "later kernel reads it); nothing is copied\n"
-                    : "  in place: the operand's buffer is copied into the "
-                      "output buffer once before the kernel (it is an input, "
-                      "an output or read later)\n";
+        text += describeInPlace(kernel.reusesOperand);
       } else if (analysis.kind == EmitterKind::DynamicUpdateSlice) {
         const HloInstruction &dus = *analysis.hero;
         LaunchConfig config =
             getDynamicUpdateSliceLaunch(dus, launchTarget(options));
-        text += "  launch: " + std::to_string(config.numBlocks) +
-                " blocks of " + std::to_string(config.numThreads) +
+        text += describeLaunch(config) +
                 " threads (the loop launch of the update, one element per "
                 "thread); starts clamped to [0, operand dim - update dim]\n";
         text +=
             "  threads -> update: " +
             getDynamicUpdateSliceMap(dus, config, context.get()).toString() +
             "\n";
-        text += kernel.reusesOperand
-                    ? "  in place: the output buffer is the operand's (no "
-                      "later kernel reads it); nothing is copied\n"
-                    : "  in place: the operand's buffer is copied into the "
-                      "output buffer once before the kernel (it is an input, "
-                      "an output or read later)\n";
+        text += describeInPlace(kernel.reusesOperand);
       } else if (analysis.kind == EmitterKind::InputSlices) {
         const HloInstruction &input = *analysis.hero;
         LaunchConfig config =
             getInputSlicesLaunch(input, launchTarget(options));
-        text += "  launch: " + std::to_string(config.numBlocks) +
-                " blocks of " + std::to_string(config.numThreads) +
-                " threads (the loop launch of %" + input.name() +
-                ", one element per thread)\n";
+        text += describeLaunch(config) + " threads (the loop launch of %" +
+                input.name() + ", one element per thread)\n";
         text += "  threads -> %" + input.name() + ": " +
                 getInputSlicesMap(input, config, context.get()).toString() +
                 "\n";
@@ -742,9 +748,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
             shape, target, getLoopWorkPerElement(*kernel.computation));
         IndexingMap map =
             getLoopThreadToOutputMap(shape, config, context.get());
-        text += "  launch: " + std::to_string(config.numBlocks) +
-                " blocks of " + std::to_string(config.numThreads) +
-                " threads, " + std::to_string(config.vectorSize) +
+        text += describeLaunch(config) + " threads, " +
+                std::to_string(config.vectorSize) +
                 (config.vectorSize == 1 ? " element" : " elements") +
                 " per thread (" +
                 (target == Target::Gpu

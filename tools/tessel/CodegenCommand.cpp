@@ -42,6 +42,29 @@ namespace {
 // tessel compile
 //===----------------------------------------------------------------------===//
 
+/// `--no-tables` and `--no-relayout`, which `tessel compile` and `tessel
+/// run` share: kernels the CPU runs without the emitters' code, turned off.
+struct ShortcutOptions {
+  cl::opt<bool> noTables{
+      "no-tables",
+      cl::desc("compute every element of an elementwise kernel of one 8- "
+               "or 16-bit input, which otherwise runs as a lookup in a "
+               "table of its results (the same bits, computed once per "
+               "input bit pattern when compiled)"),
+      cl::cat(cli::category())};
+  cl::opt<bool> noRelayout{
+      "no-relayout",
+      cl::desc("run the emitter's code for a kernel that only transposes "
+               "or copies an input, which otherwise runs as a plan of "
+               "tessel's relayout library (the same bytes)"),
+      cl::cat(cli::category())};
+
+  void apply(CompileOptions &options) const {
+    options.tables = !noTables;
+    options.relayouts = !noRelayout;
+  }
+};
+
 int runCompile(int argc, char **argv) {
   cl::opt<std::string> path(cl::Positional, cl::Required, cl::desc("<M.hlo>"),
                             cl::cat(cli::category()));
@@ -91,19 +114,7 @@ int runCompile(int argc, char **argv) {
                "the ops of a fusion (default: round after every op, "
                "bit-exact to the evaluator)"),
       cl::cat(cli::category()));
-  cl::opt<bool> noTables(
-      "no-tables",
-      cl::desc("compute every element of an elementwise kernel of one 8- "
-               "or 16-bit input, which otherwise runs as a lookup in a "
-               "table of its results (the same bits, computed once per "
-               "input bit pattern when compiled)"),
-      cl::cat(cli::category()));
-  cl::opt<bool> noRelayout(
-      "no-relayout",
-      cl::desc("run the emitter's code for a kernel that only transposes "
-               "or copies an input, which otherwise runs as a plan of "
-               "tessel's relayout library (the same bytes)"),
-      cl::cat(cli::category()));
+  ShortcutOptions shortcuts;
   cl::opt<bool> explain(
       "explain",
       cl::desc("say which kernels the module becomes, which emitter each "
@@ -136,8 +147,7 @@ int runCompile(int argc, char **argv) {
   options.dumpAfter = dumpAfter;
   options.dumpDir = dumpDir;
   options.excessPrecision = excess;
-  options.tables = !noTables;
-  options.relayouts = !noRelayout;
+  shortcuts.apply(options);
   Expected<std::string> text =
       emitHloModule(*module, explain ? EmitKind::Explain : emit, options);
   if (!text)
@@ -215,19 +225,7 @@ int runRun(int argc, char **argv) {
                   cl::desc("with --device gpu: the compute capability the "
                            "PTX is for (default: the device's)"),
                   cl::init(0), cl::value_desc("NN"), cl::cat(cli::category()));
-  cl::opt<bool> noTables(
-      "no-tables",
-      cl::desc("compute every element of an elementwise kernel of one 8- "
-               "or 16-bit input, which otherwise runs as a lookup in a "
-               "table of its results (the same bits, computed once per "
-               "input bit pattern when compiled)"),
-      cl::cat(cli::category()));
-  cl::opt<bool> noRelayout(
-      "no-relayout",
-      cl::desc("run the emitter's code for a kernel that only transposes "
-               "or copies an input, which otherwise runs as a plan of "
-               "tessel's relayout library (the same bytes)"),
-      cl::cat(cli::category()));
+  ShortcutOptions shortcuts;
   cl::opt<bool> kernelAtATime(
       "kernel-at-a-time",
       cl::desc("run each kernel over all its blocks before the next, also "
@@ -323,8 +321,7 @@ int runRun(int argc, char **argv) {
 
   CompileOptions compileOptions;
   compileOptions.excessPrecision = excess;
-  compileOptions.tables = !noTables;
-  compileOptions.relayouts = !noRelayout;
+  shortcuts.apply(compileOptions);
   compileOptions.target = gpu ? Target::Gpu : Target::Cpu;
   if (onGpu) {
     compileOptions.backend = Backend::Nvptx;
