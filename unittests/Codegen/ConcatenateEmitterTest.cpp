@@ -26,12 +26,6 @@ using namespace tessel;
 
 namespace {
 
-std::unique_ptr<HloModule> parse(const std::string &text) {
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  EXPECT_TRUE(module) << module.error().message << "\n" << text;
-  return module ? std::move(*module) : nullptr;
-}
-
 std::string shapeText(const char *type, const std::vector<int64_t> &dims,
                       const std::string &layout = "") {
   std::string text = std::string(type) + "[";
@@ -117,7 +111,7 @@ std::string randomConcatenate(std::mt19937 &rng, const char *type) {
 
 TEST(ConcatenateHeroTest, ChosenWithAnEpilogueAndRejectedWithReasons) {
   auto analyze = [](const std::string &body) {
-    auto module = parse("HloModule m\nENTRY e {\n" + body + "}\n");
+    auto module = parseTestModule("HloModule m\nENTRY e {\n" + body + "}\n");
     return module ? analyzeFusion(*module->entry()) : FusionAnalysis{};
   };
   FusionAnalysis chosen =
@@ -149,7 +143,7 @@ TEST(ConcatenateEmitterTest, MapsByEnumeration) {
     std::string text = randomConcatenate(rng, "f32");
     if (text.empty())
       continue;
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     const HloInstruction *c = module->entry()->instruction("c");
     ASSERT_NE(c, nullptr);
@@ -169,7 +163,7 @@ TEST(ConcatenateEmitterTest, RandomConcatenatesMatchTheEvaluator) {
     if (text.empty())
       continue;
     SCOPED_TRACE(text);
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     EXPECT_EQ(analyzeFusion(*module->entry()).kind, EmitterKind::Concatenate);
     EXPECT_EQ(checkBothLaunches(*module, randomArguments(*module, 300 + trial)),

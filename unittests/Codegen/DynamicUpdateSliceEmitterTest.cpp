@@ -28,12 +28,6 @@ using namespace tessel;
 
 namespace {
 
-std::unique_ptr<HloModule> parse(const std::string &text) {
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  EXPECT_TRUE(module) << module.error().message << "\n" << text;
-  return module ? std::move(*module) : nullptr;
-}
-
 std::string shapeText(const std::string &type,
                       const std::vector<int64_t> &dims) {
   std::string text = type + "[";
@@ -43,7 +37,7 @@ std::string shapeText(const std::string &type,
 }
 
 FusionAnalysis analyze(const std::string &body) {
-  auto module = parse("HloModule m\nENTRY e {\n" + body + "}\n");
+  auto module = parseTestModule("HloModule m\nENTRY e {\n" + body + "}\n");
   return module ? analyzeFusion(*module->entry()) : FusionAnalysis{};
 }
 
@@ -129,7 +123,7 @@ TEST(DynamicUpdateSliceEmitterTest, MapsByEnumeration) {
   std::mt19937 rng(47);
   for (int trial = 0; trial < 60; ++trial) {
     std::string text = randomUpdate(rng, "f32");
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     const HloInstruction &dus = *module->entry()->root();
     const Shape &update = dus.operand(1)->shape();
@@ -161,7 +155,7 @@ TEST(DynamicUpdateSliceEmitterTest, RandomStartsClampLikeTheEvaluator) {
   for (int trial = 0; trial < 36; ++trial) {
     std::string text = randomUpdate(rng, types[trial % 6]);
     SCOPED_TRACE(text);
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     EXPECT_EQ(analyzeFusion(*module->entry()).kind,
               EmitterKind::DynamicUpdateSlice);
@@ -194,7 +188,7 @@ ENTRY e {
 )";
 
 TEST(DynamicUpdateSliceEmitterTest, AliasedOperandBufferIsUpdatedInPlace) {
-  auto module = parse(kAliased);
+  auto module = parseTestModule(kAliased);
   ASSERT_TRUE(module);
   // The plan: the second kernel updates the first one's buffer.
   Expected<std::string> explain =

@@ -26,12 +26,6 @@ using namespace tessel;
 
 namespace {
 
-std::unique_ptr<HloModule> parse(const std::string &text) {
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  EXPECT_TRUE(module) << module.error().message << "\n" << text;
-  return module ? std::move(*module) : nullptr;
-}
-
 std::string shapeText(const char *type, const std::vector<int64_t> &dims,
                       const std::string &layout = "") {
   std::string text = std::string(type) + "[";
@@ -164,7 +158,7 @@ std::string randomInputSlices(std::mt19937 &rng, const char *type) {
 /// test (the analysis points into it).
 FusionAnalysis analyze(const std::string &body) {
   static std::vector<std::unique_ptr<HloModule>> modules;
-  modules.push_back(parse("HloModule m\nENTRY e {\n" + body + "}\n"));
+  modules.push_back(parseTestModule("HloModule m\nENTRY e {\n" + body + "}\n"));
   return modules.back() ? analyzeFusion(*modules.back()->entry())
                         : FusionAnalysis{};
 }
@@ -206,7 +200,7 @@ TEST(InputSlicesEmitterTest, MapsByEnumeration) {
   std::mt19937 rng(41);
   for (int trial = 0; trial < 60; ++trial) {
     std::string text = randomInputSlices(rng, "f32");
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     const HloInstruction *x = module->entry()->instruction("x");
     ASSERT_NE(x, nullptr);
@@ -224,7 +218,7 @@ TEST(InputSlicesEmitterTest, RandomSlicesMatchTheEvaluator) {
   for (int trial = 0; trial < 30; ++trial) {
     std::string text = randomInputSlices(rng, types[trial % 5]);
     SCOPED_TRACE(text);
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     EXPECT_EQ(analyzeFusion(*module->entry()).kind, EmitterKind::InputSlices);
     EXPECT_EQ(checkBothLaunches(*module, randomArguments(*module, 500 + trial)),
@@ -235,7 +229,7 @@ TEST(InputSlicesEmitterTest, RandomSlicesMatchTheEvaluator) {
 TEST(InputSlicesEmitterTest, OneKernelInAFusion) {
   // In a fusion called from ENTRY: one kernel writes both slices (of
   // different dims), and the results match the evaluator.
-  auto module = parse(R"(HloModule m
+  auto module = parseTestModule(R"(HloModule m
 fused {
   p = f32[40,30] parameter(0)
   x = f32[40,30] sqrt(p)

@@ -11,11 +11,24 @@
 
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Hlo/HloEvaluator.h"
+#include "tessel/Hlo/HloParser.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
 
 #include <string>
 #include <vector>
 
 namespace tessel {
+
+/// The module of `text`, or null after a test failure that shows the
+/// parser's message and the text.
+inline std::unique_ptr<HloModule> parseTestModule(const std::string &text) {
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  EXPECT_TRUE(module) << module.error().message << "\n" << text;
+  return module ? std::move(*module) : nullptr;
+}
 
 struct KernelCheckResult {
   /// Empty when the module compiled, ran and matched; otherwise what went

@@ -33,16 +33,10 @@ using namespace tessel;
 
 namespace {
 
-std::unique_ptr<HloModule> parse(const std::string &text) {
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  EXPECT_TRUE(module) << module.error().message << "\n" << text;
-  return module ? std::move(*module) : nullptr;
-}
-
 std::unique_ptr<HloModule> parseFile(const std::string &path) {
   Expected<std::string> text = readFileBytes(path);
   EXPECT_TRUE(text) << text.error().message;
-  return text ? parse(*text) : nullptr;
+  return text ? parseTestModule(*text) : nullptr;
 }
 
 Expected<std::string> ptx(const HloModule &module, int sm) {
@@ -261,7 +255,8 @@ TEST(NvptxTest, TestModulesAssembleForSm80AndSm90) {
 
 TEST(NvptxTest, HeroEmittersAssemble) {
   REQUIRE_PTXAS(ptxas);
-  std::unique_ptr<HloModule> transposes = parse(randomTransposes(24, 7));
+  std::unique_ptr<HloModule> transposes =
+      parseTestModule(randomTransposes(24, 7));
   ASSERT_TRUE(transposes);
   EXPECT_EQ(checkAssembles(ptxas, *transposes), "");
   Expected<std::string> text = ptx(*transposes, 90);
@@ -269,7 +264,8 @@ TEST(NvptxTest, HeroEmittersAssemble) {
   // Shared tiles and barriers.
   EXPECT_NE(text->find(".shared .align 16"), std::string::npos);
   EXPECT_NE(text->find("bar.sync"), std::string::npos);
-  std::unique_ptr<HloModule> reductions = parse(randomColumnReductions(16, 3));
+  std::unique_ptr<HloModule> reductions =
+      parseTestModule(randomColumnReductions(16, 3));
   ASSERT_TRUE(reductions);
   EXPECT_EQ(checkAssembles(ptxas, *reductions), "");
 }
@@ -281,7 +277,7 @@ TEST(NvptxTest, RandomFusionsAssemble) {
   for (uint64_t seed : {1, 2, 3}) {
     RandomModule random =
         RandomFusionGenerator(seed, options).module(/*fusions=*/12);
-    std::unique_ptr<HloModule> module = parse(random.text);
+    std::unique_ptr<HloModule> module = parseTestModule(random.text);
     ASSERT_TRUE(module);
     EXPECT_EQ(checkAssembles(ptxas, *module), "") << random.text;
   }
@@ -320,13 +316,13 @@ TEST(NvptxTest, ModulesRunOnTheGpu) {
   for (const std::string &file : gpuTestModules())
     if (!*refusalOf(file) && file.find("too_large") == std::string::npos)
       modules.push_back(parseFile(file));
-  modules.push_back(parse(randomTransposes(24, 7)));
-  modules.push_back(parse(randomColumnReductions(16, 3)));
+  modules.push_back(parseTestModule(randomTransposes(24, 7)));
+  modules.push_back(parseTestModule(randomColumnReductions(16, 3)));
   RandomFusionOptions random;
   random.approximateFunctions = true;
   for (uint64_t seed : {1, 2, 3})
     modules.push_back(
-        parse(RandomFusionGenerator(seed, random).module(12).text));
+        parseTestModule(RandomFusionGenerator(seed, random).module(12).text));
   for (const std::unique_ptr<HloModule> &module : modules) {
     ASSERT_TRUE(module);
     SCOPED_TRACE(module->name());

@@ -24,12 +24,6 @@ using namespace tessel;
 
 namespace {
 
-std::unique_ptr<HloModule> parse(const std::string &text) {
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  EXPECT_TRUE(module) << module.error().message << "\n" << text;
-  return module ? std::move(*module) : nullptr;
-}
-
 std::string reducer(const char *type, const char *op) {
   return std::string("%red {\n  %a = ") + type +
          "[] parameter(0)\n  %b = " + type +
@@ -37,8 +31,8 @@ std::string reducer(const char *type, const char *op) {
 }
 
 FusionAnalysis analyzeBody(const std::string &body) {
-  auto module = parse("HloModule m\n" + reducer("f32", "add") + "ENTRY e {\n" +
-                      body + "\n}\n");
+  auto module = parseTestModule("HloModule m\n" + reducer("f32", "add") +
+                                "ENTRY e {\n" + body + "\n}\n");
   if (!module)
     return {};
   return analyzeFusion(*module->entry());
@@ -177,8 +171,8 @@ TEST(ColumnReductionEmitterTest, MapsByEnumeration) {
            "to_apply=%red",
        }) {
     SCOPED_TRACE(body);
-    auto module = parse("HloModule m\n" + reducer("f32", "add") +
-                        "ENTRY e {\n" + body + "\n}\n");
+    auto module = parseTestModule("HloModule m\n" + reducer("f32", "add") +
+                                  "ENTRY e {\n" + body + "\n}\n");
     ASSERT_TRUE(module);
     FusionAnalysis a = analyzeFusion(*module->entry());
     ASSERT_EQ(a.kind, EmitterKind::ColumnReduction) << a.reason;
@@ -188,7 +182,7 @@ TEST(ColumnReductionEmitterTest, MapsByEnumeration) {
 
 void checkModule(const std::string &text, uint64_t seed) {
   SCOPED_TRACE(text);
-  auto module = parse(text);
+  auto module = parseTestModule(text);
   ASSERT_TRUE(module);
   EXPECT_EQ(analyzeFusion(*module->entry()).kind, EmitterKind::ColumnReduction);
   EXPECT_EQ(checkBothLaunches(*module, randomArguments(*module, seed)), "");
@@ -261,7 +255,7 @@ TEST(RowReductionTest, RowReductionsMatchTheEvaluatorInTheirOrder) {
         ")\n  ROOT %r = " + out + " reduce(%p, %z), dimensions={1,2}, " +
         "to_apply=%red\n}\n";
     SCOPED_TRACE(text);
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     EXPECT_EQ(analyzeFusion(*module->entry()).kind, EmitterKind::Loop);
     EXPECT_EQ(
@@ -315,7 +309,7 @@ TEST(RowGroupTest, ChunksOfRowsMatchTheEvaluatorAndTheKernelAtATimeRun) {
     std::string text = splitModule(
         rows, cols, "  %bm = " + full + " broadcast(%m), dimensions={0}\n");
     SCOPED_TRACE(text);
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     CompileOptions options;
     std::vector<Literal> arguments = randomArguments(*module, 70 + trial);
@@ -335,7 +329,7 @@ TEST(RowGroupTest, ChunksOfRowsMatchTheEvaluatorAndTheKernelAtATimeRun) {
 
 TEST(RowGroupTest, OnlyKernelsThatReadTheirOwnRowsAreGrouped) {
   auto explain = [](const std::string &text) {
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     if (!module)
       return std::string("parse failed");
     Expected<std::string> out =

@@ -23,12 +23,6 @@ using namespace tessel;
 
 namespace {
 
-std::unique_ptr<HloModule> parse(const std::string &text) {
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  EXPECT_TRUE(module) << module.error().message << "\n" << text;
-  return module ? std::move(*module) : nullptr;
-}
-
 std::shared_ptr<Executable> compile(const HloModule &module, bool relayouts,
                                     Target target = Target::Cpu) {
   CompileOptions options;
@@ -106,7 +100,7 @@ TEST(RelayoutKernelTest, RelayoutsGiveTheEmittersBytes) {
   for (int i = 0; i < 60; ++i) {
     std::string text = randomMove(random);
     SCOPED_TRACE(text);
-    std::unique_ptr<HloModule> module = parse(text);
+    std::unique_ptr<HloModule> module = parseTestModule(text);
     ASSERT_TRUE(module);
     std::shared_ptr<Executable> moved = compile(*module, true);
     std::shared_ptr<Executable> emitted = compile(*module, false);
@@ -160,16 +154,16 @@ ENTRY e {
   ROOT %y = f32[96,64] fusion(%x), kind=kLoop, calls=f
 })";
   for (const char *text : {computed, epilogue}) {
-    std::unique_ptr<HloModule> module = parse(text);
+    std::unique_ptr<HloModule> module = parseTestModule(text);
     ASSERT_TRUE(module);
     std::shared_ptr<Executable> exe = compile(*module, true);
     ASSERT_TRUE(exe);
     EXPECT_TRUE(exe->relayoutKernels().empty()) << text;
   }
   // The GPU's launch runs the emitter's code.
-  std::unique_ptr<HloModule> module =
-      parse("HloModule m\nENTRY e {\n  %p = f32[64,96] parameter(0)\n"
-            "  ROOT %t = f32[96,64] transpose(%p), dimensions={1,0}\n}\n");
+  std::unique_ptr<HloModule> module = parseTestModule(
+      "HloModule m\nENTRY e {\n  %p = f32[64,96] parameter(0)\n"
+      "  ROOT %t = f32[96,64] transpose(%p), dimensions={1,0}\n}\n");
   ASSERT_TRUE(module);
   std::shared_ptr<Executable> gpu = compile(*module, true, Target::Gpu);
   ASSERT_TRUE(gpu);

@@ -29,12 +29,6 @@ using namespace tessel;
 
 namespace {
 
-std::unique_ptr<HloModule> parse(const std::string &text) {
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  EXPECT_TRUE(module) << module.error().message << "\n" << text;
-  return module ? std::move(*module) : nullptr;
-}
-
 std::string dimsText(const std::vector<int64_t> &dims) {
   std::string text = "[";
   for (size_t d = 0; d < dims.size(); ++d)
@@ -181,7 +175,7 @@ Literal indexValues(const Shape &shape, int64_t maxDim, std::mt19937 &rng) {
 }
 
 TEST(ScatterHeroTest, ChosenAndRejectedWithReasons) {
-  auto module = parse(R"(HloModule m
+  auto module = parseTestModule(R"(HloModule m
 combine {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -208,7 +202,7 @@ ENTRY e {
       << *explain;
   // The operand is read by the updates too: the buffer cannot be updated
   // in place, so the computation cannot be compiled as one kernel.
-  auto shared = parse(R"(HloModule m
+  auto shared = parseTestModule(R"(HloModule m
 combine {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -238,7 +232,7 @@ TEST(ScatterEmitterTest, MapsByEnumeration) {
   std::mt19937 rng(59);
   for (int trial = 0; trial < 40; ++trial) {
     RandomScatter r = randomScatter(rng, "f32", "add");
-    auto module = parse(r.text);
+    auto module = parseTestModule(r.text);
     ASSERT_TRUE(module);
     const HloInstruction *s = module->entry()->instruction("s");
     ASSERT_NE(s, nullptr);
@@ -278,7 +272,7 @@ TEST(ScatterEmitterTest, RandomScattersMatchTheEvaluatorBitForBit) {
   for (int trial = 0; trial < 40; ++trial) {
     RandomScatter r = randomScatter(rng, types[trial % 4], ops[trial % 5]);
     SCOPED_TRACE(r.text);
-    auto module = parse(r.text);
+    auto module = parseTestModule(r.text);
     ASSERT_TRUE(module);
     Status problem = verifyHloModule(*module);
     ASSERT_TRUE(problem) << problem.error().message;
@@ -313,7 +307,7 @@ TEST(ScatterEmitterTest, UniqueIndicesRunAThreadPerUpdate) {
         "inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, "
         "index_vector_dim=1, unique_indices=true, to_apply=combine\n}\n";
     SCOPED_TRACE(text);
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     std::vector<Literal> arguments = randomArguments(*module, 1300 + trial);
     for (int64_t i = 0; i < n; ++i) {

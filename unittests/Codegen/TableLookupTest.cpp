@@ -23,12 +23,6 @@ using namespace tessel;
 
 namespace {
 
-std::unique_ptr<HloModule> parse(const std::string &text) {
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  EXPECT_TRUE(module) << module.error().message << "\n" << text;
-  return module ? std::move(*module) : nullptr;
-}
-
 std::shared_ptr<Executable> compile(const HloModule &module, bool tables) {
   CompileOptions options;
   options.tables = tables;
@@ -137,7 +131,7 @@ std::vector<uint8_t> everyPattern(int64_t elements, int width, bool pred,
 TEST(TableLookupTest, LookupsGiveTheKernelsBitsForEveryInput) {
   for (const TableCase &c : tabulatedCases()) {
     SCOPED_TRACE(c.name);
-    std::unique_ptr<HloModule> module = parse(c.module);
+    std::unique_ptr<HloModule> module = parseTestModule(c.module);
     ASSERT_TRUE(module);
     std::shared_ptr<Executable> table = compile(*module, true);
     std::shared_ptr<Executable> computed = compile(*module, false);
@@ -181,7 +175,7 @@ TEST(TableLookupTest, LookupsGiveTheKernelsBitsForEveryInput) {
 TEST(TableLookupTest, LookupsMatchTheEvaluator) {
   for (const TableCase &c : tabulatedCases()) {
     SCOPED_TRACE(c.name);
-    std::unique_ptr<HloModule> module = parse(c.module);
+    std::unique_ptr<HloModule> module = parseTestModule(c.module);
     ASSERT_TRUE(module);
     Shape input = module->entryProgramShape().parameters.front();
     std::vector<Literal> arguments = {randomLiteral(input, 3, true)};
@@ -243,7 +237,7 @@ TEST(TableLookupTest, OnlyElementwiseKernelsOfOneNarrowInputAreTabulated) {
   };
   for (const Refused &r : refused) {
     SCOPED_TRACE(r.why);
-    std::unique_ptr<HloModule> module = parse(r.module);
+    std::unique_ptr<HloModule> module = parseTestModule(r.module);
     ASSERT_TRUE(module);
     std::shared_ptr<Executable> exe = compile(*module, true);
     ASSERT_TRUE(exe);
@@ -252,7 +246,8 @@ TEST(TableLookupTest, OnlyElementwiseKernelsOfOneNarrowInputAreTabulated) {
 }
 
 TEST(TableLookupTest, TheGpuLaunchComputes) {
-  std::unique_ptr<HloModule> module = parse(tabulatedCases().front().module);
+  std::unique_ptr<HloModule> module =
+      parseTestModule(tabulatedCases().front().module);
   ASSERT_TRUE(module);
   CompileOptions options;
   options.target = Target::Gpu;

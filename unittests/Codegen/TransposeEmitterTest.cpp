@@ -27,12 +27,6 @@ using namespace tessel;
 
 namespace {
 
-std::unique_ptr<HloModule> parse(const std::string &text) {
-  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
-  EXPECT_TRUE(module) << module.error().message << "\n" << text;
-  return module ? std::move(*module) : nullptr;
-}
-
 const HloComputation &entry(const HloModule &module) { return *module.entry(); }
 
 const char *kSeedTranspose = R"(
@@ -46,7 +40,7 @@ ENTRY fused {
 )";
 
 TEST(HeroAnalysisTest, SeedTransposeGoesToTheTransposeEmitter) {
-  auto module = parse(kSeedTranspose);
+  auto module = parseTestModule(kSeedTranspose);
   ASSERT_TRUE(module);
   FusionAnalysis analysis = analyzeFusion(entry(*module));
   EXPECT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
@@ -64,7 +58,7 @@ TEST(HeroAnalysisTest, SeedGeluGoesToTheLoopEmitter) {
   Expected<std::string> text =
       readFileBytes(std::string(TESSEL_EXAMPLES) + "/gelu.hlo");
   ASSERT_TRUE(text);
-  auto module = parse(*text);
+  auto module = parseTestModule(*text);
   ASSERT_TRUE(module);
   for (const auto &computation : module->computations()) {
     FusionAnalysis analysis = analyzeFusion(*computation);
@@ -75,7 +69,7 @@ TEST(HeroAnalysisTest, SeedGeluGoesToTheLoopEmitter) {
 /// The emitter analyzeFusion picks for a one-fusion module, and the first
 /// rejection.
 std::pair<EmitterKind, std::string> analyze(const std::string &body) {
-  auto module = parse("HloModule m\nENTRY e {\n" + body + "\n}\n");
+  auto module = parseTestModule("HloModule m\nENTRY e {\n" + body + "\n}\n");
   if (!module)
     return {EmitterKind::Loop, "parse error"};
   FusionAnalysis analysis = analyzeFusion(entry(*module));
@@ -126,7 +120,7 @@ TEST(HeroAnalysisTest, RejectionsSayWhy) {
 
 TEST(HeroAnalysisTest, NormalizationMergesAndDropsDims) {
   // [a, b, c, 1, d] -> [d, 1, a, b, c]: a,b,c stay adjacent, the 1 goes.
-  auto module = parse(R"(
+  auto module = parseTestModule(R"(
 HloModule m
 ENTRY e {
   %p = f32[2,3,5,1,7] parameter(0)
@@ -196,7 +190,7 @@ std::string checkTransposeMaps(const HloInstruction &hero,
 
 TEST(TransposeEmitterTest, SeedMapsByEnumeration) {
   mlir::MLIRContext context;
-  auto module = parse(kSeedTranspose);
+  auto module = parseTestModule(kSeedTranspose);
   ASSERT_TRUE(module);
   FusionAnalysis analysis = analyzeFusion(entry(*module));
   ASSERT_EQ(analysis.kind, EmitterKind::Transpose);
@@ -260,7 +254,7 @@ TEST(TransposeEmitterTest, RandomMapsByEnumeration) {
         "HloModule m\nENTRY e {\n  %p = " + shapeText("f32", t.dims) +
         " parameter(0)\n  ROOT %t = " + shapeText("f32", out) +
         " transpose(%p), dimensions={" + listText(t.permutation) + "}\n}\n";
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     FusionAnalysis analysis = analyzeFusion(entry(*module));
     if (analysis.kind != EmitterKind::Transpose)
@@ -277,7 +271,7 @@ TEST(TransposeEmitterTest, RandomMapsByEnumeration) {
 /// with the evaluator; `expectTranspose` says which emitter must write it.
 void checkModule(const std::string &text, bool expectTranspose, uint64_t seed) {
   SCOPED_TRACE(text);
-  auto module = parse(text);
+  auto module = parseTestModule(text);
   ASSERT_TRUE(module);
   EXPECT_EQ(analyzeFusion(entry(*module)).kind == EmitterKind::Transpose,
             expectTranspose);
@@ -314,7 +308,7 @@ TEST(TransposeEmitterTest, RandomTransposesMatchTheEvaluator) {
              " multiply(%t, %q)\n  ROOT %a = " + res + " add(%m, %t)\n";
     }
     std::string text = "HloModule m\nENTRY e {\n" + body + "}\n";
-    auto module = parse(text);
+    auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     bool tiled = analyzeFusion(entry(*module)).kind == EmitterKind::Transpose;
     compiled += tiled;
@@ -326,7 +320,7 @@ TEST(TransposeEmitterTest, RandomTransposesMatchTheEvaluator) {
 TEST(HeroAnalysisTest, CopyKeepingTheMinorDimIsNotAHero) {
   // The copy swaps the two major dims physically; the minor dim stays, so
   // each row is copied whole and the loop emitter is as good.
-  auto module = parse(R"(
+  auto module = parseTestModule(R"(
 HloModule m
 ENTRY e {
   %p = f32[40,72,3]{2,1,0} parameter(0)
@@ -352,7 +346,7 @@ ENTRY e {
   %t = f32[48,32]{0,1} transpose(%p), dimensions={1,0}
   ROOT %c = f32[48,32]{1,0} copy(%t)
 })";
-  auto module = parse(text);
+  auto module = parseTestModule(text);
   ASSERT_TRUE(module);
   FusionAnalysis analysis = analyzeFusion(entry(*module));
   ASSERT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
@@ -384,7 +378,7 @@ ENTRY e {
   ROOT %g = f32[40,33,70] fusion(%f), kind=kLoop, calls=%fused_n
 }
 )";
-  auto module = parse(text);
+  auto module = parseTestModule(text);
   ASSERT_TRUE(module);
   for (const auto &computation : module->computations())
     if (computation->name() == "fused_t") {
