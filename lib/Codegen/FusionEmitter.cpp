@@ -421,6 +421,17 @@ private:
   /// concatenate): its signature and launch attributes, the thread and
   /// block ids, and the shared tile of the hero's element type (none for an
   /// empty `tileShape`).
+  /// A kernel's entry function with the launch's attributes, its body
+  /// started with the thread and block ids: parameters, then one output
+  /// tensor per `outputs`.
+  struct KernelEntry {
+    mlir::func::FuncOp function;
+    mlir::ValueRange params, outs;
+    mlir::Value th, bl;
+  };
+  KernelEntry beginEntry(llvm::StringRef name,
+                         llvm::ArrayRef<FusionOutput> outputs,
+                         const LaunchConfig &config);
   struct HeroEntry {
     mlir::func::FuncOp function;
     mlir::ValueRange params; ///< the parameter tensors (block arguments)
@@ -578,27 +589,10 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target,
       getLoopLaunchConfig(shape, target, getLoopWorkPerElement(computation));
   IndexingMap map = getLoopThreadToOutputMap(shape, config, context);
 
-  SmallVector<mlir::Type> inputs = paramTypes();
-  size_t numParams = inputs.size();
-  SmallVector<mlir::Type> resultTypes;
-  for (const FusionOutput &output : outputs)
-    resultTypes.push_back(getTensorType(output.shape(), context));
-  inputs.append(resultTypes.begin(), resultTypes.end());
-
-  b.setInsertionPointToEnd(module.getBody());
-  auto entry = b.create<mlir::func::FuncOp>(
-      loc, name, b.getFunctionType(inputs, resultTypes));
-  entry->setAttr("tessel.num_threads", b.getI64IntegerAttr(config.numThreads));
-  entry->setAttr("tessel.num_blocks", b.getI64IntegerAttr(config.numBlocks));
-  mlir::Block *body = entry.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  mlir::ValueRange params = body->getArguments().take_front(numParams);
-  mlir::ValueRange outs = body->getArguments().drop_front(numParams);
-
-  Value th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
-                                             b.getIndexAttr(config.numThreads));
-  Value bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
-                                            b.getIndexAttr(config.numBlocks));
+  KernelEntry e = beginEntry(name, outputs, config);
+  mlir::func::FuncOp entry = e.function;
+  mlir::ValueRange params = e.params, outs = e.outs;
+  Value th = e.th, bl = e.bl;
   auto loop = b.create<LoopOp>(
       loc, map, mlir::ValueRange{th, bl}, outs,
       [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange,
@@ -617,6 +611,37 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target,
   return entry;
 }
 
+FusionEmitter::KernelEntry
+FusionEmitter::beginEntry(llvm::StringRef name,
+                          llvm::ArrayRef<FusionOutput> outputs,
+                          const LaunchConfig &config) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  SmallVector<mlir::Type> inputs = paramTypes();
+  size_t numParams = inputs.size();
+  SmallVector<mlir::Type> resultTypes;
+  for (const FusionOutput &output : outputs)
+    resultTypes.push_back(getTensorType(output.shape(), context));
+  inputs.append(resultTypes.begin(), resultTypes.end());
+  b.setInsertionPointToEnd(module.getBody());
+  KernelEntry e;
+  e.function = b.create<mlir::func::FuncOp>(
+      loc, name, b.getFunctionType(inputs, resultTypes));
+  e.function->setAttr("tessel.num_threads",
+                      b.getI64IntegerAttr(config.numThreads));
+  e.function->setAttr("tessel.num_blocks",
+                      b.getI64IntegerAttr(config.numBlocks));
+  mlir::Block *body = e.function.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  e.params = body->getArguments().take_front(numParams);
+  e.outs = body->getArguments().drop_front(numParams);
+  e.th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
+                                         b.getIndexAttr(config.numThreads));
+  e.bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
+                                        b.getIndexAttr(config.numBlocks));
+  return e;
+}
+
 mlir::FailureOr<FusionEmitter::HeroEntry>
 FusionEmitter::beginHeroEntry(llvm::StringRef name, const HloInstruction &hero,
                               const FusionOutput &output,
@@ -630,26 +655,13 @@ FusionEmitter::beginHeroEntry(llvm::StringRef name, const HloInstruction &hero,
   if (!element) {
     return cannotCompile(hero, module.getContext(), typeError);
   }
-  SmallVector<mlir::Type> inputs = paramTypes();
-  size_t numParams = inputs.size();
-  mlir::Type resultType = getTensorType(output.shape(), context);
-  inputs.push_back(resultType);
-  b.setInsertionPointToEnd(module.getBody());
+  KernelEntry k = beginEntry(name, {output}, config);
   HeroEntry e;
-  e.function = b.create<mlir::func::FuncOp>(
-      loc, name, b.getFunctionType(inputs, {resultType}));
-  e.function->setAttr("tessel.num_threads",
-                      b.getI64IntegerAttr(config.numThreads));
-  e.function->setAttr("tessel.num_blocks",
-                      b.getI64IntegerAttr(config.numBlocks));
-  mlir::Block *body = e.function.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  e.params = body->getArguments().take_front(numParams);
-  e.out = body->getArguments().back();
-  e.th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
-                                         b.getIndexAttr(config.numThreads));
-  e.bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
-                                        b.getIndexAttr(config.numBlocks));
+  e.function = k.function;
+  e.params = k.params;
+  e.out = k.outs.front();
+  e.th = k.th;
+  e.bl = k.bl;
   if (!tileShape.empty())
     e.tile = b.create<AllocateSharedOp>(
         loc, mlir::RankedTensorType::get(tileShape, element));
@@ -983,25 +995,10 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitInputSlicesEntry(
   mlir::Location loc = b.getUnknownLoc();
   const HloInstruction &input = *analysis.hero;
   LaunchConfig config = getInputSlicesLaunch(input, target);
-  SmallVector<mlir::Type> inputs = paramTypes();
-  size_t numParams = inputs.size();
-  SmallVector<mlir::Type> resultTypes;
-  for (const FusionOutput &output : outputs)
-    resultTypes.push_back(getTensorType(output.shape(), context));
-  inputs.append(resultTypes.begin(), resultTypes.end());
-  b.setInsertionPointToEnd(module.getBody());
-  auto entry = b.create<mlir::func::FuncOp>(
-      loc, name, b.getFunctionType(inputs, resultTypes));
-  entry->setAttr("tessel.num_threads", b.getI64IntegerAttr(config.numThreads));
-  entry->setAttr("tessel.num_blocks", b.getI64IntegerAttr(config.numBlocks));
-  mlir::Block *body = entry.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  mlir::ValueRange params = body->getArguments().take_front(numParams);
-  mlir::ValueRange outs = body->getArguments().drop_front(numParams);
-  Value th = b.create<mlir::gpu::ThreadIdOp>(loc, mlir::gpu::Dimension::x,
-                                             b.getIndexAttr(config.numThreads));
-  Value bl = b.create<mlir::gpu::BlockIdOp>(loc, mlir::gpu::Dimension::x,
-                                            b.getIndexAttr(config.numBlocks));
+  KernelEntry e = beginEntry(name, outputs, config);
+  mlir::func::FuncOp entry = e.function;
+  mlir::ValueRange params = e.params, outs = e.outs;
+  Value th = e.th, bl = e.bl;
   using mlir::arith::CmpIPredicate;
   auto loop = b.create<LoopOp>(
       loc, getInputSlicesMap(input, config, context), mlir::ValueRange{th, bl},
