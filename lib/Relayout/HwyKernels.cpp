@@ -19,6 +19,9 @@
 //                   2-byte elements gather each vector from four source
 //                   rows instead (transposeBandGather): block-local
 //                   unpacks then leave whole lines, 16 vectors a step.
+//   transposeRows   the same bands with the source rows and destination
+//                   lines listed one by one (the tiled transpose's, whose
+//                   rows and lines lie in different tiles).
 //
 // The SSSE3 and SSE4 targets are left out: for these kernels they are
 // SSE2 with other names, and tessel's own SSE2 kernels cover them.
@@ -27,6 +30,7 @@
 #include "Isa.h"
 
 #include <cstring>
+#include <type_traits>
 
 // SSE4 and SSSE3 are not worth their compile time here (see above).
 #ifndef HWY_DISABLED_TARGETS
@@ -214,14 +218,38 @@ template <class D, int K> HWY_INLINE void blockTranspose(D d, hn::Vec<D> *v) {
   }
 }
 
-/// An L x L transpose (L = lanes of D) of the rows in[0..L), srcRow bytes
-/// apart: blockTranspose within each group of K rows, then the 128-bit
-/// blocks are transposed across the groups (one group: nothing; two: the
-/// halves; four: adjacent blocks, then halves). Column i leaves in v[i], a
-/// whole vector.
-template <class D>
-HWY_INLINE void transposeSquare(D d, const uint8_t *in, int64_t srcRow,
-                                hn::Vec<D> *v) {
+/// Where a band's source rows are: row r at base + r * stride (a strided
+/// array), or listed one by one (the rows of a tiled transpose's band come
+/// from different tiles).
+struct StridedRows {
+  const uint8_t *base;
+  int64_t stride;
+  const uint8_t *operator()(int64_t r) const { return base + r * stride; }
+};
+struct ListedRows {
+  const uint8_t *const *rows;
+  const uint8_t *operator()(int64_t r) const { return rows[r]; }
+};
+/// Where a band's destination lines are: line c at base + c * stride, or
+/// listed one by one.
+struct StridedLines {
+  uint8_t *base;
+  int64_t stride;
+  uint8_t *operator()(int64_t c) const { return base + c * stride; }
+};
+struct ListedLines {
+  uint8_t *const *lines;
+  uint8_t *operator()(int64_t c) const { return lines[c]; }
+};
+
+/// An L x L transpose (L = lanes of D) of source rows first..first + L,
+/// `offset` bytes into each: blockTranspose within each group of K rows,
+/// then the 128-bit blocks are transposed across the groups (one group:
+/// nothing; two: the halves; four: adjacent blocks, then halves). Column i
+/// leaves in v[i], a whole vector.
+template <class D, class Rows>
+HWY_INLINE void transposeSquare(D d, const Rows &rows, int64_t first,
+                                int64_t offset, hn::Vec<D> *v) {
   using T = hn::TFromD<D>;
   constexpr int64_t W = sizeof(T), K = 16 / W;
   constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D())), groups = L / K;
@@ -229,7 +257,7 @@ HWY_INLINE void transposeSquare(D d, const uint8_t *in, int64_t srcRow,
   const hn::Repartition<uint8_t, D> d8;
   V a[L];
   for (int r = 0; r < L; ++r)
-    a[r] = hn::BitCast(d, hn::LoadU(d8, in + r * srcRow));
+    a[r] = hn::BitCast(d, hn::LoadU(d8, rows(first + r) + offset));
   for (int g = 0; g < groups; ++g)
     blockTranspose<D, K>(d, a + g * K);
   for (int c = 0; c < K; ++c) {
@@ -277,34 +305,34 @@ HWY_INLINE void storeLine(D d, hn::Vec<D> v, uint8_t *p, bool stream) {
 
 /// A band of 64 / W source rows: squares of L x L with L <= 16 (so that the
 /// L vectors stay in registers), 64 / (L * W) squares side by side filling
-/// one line of each destination row.
-template <typename T>
-int64_t transposeBandVec(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                         int64_t dstRow, int64_t columns, bool streaming) {
+/// one line of each destination line. `stream`: every line is on a
+/// boundary and is streamed.
+template <typename T, class Rows, class Lines>
+int64_t transposeBandVec(const Rows &rows, const Lines &lines, int64_t columns,
+                         bool stream) {
   constexpr int64_t W = sizeof(T);
   using D = hn::CappedTag<T, squareLanes<T>()>;
   const D d;
   const hn::Repartition<uint8_t, D> d8;
   constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D()));
   constexpr int64_t squares = 64 / (L * W);
-  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
   int64_t c = 0;
   for (; c + L <= columns; c += L) {
     if constexpr (bandInRegisters<T>()) {
       hn::Vec<D> v[squares][L];
       for (int64_t q = 0; q < squares; ++q)
-        transposeSquare(d, in + q * L * srcRow + c * W, srcRow, v[q]);
+        transposeSquare(d, rows, q * L, c * W, v[q]);
       for (int64_t i = 0; i < L; ++i)
         for (int64_t q = 0; q < squares; ++q)
-          storeLine(d8, hn::BitCast(d8, v[q][i]),
-                    out + (c + i) * dstRow + q * L * W, stream);
+          storeLine(d8, hn::BitCast(d8, v[q][i]), lines(c + i) + q * L * W,
+                    stream);
     } else {
       for (int64_t q = 0; q < squares; ++q) {
         hn::Vec<D> v[L];
-        transposeSquare(d, in + q * L * srcRow + c * W, srcRow, v);
+        transposeSquare(d, rows, q * L, c * W, v);
         for (int64_t i = 0; i < L; ++i)
-          storeLine(d8, hn::BitCast(d8, v[i]),
-                    out + (c + i) * dstRow + q * L * W, stream);
+          storeLine(d8, hn::BitCast(d8, v[i]), lines(c + i) + q * L * W,
+                    stream);
       }
     }
   }
@@ -312,38 +340,37 @@ int64_t transposeBandVec(const uint8_t *in, int64_t srcRow, uint8_t *out,
 }
 
 #if HWY_TARGET == HWY_AVX3
-/// 16 columns of a band of 64 / W source rows (srcRow bytes apart) into
-/// 16 whole destination lines, on 64-byte vectors for 1- and 2-byte
+/// 16 columns of a band of 64 / W source rows (`offset` bytes into each)
+/// into 16 whole destination lines, on 64-byte vectors for 1- and 2-byte
 /// elements, whose 16 x 16 squares do not fit the registers side by side:
 /// each vector is gathered from four 16-byte pieces, block b from source
 /// row b * K + i (K = 16 / W rows per block), so that the block-local
 /// unpacks alone leave a whole destination line (64 / W rows of one column)
 /// in each vector: 16 vectors, no cross-block shuffles, no spills.
-template <typename T>
-HWY_INLINE void gatherStep(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                           int64_t dstRow, bool stream) {
+template <typename T, class Rows, class Lines>
+HWY_INLINE void gatherStep(const Rows &rows, int64_t offset, const Lines &lines,
+                           int64_t first, bool stream) {
   constexpr int64_t W = sizeof(T), K = 16 / W, groups = 16 / K;
   static_assert(kVector == 64, "four 128-bit blocks per vector");
   const hn::ScalableTag<T> d;
   const hn::Full256<T> d2;
   const hn::Full128<T> d1;
   const D8 d8;
-  auto piece = [&](const uint8_t *p) {
-    return hn::LoadU(d1, reinterpret_cast<const T *>(p));
+  auto piece = [&](int64_t row, int64_t g) {
+    return hn::LoadU(
+        d1, reinterpret_cast<const T *>(rows(row) + offset + g * K * W));
   };
   hn::Vec<decltype(d)> a[16];
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t i = 0; i < K; ++i) {
-      const uint8_t *p = in + i * srcRow + g * K * W;
-      auto lo = hn::Combine(d2, piece(p + K * srcRow), piece(p));
-      auto hi =
-          hn::Combine(d2, piece(p + 3 * K * srcRow), piece(p + 2 * K * srcRow));
+      auto lo = hn::Combine(d2, piece(K + i, g), piece(i, g));
+      auto hi = hn::Combine(d2, piece(3 * K + i, g), piece(2 * K + i, g));
       a[g * K + i] = hn::Combine(d, hi, lo);
     }
   for (int64_t g = 0; g < groups; ++g)
     blockTranspose<decltype(d), K>(d, a + g * K);
   for (int64_t j = 0; j < 16; ++j)
-    storeLine(d8, hn::BitCast(d8, a[j]), out + j * dstRow, stream);
+    storeLine(d8, hn::BitCast(d8, a[j]), lines(first + j), stream);
 }
 
 /// The band kernel of 1- and 2-byte elements at AVX-512: gatherStep over
@@ -356,57 +383,58 @@ HWY_INLINE void gatherStep(const uint8_t *in, int64_t srcRow, uint8_t *out,
 /// to 11.2 GB/s (thread CPU time, EPYC VM); with rows 9 or 8.5 KiB apart
 /// the copy cost a quarter (10-12 GB/s to 8-9), and for bf16 (two steps per
 /// line) 5% even at 16 KiB.
-template <typename T>
-int64_t transposeBandGather(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                            int64_t dstRow, int64_t columns, bool streaming) {
+template <typename T, class Rows, class Lines>
+int64_t transposeBandGather(const Rows &rows, const Lines &lines,
+                            int64_t columns, bool stream) {
   constexpr int64_t W = sizeof(T);
-  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
   int64_t c = 0;
-  if (W == 1 && srcRow % 4096 == 0) {
-    constexpr int64_t Rows = 64 / W, Line = 64 / W;
-    const D8 d8;
-    alignas(64) uint8_t tile[Rows * 64];
-    for (; c + Line <= columns; c += Line) {
-      for (int64_t r = 0; r < Rows; ++r)
-        hn::Store(hn::LoadU(d8, in + r * srcRow + c * W), d8, tile + r * 64);
-      for (int64_t h = 0; h < Line; h += 16)
-        gatherStep<T>(tile + h * W, 64, out + (c + h) * dstRow, dstRow, stream);
+  if constexpr (W == 1 && std::is_same_v<Rows, StridedRows>) {
+    if (rows.stride % 4096 == 0) {
+      constexpr int64_t Height = 64 / W, Line = 64 / W;
+      const D8 d8;
+      alignas(64) uint8_t tile[Height * 64];
+      for (; c + Line <= columns; c += Line) {
+        for (int64_t r = 0; r < Height; ++r)
+          hn::Store(hn::LoadU(d8, rows(r) + c * W), d8, tile + r * 64);
+        for (int64_t h = 0; h < Line; h += 16)
+          gatherStep<T>(StridedRows{tile + h * W, 64}, 0, lines, c + h, stream);
+      }
     }
   }
   for (; c + 16 <= columns; c += 16)
-    gatherStep<T>(in + c * W, srcRow, out + c * dstRow, dstRow, stream);
+    gatherStep<T>(rows, c * W, lines, c, stream);
   return c;
 }
 #endif
 
-int64_t transposeBand1(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                       int64_t dstRow, int64_t columns, bool streaming) {
+/// The band kernel of elements of type T on the level's registers.
+template <typename T, class Rows, class Lines>
+int64_t transposeBandOf(const Rows &rows, const Lines &lines, int64_t columns,
+                        bool stream) {
 #if HWY_TARGET == HWY_AVX3
-  return transposeBandGather<uint8_t>(in, srcRow, out, dstRow, columns,
-                                      streaming);
-#else
-  return transposeBandVec<uint8_t>(in, srcRow, out, dstRow, columns, streaming);
+  if constexpr (sizeof(T) <= 2)
+    return transposeBandGather<T>(rows, lines, columns, stream);
 #endif
+  return transposeBandVec<T>(rows, lines, columns, stream);
 }
-int64_t transposeBand2(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                       int64_t dstRow, int64_t columns, bool streaming) {
-#if HWY_TARGET == HWY_AVX3
-  return transposeBandGather<uint16_t>(in, srcRow, out, dstRow, columns,
-                                       streaming);
-#else
-  return transposeBandVec<uint16_t>(in, srcRow, out, dstRow, columns,
-                                    streaming);
-#endif
+
+template <typename T>
+int64_t transposeBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                      int64_t dstRow, int64_t columns, bool streaming) {
+  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
+  return transposeBandOf<T>(StridedRows{in, srcRow}, StridedLines{out, dstRow},
+                            columns, stream);
 }
-int64_t transposeBand4(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                       int64_t dstRow, int64_t columns, bool streaming) {
-  return transposeBandVec<uint32_t>(in, srcRow, out, dstRow, columns,
-                                    streaming);
-}
-int64_t transposeBand8(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                       int64_t dstRow, int64_t columns, bool streaming) {
-  return transposeBandVec<uint64_t>(in, srcRow, out, dstRow, columns,
-                                    streaming);
+
+/// transposeBand with the source rows and destination lines listed.
+template <typename T>
+int64_t transposeRows(const uint8_t *const *in, uint8_t *const *out,
+                      int64_t columns, bool streaming) {
+  uintptr_t misaligned = 0;
+  for (int64_t c = 0; streaming && c < columns; ++c)
+    misaligned |= reinterpret_cast<uintptr_t>(out[c]);
+  bool stream = streaming && misaligned % 64 == 0;
+  return transposeBandOf<T>(ListedRows{in}, ListedLines{out}, columns, stream);
 }
 
 KernelSet makeKernels(IsaLevel level) {
@@ -417,10 +445,14 @@ KernelSet makeKernels(IsaLevel level) {
   k.zero = zeroVec;
   k.interleave = interleaveVec;
   k.deinterleave = deinterleaveVec;
-  k.transposeBand[0] = transposeBand1;
-  k.transposeBand[1] = transposeBand2;
-  k.transposeBand[2] = transposeBand4;
-  k.transposeBand[3] = transposeBand8;
+  k.transposeBand[0] = transposeBand<uint8_t>;
+  k.transposeBand[1] = transposeBand<uint16_t>;
+  k.transposeBand[2] = transposeBand<uint32_t>;
+  k.transposeBand[3] = transposeBand<uint64_t>;
+  k.transposeRows[0] = transposeRows<uint8_t>;
+  k.transposeRows[1] = transposeRows<uint16_t>;
+  k.transposeRows[2] = transposeRows<uint32_t>;
+  k.transposeRows[3] = transposeRows<uint64_t>;
   // At AVX-512, transposeBandGather writes whole lines for 1 and 2 bytes.
   k.wholeLineBands[0] = HWY_TARGET == HWY_AVX3 || bandInRegisters<uint8_t>();
   k.wholeLineBands[1] = HWY_TARGET == HWY_AVX3 || bandInRegisters<uint16_t>();

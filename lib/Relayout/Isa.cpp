@@ -39,6 +39,10 @@ static const KernelSet &sse2Set() {
     k.transposeBand[1] = sse2TransposeBand2;
     k.transposeBand[2] = sse2TransposeBand4;
     k.transposeBand[3] = sse2TransposeBand8;
+    k.transposeRows[0] = sse2TransposeRows1;
+    k.transposeRows[1] = sse2TransposeRows2;
+    k.transposeRows[2] = sse2TransposeRows4;
+    k.transposeRows[3] = sse2TransposeRows8;
     return k;
   }();
   return set;

@@ -161,6 +161,15 @@ struct KernelSet {
   int64_t (*transposeBand[4])(const uint8_t *in, int64_t srcRow, uint8_t *out,
                               int64_t dstRow, int64_t columns,
                               bool streaming) = {};
+  /// transposeBand with the rows listed: in[0..64 / width) are the
+  /// source rows, out[0..columns) the destination lines (64 bytes each;
+  /// element i of line c is element c of row in[i]), streamed when
+  /// `streaming` and every line is on a 64-byte boundary. Returns how many
+  /// leading columns it moved: the tiled transpose's bands, whose rows
+  /// and lines lie in different tiles. (sse2's writes each line in four
+  /// 16-byte pieces, one after the other.)
+  int64_t (*transposeRows[4])(const uint8_t *const *in, uint8_t *const *out,
+                              int64_t columns, bool streaming) = {};
   /// Whether transposeBand[i] writes each destination line whole, from
   /// registers (else square by square, half lines at a time: bf16 and s8
   /// at avx2, whose 16 registers hold one square; at avx512 they gather
@@ -199,6 +208,14 @@ int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t count,
                        int64_t s, int64_t k, bool streaming);
 int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t count,
                          int64_t s, int64_t k, bool streaming);
+int64_t sse2TransposeRows1(const uint8_t *const *in, uint8_t *const *out,
+                           int64_t columns, bool streaming);
+int64_t sse2TransposeRows2(const uint8_t *const *in, uint8_t *const *out,
+                           int64_t columns, bool streaming);
+int64_t sse2TransposeRows4(const uint8_t *const *in, uint8_t *const *out,
+                           int64_t columns, bool streaming);
+int64_t sse2TransposeRows8(const uint8_t *const *in, uint8_t *const *out,
+                           int64_t columns, bool streaming);
 void sse2FillStage1(const uint8_t *in, int64_t srcRow, uint8_t *stage);
 void sse2FillStage2(const uint8_t *in, int64_t srcRow, uint8_t *stage);
 void sse2FillStage4(const uint8_t *in, int64_t srcRow, uint8_t *stage);

@@ -383,7 +383,58 @@ int64_t sse2Band(const uint8_t *in, int64_t srcRow, uint8_t *out,
   return c;
 }
 
+/// sse2Band with the rows and lines listed (KernelSet::transposeRows).
+template <int Width>
+int64_t sse2Rows(const uint8_t *const *in, uint8_t *const *out, int64_t columns,
+                 bool streaming) {
+  constexpr int64_t K = 16 / Width, R = 64 / Width;
+  uintptr_t misaligned = 0;
+  for (int64_t c = 0; streaming && c < columns; ++c)
+    misaligned |= reinterpret_cast<uintptr_t>(out[c]);
+  bool stream = streaming && misaligned % kLineBytes == 0;
+  int64_t c = 0;
+  for (; c + K <= columns; c += K)
+    for (int64_t q = 0; q < R; q += K) {
+#if defined(__SSE2__)
+      constexpr int Rounds = Width == 1   ? 4
+                             : Width == 2 ? 3
+                             : Width == 4 ? 2
+                                          : 1;
+      __m128i v[K];
+      for (int r = 0; r < K; ++r)
+        v[r] = simd::load(in[q + r] + c * Width);
+      simd::rounds<Width, K, Rounds>(v);
+      for (int i = 0; i < K; ++i)
+        simd::storeTo(out[c + i] + q * Width, v[i], stream);
+#else
+      for (int64_t r = 0; r < K; ++r)
+        for (int64_t i = 0; i < K; ++i)
+          std::memcpy(out[c + i] + (q + r) * Width, in[q + r] + (c + i) * Width,
+                      Width);
+      (void)stream;
+#endif
+    }
+  return c;
+}
+
 } // namespace
+
+int64_t sse2TransposeRows1(const uint8_t *const *in, uint8_t *const *out,
+                           int64_t columns, bool streaming) {
+  return sse2Rows<1>(in, out, columns, streaming);
+}
+int64_t sse2TransposeRows2(const uint8_t *const *in, uint8_t *const *out,
+                           int64_t columns, bool streaming) {
+  return sse2Rows<2>(in, out, columns, streaming);
+}
+int64_t sse2TransposeRows4(const uint8_t *const *in, uint8_t *const *out,
+                           int64_t columns, bool streaming) {
+  return sse2Rows<4>(in, out, columns, streaming);
+}
+int64_t sse2TransposeRows8(const uint8_t *const *in, uint8_t *const *out,
+                           int64_t columns, bool streaming) {
+  return sse2Rows<8>(in, out, columns, streaming);
+}
 
 int64_t sse2TransposeBand1(const uint8_t *in, int64_t srcRow, uint8_t *out,
                            int64_t dstRow, int64_t columns, bool streaming) {

@@ -272,6 +272,30 @@ TEST(Relayout, TiledTransposeAgreesWithTheReference) {
   };
   for (auto &[from, to] : cases)
     checkFastPath(from, to, "tiled transpose", rng);
+  // Blocks inside the array go straight from tile to tile in bands of
+  // 64 / element-size rows (transposeRows of each level), both ways; the
+  // blocks at ragged edges still go through the stages.
+  const char *direct[][2] = {
+      {"f32[256,384]{1,0:T(8,128)}", "f32[256,384]{0,1:T(8,128)}"},
+      {"f32[300,141]{1,0:T(8,128)}", "f32[300,141]{0,1:T(8,128)}"},
+      {"bf16[256,300]{1,0:T(8,128)}", "bf16[256,300]{0,1:T(8,128)}"},
+      {"s8[256,390]{1,0:T(32,128)}", "s8[256,390]{0,1:T(32,128)}"},
+      {"f64[70,40]{1,0:T(8,16)}", "f64[70,40]{0,1:T(4,8)}"},
+      // Tiles of 3 rows: a band of 16 rows spans six tiles.
+      {"f32[800,260]{1,0:T(3,128)}", "f32[800,260]{0,1:T(8,128)}"},
+  };
+  for (auto &[from, to] : direct)
+    checkFastPath(from, to, "straight from tiles to tiles", rng);
+  // Direct one way only (the other way's tile rows are 24 elements, not
+  // whole lines); tile rows of 24 columns leave 8 to the scalar rest.
+  checkFastPath("f32[70,100]{1,0:T(8,24)}", "f32[70,100]{0,1:T(8,32)}",
+                "tiled transpose", rng);
+  std::string forward = RelayoutPlan::create(parse("f32[70,100]{1,0:T(8,24)}"),
+                                             parse("f32[70,100]{0,1:T(8,32)}"))
+                            ->describe();
+  EXPECT_NE(forward.find("straight from tiles to tiles in bands of 16 rows"),
+            std::string::npos)
+      << forward;
 }
 
 TEST(Relayout, PermuteFastPathsAgreeWithTheReference) {

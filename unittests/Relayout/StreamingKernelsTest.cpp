@@ -257,4 +257,65 @@ TEST(StreamingKernels, TransposeBandsOfAnyWidthAndRowLength) {
   }
 }
 
+// The listed-rows band (the tiled transpose's): source rows at unrelated
+// places in a buffer, destination lines shuffled, each on or off a line
+// boundary; the leading columns a kernel reports are exactly the
+// transpose, and nothing else changes.
+TEST(StreamingKernels, TransposeRowsFromListedRowsAndLines) {
+  std::mt19937 rng(12);
+  for (IsaLevel level : supportedLevels()) {
+    const KernelSet &kernels = kernelSet(level);
+    for (int log2Width = 0; log2Width < 4; ++log2Width) {
+      ASSERT_NE(kernels.transposeRows[log2Width], nullptr);
+      int64_t width = int64_t(1) << log2Width, rowsIn = 64 / width;
+      for (int64_t columns : {0, 1, 15, 16, 17, 33, 64, 130})
+        for (int64_t offset : {0, 16, 8})
+          for (bool streaming : {true, false}) {
+            SCOPED_TRACE(where(level, offset, 64, streaming) + ", " +
+                         std::to_string(columns) + " columns, " +
+                         std::to_string(width) + "-byte elements");
+            int64_t rowBytes = columns * width;
+            // Row r at a random slot of a buffer of 2 * rowsIn rows.
+            Bytes in = randomBytes(rng, 2 * rowsIn * (rowBytes + 8) + 16);
+            std::vector<int64_t> slots(2 * rowsIn);
+            for (size_t i = 0; i < slots.size(); ++i)
+              slots[i] = static_cast<int64_t>(i);
+            std::shuffle(slots.begin(), slots.end(), rng);
+            std::vector<const uint8_t *> rows(rowsIn);
+            for (int64_t r = 0; r < rowsIn; ++r)
+              rows[r] = in.data() + slots[r] * (rowBytes + 8) + rng() % 8;
+            // Line c at slot order[c] of the destination, 128 bytes apart.
+            int64_t pitch = 128;
+            Destination out(std::max<int64_t>(1, columns) * pitch, offset);
+            std::vector<int64_t> order(columns);
+            for (int64_t c = 0; c < columns; ++c)
+              order[c] = c;
+            std::shuffle(order.begin(), order.end(), rng);
+            std::vector<uint8_t *> lines(columns);
+            for (int64_t c = 0; c < columns; ++c)
+              lines[c] = out.base + order[c] * pitch;
+            int64_t done = kernels.transposeRows[log2Width](
+                rows.data(), lines.data(), columns, streaming);
+            ASSERT_GE(done, std::max<int64_t>(0, columns - 15));
+            ASSERT_LE(done, columns);
+            for (int64_t c = 0; c < columns; ++c) {
+              for (int64_t r = 0; r < rowsIn && c < done; ++r)
+                ASSERT_EQ(std::memcmp(lines[c] + r * width, rows[r] + c * width,
+                                      width),
+                          0)
+                    << "column " << c << ", row " << r;
+              int64_t from = c < done ? 64 : 0;
+              ASSERT_EQ(
+                  out.slice(order[c] * pitch + from, (order[c] + 1) * pitch),
+                  Bytes(pitch - from, kGuard))
+                  << "column " << c;
+            }
+            ASSERT_EQ(out.slice(-kMargin, 0), Bytes(kMargin, kGuard));
+            ASSERT_EQ(out.slice(columns * pitch, columns * pitch + kMargin),
+                      Bytes(kMargin, kGuard));
+          }
+    }
+  }
+}
+
 } // namespace
