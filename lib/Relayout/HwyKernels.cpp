@@ -87,6 +87,13 @@ void copyVec(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming) {
     std::memcpy(dst + i, src + i, bytes - i);
 }
 
+void copyRowsVec(uint8_t *dst, int64_t dstStride, const uint8_t *src,
+                 int64_t srcStride, int64_t rowBytes, int64_t rows,
+                 bool streaming) {
+  for (int64_t r = 0; r < rows; ++r)
+    copyVec(dst + r * dstStride, src + r * srcStride, rowBytes, streaming);
+}
+
 void zeroVec(uint8_t *dst, int64_t bytes, bool streaming) {
   if (bytes <= 0)
     return;
@@ -442,6 +449,7 @@ KernelSet makeKernels(IsaLevel level) {
   k.level = level;
   k.vectorBytes = kVector;
   k.copy = copyVec;
+  k.copyRows = copyRowsVec;
   k.zero = zeroVec;
   k.interleave = interleaveVec;
   k.deinterleave = deinterleaveVec;

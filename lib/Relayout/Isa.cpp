@@ -28,6 +28,7 @@ static const KernelSet &sse2Set() {
     KernelSet k;
     k.level = IsaLevel::Sse2;
     k.copy = copyBytes;
+    k.copyRows = copyRowsBytes;
     k.zero = zeroBytes;
     k.interleave = sse2Interleave;
     k.deinterleave = sse2Deinterleave;

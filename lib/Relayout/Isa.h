@@ -134,6 +134,13 @@ struct KernelSet {
   /// caller fences).
   void (*copy)(uint8_t *dst, const uint8_t *src, int64_t bytes,
                bool streaming) = nullptr;
+  /// copy of `rows` rows of `rowBytes` bytes each, row r from src + r *
+  /// srcStride to dst + r * dstStride (a tile's rows to or from the
+  /// matrix: one call per tile instead of per tile row, which matters
+  /// when the rows are a line or two, as in s4 T(8,128)).
+  void (*copyRows)(uint8_t *dst, int64_t dstStride, const uint8_t *src,
+                   int64_t srcStride, int64_t rowBytes, int64_t rows,
+                   bool streaming) = nullptr;
   /// Zeroes `bytes` bytes, non-temporally when `streaming`.
   void (*zero)(uint8_t *dst, int64_t bytes, bool streaming) = nullptr;
   /// Interleaves k rows of `count` elements of `s` bytes into out

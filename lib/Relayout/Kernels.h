@@ -46,6 +46,10 @@ void parallelFor(int threads, int64_t count, int64_t grain,
 /// head and tail with ordinary ones (see kLineBytes in Isa.h); the caller
 /// issues storeFence() before the data is read.
 void copyBytes(uint8_t *dst, const uint8_t *src, int64_t bytes, bool streaming);
+/// copyBytes of `rows` rows (KernelSet::copyRows).
+void copyRowsBytes(uint8_t *dst, int64_t dstStride, const uint8_t *src,
+                   int64_t srcStride, int64_t rowBytes, int64_t rows,
+                   bool streaming);
 /// Zeroes `bytes` bytes, with streaming stores when asked.
 void zeroBytes(uint8_t *dst, int64_t bytes, bool streaming);
 /// Orders streaming stores before later loads and stores (sfence).
@@ -148,6 +152,10 @@ struct TilePlan {
   int64_t elementBytes = 0;
   int64_t lead = 1, rows = 1, cols = 1;
   int64_t a = 1, b = 1, k = 1;
+  /// 1, 2 or 4 for packed sub-byte elements (E(n), k = 1) whose matrix
+  /// rows and tile rows are whole bytes: they move as bytes, and cols, b
+  /// and elementBytes (1) count bytes. 0 otherwise.
+  int64_t subByteBits = 0;
   /// Destination bytes past the tiles (L(n) padding), zeroed at the end.
   int64_t tailStart = 0, dstBytes = 0;
   /// The vector kernels of the plan's instruction set level.

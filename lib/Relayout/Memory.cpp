@@ -89,6 +89,13 @@ void copyBytes(uint8_t *dst, const uint8_t *src, int64_t bytes,
   std::memcpy(dst, src, bytes);
 }
 
+void copyRowsBytes(uint8_t *dst, int64_t dstStride, const uint8_t *src,
+                   int64_t srcStride, int64_t rowBytes, int64_t rows,
+                   bool streaming) {
+  for (int64_t r = 0; r < rows; ++r)
+    copyBytes(dst + r * dstStride, src + r * srcStride, rowBytes, streaming);
+}
+
 void zeroBytes(uint8_t *dst, int64_t bytes, bool streaming) {
 #if defined(__SSE2__)
   int64_t head = streamingHead(dst);

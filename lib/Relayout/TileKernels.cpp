@@ -23,16 +23,23 @@ namespace tessel::relayout {
 
 namespace {
 
-bool isPlainRowMajor(const TiledLayout &layout) {
+/// Whole bytes, or (with `subByte`) 1, 2 or 4 bits an element.
+bool bitsAllowed(const TiledLayout &layout, bool subByte) {
+  int64_t bits = layout.elementBits();
+  return bits % 8 == 0 || (subByte && bits < 8 && 8 % bits == 0);
+}
+
+bool isPlainRowMajor(const TiledLayout &layout, bool subByte) {
   const Layout &l = layout.layout();
   return l.minorToMajor == Layout::rowMajor(layout.rank()).minorToMajor &&
-         l.tiles.empty() && layout.elementBits() % 8 == 0;
+         l.tiles.empty() && bitsAllowed(layout, subByte);
 }
 
 /// a, b, k of a row-major layout tiled by T(a,b) or T(a,b)(k,1).
-std::optional<std::array<int64_t, 3>> tpuTile(const TiledLayout &layout) {
+std::optional<std::array<int64_t, 3>> tpuTile(const TiledLayout &layout,
+                                              bool subByte = false) {
   const Layout &l = layout.layout();
-  if (layout.rank() < 1 || layout.elementBits() % 8 != 0 ||
+  if (layout.rank() < 1 || !bitsAllowed(layout, subByte) ||
       l.minorToMajor != Layout::rowMajor(layout.rank()).minorToMajor ||
       l.tiles.empty() || l.tiles.size() > 2 || l.tiles[0].dims.size() != 2)
     return std::nullopt;
@@ -57,21 +64,23 @@ std::optional<TilePlan> planTile(const TiledLayout &from,
     return std::nullopt;
   TilePlan plan;
   const TiledLayout *tiled;
-  if (isPlainRowMajor(from) && from.layout().tailPaddingAlignment == 1) {
+  if (isPlainRowMajor(from, true) && from.layout().tailPaddingAlignment == 1) {
     plan.toTiled = true;
     tiled = &to;
-  } else if (isPlainRowMajor(to) && to.layout().tailPaddingAlignment == 1) {
+  } else if (isPlainRowMajor(to, true) &&
+             to.layout().tailPaddingAlignment == 1) {
     plan.toTiled = false;
     tiled = &from;
   } else {
     return std::nullopt;
   }
-  std::optional<std::array<int64_t, 3>> tile = tpuTile(*tiled);
+  std::optional<std::array<int64_t, 3>> tile = tpuTile(*tiled, true);
   if (!tile)
     return std::nullopt;
   const std::vector<int64_t> &dims = from.logicalDims();
   int64_t rank = from.rank();
-  plan.elementBytes = from.elementBits() / 8;
+  int64_t bits = from.elementBits();
+  plan.elementBytes = bits / 8;
   plan.rows = rank >= 2 ? dims[rank - 2] : 1;
   plan.cols = dims[rank - 1];
   plan.lead = 1;
@@ -80,7 +89,19 @@ std::optional<TilePlan> planTile(const TiledLayout &from,
   plan.a = (*tile)[0];
   plan.b = (*tile)[1];
   plan.k = (*tile)[2];
-  plan.tailStart = to.tiledElements() * plan.elementBytes;
+  if (bits < 8) {
+    // Packed elements (s4 E(4)): when every matrix row and every tile row
+    // is whole bytes, the bits move as bytes: a rows x cols matrix of
+    // n-bit elements is a rows x (cols * n / 8) matrix of bytes, tiled by
+    // T(a, b * n / 8), padding included.
+    if (plan.k != 1 || plan.cols * bits % 8 || plan.b * bits % 8)
+      return std::nullopt;
+    plan.subByteBits = bits;
+    plan.elementBytes = 1;
+    plan.cols = plan.cols * bits / 8;
+    plan.b = plan.b * bits / 8;
+  }
+  plan.tailStart = to.tiledElements() * bits / 8;
   plan.dstBytes = to.physicalBytes();
   return plan;
 }
@@ -228,6 +249,11 @@ void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
     for (int64_t cb = 0; cb < colBlocks; ++cb) {
       int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
       uint8_t *tile = out + cb * a * b * s;
+      if (k == 1 && cw == b && rowsHere == a) {
+        p.kernels->copyRows(tile, b * s, in + c0 * s, p.cols * s, b * s, a,
+                            streaming);
+        continue;
+      }
       for (int64_t g = 0; g < a / k; ++g) {
         uint8_t *group = tile + g * k * b * s;
         if (k == 1) {
@@ -265,6 +291,11 @@ void untileTile(const TilePlan &p, const uint8_t *tile, uint8_t *out,
                 int64_t rowStride, int64_t cw, int64_t rowsHere, bool streaming,
                 uint8_t **rows) {
   int64_t s = p.elementBytes, b = p.b, k = p.k;
+  if (k == 1) {
+    p.kernels->copyRows(out, rowStride, tile, b * s, cw * s, rowsHere,
+                        streaming);
+    return;
+  }
   for (int64_t g = 0; g * k < rowsHere; ++g) {
     const uint8_t *group = tile + g * k * b * s;
     if (k == 1) {
@@ -433,15 +464,20 @@ std::string describeRetile(const RetilePlan &plan) {
 }
 
 std::string describeTile(const TilePlan &plan) {
+  int64_t b = plan.subByteBits ? plan.b * 8 / plan.subByteBits : plan.b;
   std::string tile =
-      "(" + std::to_string(plan.a) + "," + std::to_string(plan.b) + ")";
+      "(" + std::to_string(plan.a) + "," + std::to_string(b) + ")";
   if (plan.k > 1)
     tile += "(" + std::to_string(plan.k) + ",1)";
   return std::string(plan.toTiled ? "tile rows into " : "untile rows from ") +
          tile + " tiles" +
          (plan.k > 1 ? ", " + std::to_string(plan.k) + " rows interleaved"
                      : "") +
-         ", " + std::to_string(plan.elementBytes) + "-byte elements";
+         ", " +
+         (plan.subByteBits
+              ? std::to_string(plan.subByteBits) +
+                    "-bit elements moved as bytes"
+              : std::to_string(plan.elementBytes) + "-byte elements");
 }
 
 } // namespace tessel::relayout

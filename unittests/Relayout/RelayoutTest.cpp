@@ -245,6 +245,42 @@ TEST(Relayout, TileFastPathsAgreeWithTheReference) {
   }
 }
 
+// Packed sub-byte elements whose matrix rows and tile rows are whole bytes
+// tile and untile as bytes (T(8,128) of s4 is T(8,64) of bytes); odd
+// rows of s4 (a row starts inside a byte) stay with the bit walk.
+TEST(Relayout, SubByteTilesMoveAsBytes) {
+  std::mt19937 rng(13);
+  const char *cases[][3] = {
+      {"s4[16,256]", "{1,0:E(4)}", "{1,0:T(8,128)E(4)}"},
+      {"s4[37,262]", "{1,0:E(4)}", "{1,0:T(8,128)E(4)}"},
+      {"u4[3,5,300]", "{2,1,0:E(4)}", "{2,1,0:T(8,128)E(4)}"},
+      {"s4[9,140]", "{1,0:E(4)}", "{1,0:T(4,128)L(1024)E(4)}"},
+      {"u2[11,68]", "{1,0:E(2)}", "{1,0:T(8,64)E(2)}"},
+      {"pred[9,136]", "{1,0:E(1)}", "{1,0:T(8,128)E(1)}"},
+  };
+  for (auto &[shape, rowMajor, tiled] : cases)
+    checkFastPath(std::string(shape) + rowMajor, std::string(shape) + tiled,
+                  "tile rows", rng);
+  std::string described = RelayoutPlan::create(parse("s4[16,256]{1,0:E(4)}"),
+                                               parse("s4[16,256]{1,0:T(8,"
+                                                     "128)E(4)}"))
+                              ->describe();
+  EXPECT_NE(
+      described.find("tile rows into (8,128) tiles, 4-bit elements moved as "
+                     "bytes"),
+      std::string::npos)
+      << described;
+  for (const char *odd :
+       {"s4[6,7]{1,0:T(8,128)E(4)}", "s4[6,8]{1,0:T(8,3)E(4)}"}) {
+    Shape to = parse(odd);
+    Shape from(to.elementType, to.dims, parse("s4[1,1]{1,0:E(4)}").layout);
+    std::string text = RelayoutPlan::create(from, to)->describe();
+    EXPECT_EQ(text.find("tile rows"), std::string::npos) << text;
+    Bytes src = randomBytes(rng, compile(from).physicalBytes());
+    EXPECT_EQ(run(from, to, src), reference(from, to, src)) << odd;
+  }
+}
+
 TEST(Relayout, RetileFastPathAgreesWithTheReference) {
   std::mt19937 rng(8);
   const char *cases[][2] = {
@@ -382,8 +418,11 @@ TEST(Relayout, SubByteRelayoutsAgreeWithTheReferenceOnEveryPath) {
   std::mt19937 rng(9);
   const char *cases[][3] = {
       // Runs of 128 nibbles, byte-aligned on both sides: memcpy, any split.
-      {"s4[40,300]{1,0:E(4)}", "s4[40,300]{1,0:T(8,128)E(4)}",
+      {"s4[40,4,300]{2,1,0:E(4)}", "s4[40,4,300]{2,0,1:T(8,128)E(4)}",
        "runs of whole bytes copied, split among threads"},
+      // Row-major tiling whose rows are whole bytes: the tile kernel.
+      {"s4[40,300]{1,0:E(4)}", "s4[40,300]{1,0:T(8,128)E(4)}",
+       "4-bit elements moved as bytes"},
       // Transposes whose rows are whole bytes: through byte stages.
       {"s4[64,130]{1,0:E(4)}", "s4[64,130]{0,1:E(4)}",
        "sub-byte transpose of 130x64 slices"},
@@ -395,8 +434,10 @@ TEST(Relayout, SubByteRelayoutsAgreeWithTheReferenceOnEveryPath) {
       {"s4[63,130]{1,0:E(4)}", "s4[63,130]{0,1:E(4)}",
        "one thread (destination bytes shared across the walk)"},
       // Padding bytes of whole-byte runs are zeroed.
-      {"s4[20,130]{1,0:E(4)}", "s4[20,130]{1,0:T(8,128)E(4)}",
+      {"s4[20,4,130]{2,1,0:E(4)}", "s4[20,4,130]{2,0,1:T(8,128)E(4)}",
        "runs of whole bytes copied, split among threads"},
+      {"s4[20,130]{1,0:E(4)}", "s4[20,130]{1,0:T(8,128)E(4)}",
+       "4-bit elements moved as bytes"},
       // Unpacking to whole bytes never shares a destination byte.
       {"s4[33,70]{1,0:E(4)}", "s4[33,70]{0,1}", "split among threads"},
       // Odd rows of nibbles: rows share bytes.

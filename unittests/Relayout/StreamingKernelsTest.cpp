@@ -257,6 +257,43 @@ TEST(StreamingKernels, TransposeBandsOfAnyWidthAndRowLength) {
   }
 }
 
+// copyRows (a tile's rows to or from the matrix) writes each row exactly
+// and nothing between the rows or around them, at every destination offset
+// and for rows shorter than a line, a line and longer.
+TEST(StreamingKernels, CopyRowsWritesEachRowAndNothingElse) {
+  std::mt19937 rng(13);
+  for (IsaLevel level : supportedLevels()) {
+    const KernelSet &k = kernelSet(level);
+    ASSERT_NE(k.copyRows, nullptr);
+    for (int64_t offset : {0, 1, 16, 48})
+      for (int64_t rowBytes : {0, 1, 63, 64, 65, 128, 200, 512})
+        for (int64_t gap : {0, 3, 64})
+          for (bool streaming : {true, false}) {
+            SCOPED_TRACE(where(level, offset, rowBytes, streaming) + ", rows " +
+                         std::to_string(gap) + " bytes apart");
+            int64_t rows = 5, dstStride = rowBytes + gap,
+                    srcStride = rowBytes + 7;
+            Bytes src = randomBytes(rng, rows * srcStride);
+            Destination out(rows * dstStride, offset);
+            k.copyRows(out.base, dstStride, src.data(), srcStride, rowBytes,
+                       rows, streaming);
+            for (int64_t r = 0; r < rows; ++r) {
+              ASSERT_EQ(out.slice(r * dstStride, r * dstStride + rowBytes),
+                        Bytes(src.begin() + r * srcStride,
+                              src.begin() + r * srcStride + rowBytes))
+                  << "row " << r;
+              ASSERT_EQ(
+                  out.slice(r * dstStride + rowBytes, (r + 1) * dstStride),
+                  Bytes(gap, kGuard))
+                  << "after row " << r;
+            }
+            ASSERT_EQ(out.slice(-kMargin, 0), Bytes(kMargin, kGuard));
+            ASSERT_EQ(out.slice(rows * dstStride, rows * dstStride + kMargin),
+                      Bytes(kMargin, kGuard));
+          }
+  }
+}
+
 // The listed-rows band (the tiled transpose's): source rows at unrelated
 // places in a buffer, destination lines shuffled, each on or off a line
 // boundary; the leading columns a kernel reports are exactly the
