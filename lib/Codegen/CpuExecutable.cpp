@@ -11,6 +11,7 @@
 // (RelayoutKernel.h).
 //
 //===----------------------------------------------------------------------===//
+#include "HalfConversionLoops.h"
 #include "ModulePlan.h"
 #include "NvptxBackend.h"
 #include "Pipeline.h"
@@ -148,7 +149,8 @@ Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine() {
 
 /// LLVM IR for the host: its triple and data layout, and the CPU's name
 /// and features on every function, so that the vectorizer and the code
-/// generator use every instruction the CPU has (AVX2, AVX-512).
+/// generator use every instruction the CPU has (AVX2, AVX-512); loops that
+/// convert through f16 asked for the registers' full width.
 std::unique_ptr<llvm::Module> translateForHost(mlir::Operation *module,
                                                llvm::LLVMContext &context,
                                                llvm::TargetMachine &machine) {
@@ -164,6 +166,7 @@ std::unique_ptr<llvm::Module> translateForHost(mlir::Operation *module,
     function.addFnAttr("target-cpu", machine.getTargetCPU());
     function.addFnAttr("target-features", machine.getTargetFeatureString());
   }
+  hintHalfConversionLoops(*llvmModule, halfConversionVectorBits(machine));
   return llvmModule;
 }
 

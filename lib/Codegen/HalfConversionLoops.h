@@ -1,0 +1,44 @@
+//===- HalfConversionLoops.h - Vector width hints for f16 loops -*- C++ -*-===//
+//
+// Private to lib/Codegen. LLVM 19's cost model prices a conversion between
+// f32 and f16 (fptrunc/fpext to and from `half`) as if it were split into
+// pieces of four, so a thread loop that converts through f16 is vectorized
+// 4 wide even where the CPU converts 8 (F16C, a ymm) or 16 (AVX-512, a zmm)
+// at once: one `vcvtps2ph xmm` per 4 elements. The hint below gives such
+// loops the vector width of the host's registers instead:
+//
+//   loop over i: x = load bf16; ... fptrunc float -> half; fpext ...
+//     AVX-512 (512-bit registers, F16C): !llvm.loop {vectorize.width 16}
+//     AVX2 + F16C:                       !llvm.loop {vectorize.width 8}
+//     no F16C:                           no hint (the conversions are calls)
+//
+// The hint changes how many elements one iteration handles, never what an
+// element becomes: the same instructions convert each lane.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_CODEGEN_HALFCONVERSIONLOOPS_H
+#define TESSEL_LIB_CODEGEN_HALFCONVERSIONLOOPS_H
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace tessel {
+
+/// The bits of the vector registers the host's vectorizer uses when the
+/// host converts between f32 and f16 in vector registers (F16C), 0 when it
+/// cannot (the conversions are library calls: no hint pays).
+unsigned halfConversionVectorBits(llvm::TargetMachine &machine);
+
+/// Marks every innermost loop of `module` that converts to or from `half`
+/// with `llvm.loop.vectorize.width` = vectorBits / the widest floating-point
+/// type in the loop (at least 32 bits): 16 lanes of f32 in 512 bits. Returns
+/// how many loops it marked; marks none when vectorBits is 0.
+/// @pre   the module is not yet optimized (the loop vectorizer reads the hint)
+/// @post  loops that already carry a loop ID are left alone
+int hintHalfConversionLoops(llvm::Module &module, unsigned vectorBits);
+
+} // namespace tessel
+
+#endif // TESSEL_LIB_CODEGEN_HALFCONVERSIONLOOPS_H
