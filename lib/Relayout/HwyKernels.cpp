@@ -94,6 +94,28 @@ void copyRowsVec(uint8_t *dst, int64_t dstStride, const uint8_t *src,
     copyVec(dst + r * dstStride, src + r * srcStride, rowBytes, streaming);
 }
 
+void pairNibblesVec(const uint8_t *a, const uint8_t *b, uint8_t *low,
+                    uint8_t *high, int64_t bytes) {
+  const D8 d;
+  const hn::RebindToUnsigned<D8> du;
+  auto lowMask = hn::Set(d, 0x0F), highMask = hn::Set(d, 0xF0);
+  int64_t k = 0;
+  for (; k + kVector <= bytes; k += kVector) {
+    auto x = hn::LoadU(d, a + k), y = hn::LoadU(d, b + k);
+    // Byte shifts by 4 as 16-bit shifts, masked.
+    const hn::Repartition<uint16_t, D8> d16;
+    auto yUp = hn::BitCast(du, hn::ShiftLeft<4>(hn::BitCast(d16, y)));
+    auto xDown = hn::BitCast(du, hn::ShiftRight<4>(hn::BitCast(d16, x)));
+    hn::StoreU(hn::Or(hn::And(x, lowMask), hn::And(yUp, highMask)), d, low + k);
+    hn::StoreU(hn::Or(hn::And(xDown, lowMask), hn::And(y, highMask)), d,
+               high + k);
+  }
+  for (; k < bytes; ++k) {
+    low[k] = static_cast<uint8_t>((a[k] & 0x0F) | (b[k] << 4));
+    high[k] = static_cast<uint8_t>((a[k] >> 4) | (b[k] & 0xF0));
+  }
+}
+
 void zeroVec(uint8_t *dst, int64_t bytes, bool streaming) {
   if (bytes <= 0)
     return;
@@ -450,6 +472,7 @@ KernelSet makeKernels(IsaLevel level) {
   k.vectorBytes = kVector;
   k.copy = copyVec;
   k.copyRows = copyRowsVec;
+  k.pairNibbles = pairNibblesVec;
   k.zero = zeroVec;
   k.interleave = interleaveVec;
   k.deinterleave = deinterleaveVec;

@@ -29,6 +29,7 @@ static const KernelSet &sse2Set() {
     k.level = IsaLevel::Sse2;
     k.copy = copyBytes;
     k.copyRows = copyRowsBytes;
+    k.pairNibbles = pairNibblesScalar;
     k.zero = zeroBytes;
     k.interleave = sse2Interleave;
     k.deinterleave = sse2Deinterleave;

@@ -141,6 +141,11 @@ struct KernelSet {
   void (*copyRows)(uint8_t *dst, int64_t dstStride, const uint8_t *src,
                    int64_t srcStride, int64_t rowBytes, int64_t rows,
                    bool streaming) = nullptr;
+  /// The bytes of two rows of packed nibbles, a and b, combined in pairs:
+  /// low[k] = (a[k] & 15) | b[k] << 4, high[k] = a[k] >> 4 | (b[k] & 0xF0)
+  /// for k < bytes (the first step of a 4-bit transpose).
+  void (*pairNibbles)(const uint8_t *a, const uint8_t *b, uint8_t *low,
+                      uint8_t *high, int64_t bytes) = nullptr;
   /// Zeroes `bytes` bytes, non-temporally when `streaming`.
   void (*zero)(uint8_t *dst, int64_t bytes, bool streaming) = nullptr;
   /// Interleaves k rows of `count` elements of `s` bytes into out
@@ -215,6 +220,8 @@ int64_t sse2Interleave(uint8_t *out, const uint8_t *const *rows, int64_t count,
                        int64_t s, int64_t k, bool streaming);
 int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t count,
                          int64_t s, int64_t k, bool streaming);
+void pairNibblesScalar(const uint8_t *a, const uint8_t *b, uint8_t *low,
+                       uint8_t *high, int64_t bytes);
 int64_t sse2TransposeRows1(const uint8_t *const *in, uint8_t *const *out,
                            int64_t columns, bool streaming);
 int64_t sse2TransposeRows2(const uint8_t *const *in, uint8_t *const *out,

@@ -236,7 +236,7 @@ struct SubBytePermutePlan {
 std::optional<SubBytePermutePlan> planSubBytePermute(const TiledLayout &from,
                                                      const TiledLayout &to);
 void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
-                       uint8_t *dst, int threads);
+                       uint8_t *dst, int threads, bool streaming);
 std::string describeSubBytePermute(const SubBytePermutePlan &plan);
 void runPermute(const PermutePlan &plan, const uint8_t *src, uint8_t *dst,
                 int threads, bool streaming);

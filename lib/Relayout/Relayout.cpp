@@ -200,7 +200,9 @@ std::string RelayoutPlan::describeKernel() const {
     return describeTiledTranspose(impl->tiledTranspose) + ", " +
            impl->storesText();
   case Kind::SubBytePermute:
-    return describeSubBytePermute(impl->subBytePermute) + ", ordinary stores";
+    return describeSubBytePermute(impl->subBytePermute) + ", " +
+           (impl->subBytePermute.bits == 4 ? impl->storesText()
+                                           : "ordinary stores");
   case Kind::Generic: {
     const GenericPlan &plan = impl->generic;
     const GenericPlan::Group &inner = plan.groups.back();
@@ -262,7 +264,8 @@ Status RelayoutPlan::execute(const void *src, int64_t srcBytes, void *dst,
                       impl->streaming());
     break;
   case Kind::SubBytePermute:
-    runSubBytePermute(impl->subBytePermute, in, out, impl->threads());
+    runSubBytePermute(impl->subBytePermute, in, out, impl->threads(),
+                      impl->streaming());
     break;
   case Kind::Generic:
     runGeneric(impl->generic, in, out, impl->threads(), impl->streaming());

@@ -294,6 +294,29 @@ TEST(StreamingKernels, CopyRowsWritesEachRowAndNothingElse) {
   }
 }
 
+// pairNibbles (the first step of a 4-bit transpose) at every level and
+// length, against the formula, writing nothing past `bytes`.
+TEST(StreamingKernels, PairNibblesCombinesTwoRows) {
+  std::mt19937 rng(15);
+  for (IsaLevel level : supportedLevels()) {
+    const KernelSet &k = kernelSet(level);
+    ASSERT_NE(k.pairNibbles, nullptr);
+    for (int64_t bytes : lengths()) {
+      SCOPED_TRACE(std::string(isaName(level)) + ", " + std::to_string(bytes) +
+                   " bytes");
+      Bytes a = randomBytes(rng, bytes), b = randomBytes(rng, bytes);
+      Destination low(bytes, 0), high(bytes, 3);
+      k.pairNibbles(a.data(), b.data(), low.base, high.base, bytes);
+      for (int64_t i = 0; i < bytes; ++i) {
+        ASSERT_EQ(low.base[i], uint8_t((a[i] & 15) | (b[i] << 4))) << i;
+        ASSERT_EQ(high.base[i], uint8_t((a[i] >> 4) | (b[i] & 0xF0))) << i;
+      }
+      ASSERT_EQ(low.slice(bytes, bytes + kMargin), Bytes(kMargin, kGuard));
+      ASSERT_EQ(high.slice(bytes, bytes + kMargin), Bytes(kMargin, kGuard));
+    }
+  }
+}
+
 // The listed-rows band (the tiled transpose's): source rows at unrelated
 // places in a buffer, destination lines shuffled, each on or off a line
 // boundary; the leading columns a kernel reports are exactly the
