@@ -171,6 +171,25 @@ int64_t RelayoutPlan::destinationBytes() const {
 
 std::string RelayoutPlan::isa() const { return isaName(impl->kernels->level); }
 
+Expected<RowInterleaver> RowInterleaver::create(const std::string &isa) {
+  Expected<IsaLevel> level = chooseLevel(isa);
+  if (!level)
+    return level.error();
+  return RowInterleaver(&kernelSet(*level));
+}
+
+void RowInterleaver::interleave(uint8_t *out, const uint8_t *const *rows,
+                                int64_t count, int64_t elementBytes,
+                                int64_t k) const {
+  int64_t j = kernels->interleave(out, rows, count, elementBytes, k, false);
+  for (; j < count; ++j)
+    for (int64_t q = 0; q < k; ++q)
+      std::memcpy(out + (j * k + q) * elementBytes, rows[q] + j * elementBytes,
+                  elementBytes);
+}
+
+std::string RowInterleaver::isa() const { return isaName(kernels->level); }
+
 int64_t relayoutDefaultStreamingThreshold() {
   return defaultStreamingThreshold();
 }

@@ -1,10 +1,12 @@
 //===- LocalMemoryTest.cpp - Moving tensors in and out of local memory ----===//
 #include "tessel/Npu/LocalMemory.h"
+#include "tessel/Relayout/Relayout.h"
 
 #include "RandomTensors.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 using namespace tessel;
@@ -160,6 +162,126 @@ TEST(LocalMemory, RefusesHugeMemories) {
             "simulating 1048576 MiB of local memory is more than the 1024 MiB "
             "tessel allows");
   EXPECT_TRUE(LocalMemory::create(*NpuConfig::preset("bm1684")));
+}
+
+/// Every byte of `mem` against the tensor's byte map: elements hold the
+/// source's bytes, dummies are zero, everything else still `fill`.
+void expectStoredBytes(const LocalMemory &mem, const LocalTensor &t,
+                       const std::vector<uint8_t> &src, const Dims4 &in,
+                       uint8_t fill) {
+  const NpuConfig &config = t.config();
+  int64_t eb = t.elementBytes();
+  for (int64_t npu = 0; npu < config.npus(); ++npu)
+    for (int64_t off = 0; off < config.bytesPerNpu(); ++off) {
+      ByteInfo info = t.classify({npu, off});
+      uint8_t want = fill;
+      if (info.kind == ByteKind::Element) {
+        const Dims4 &i = info.index;
+        want = src[eb * (i[0] * in[0] + i[1] * in[1] + i[2] * in[2] +
+                         i[3] * in[3]) +
+                   info.byte];
+      } else if (info.kind == ByteKind::Dummy) {
+        want = 0;
+      }
+      ASSERT_EQ(mem.at({npu, off}), want)
+          << "npu " << npu << " byte " << off << " " << byteKindName(info.kind);
+    }
+}
+
+// The packed stores (4N int8, 2N int16 with w contiguous) go through the
+// relayout library's interleave kernels of the best level the CPU has:
+// every level, against the byte map, with whole h x w planes (one call per
+// channel), rows with gaps on either side (one call per row), widths below
+// and above a vector, and a partial last group (dummies).
+TEST(LocalMemory, PackedStoresAgreeWithTheByteMapAtEveryLevel) {
+  NpuConfig config = *NpuConfig::get(3, 16384, 1, 128, true);
+  struct Case {
+    Dims4 shape;
+    PrimitiveType type;
+    StorageMode mode;
+    NpuLayout layout;
+    int64_t sourceRowGap; ///< elements between source rows of w
+  };
+  const Case cases[] = {
+      {{8, 3, 5, 70},
+       PrimitiveType::S8,
+       StorageMode::N4,
+       NpuLayout::Aligned,
+       0},
+      {{6, 5, 4, 5}, PrimitiveType::U8, StorageMode::N4, NpuLayout::Compact, 0},
+      {{4, 2, 3, 130},
+       PrimitiveType::S8,
+       StorageMode::N4,
+       NpuLayout::Aligned,
+       3},
+      {{9, 4, 2, 67},
+       PrimitiveType::S8,
+       StorageMode::N4,
+       NpuLayout::Strided,
+       0},
+      {{4, 3, 6, 40},
+       PrimitiveType::S16,
+       StorageMode::N2,
+       NpuLayout::Aligned,
+       0},
+      {{5, 2, 3, 33},
+       PrimitiveType::S16,
+       StorageMode::N2,
+       NpuLayout::Compact,
+       1},
+  };
+  std::mt19937_64 rng(5);
+  const char *before = std::getenv("TESSEL_ISA");
+  std::string saved = before ? before : "";
+  for (const std::string &isa : relayoutIsaLevels()) {
+    ::setenv("TESSEL_ISA", isa.c_str(), 1);
+    for (const Case &c : cases) {
+      TensorDesc d;
+      d.shape = c.shape;
+      d.type = c.type;
+      d.mode = c.mode;
+      d.layout = c.layout;
+      if (c.layout == NpuLayout::Strided) {
+        // Local rows of w padded to w + 5 words: one call per row.
+        int64_t w = c.shape[3] + 5;
+        d.strides = {c.shape[1] * c.shape[2] * w, c.shape[2] * w, w, 1};
+      }
+      LocalTensor t = make(d, config);
+      SCOPED_TRACE(isa + ", case " + std::to_string(&c - cases));
+      Dims4 in = continuousStrides(c.shape);
+      if (c.sourceRowGap) {
+        int64_t w = c.shape[3] + c.sourceRowGap;
+        in = {c.shape[1] * c.shape[2] * w, c.shape[2] * w, w, 1};
+      }
+      int64_t eb = t.elementBytes();
+      int64_t bytes = *systemBufferBytes(c.shape, in, eb);
+      std::vector<uint8_t> src(bytes);
+      for (uint8_t &b : src)
+        b = static_cast<uint8_t>(uniform(rng, 0, 255));
+      LocalMemory mem = *LocalMemory::create(config);
+      mem.fill(0xa5);
+      Expected<int64_t> written = mem.store(t, src.data(), bytes, in);
+      ASSERT_TRUE(written) << written.error().message;
+      expectStoredBytes(mem, t, src, in, 0xa5);
+    }
+  }
+  // A level that is not one fails the store.
+  ::setenv("TESSEL_ISA", "sse3", 1);
+  LocalMemory mem = *LocalMemory::create(config);
+  TensorDesc d;
+  d.shape = {4, 1, 1, 8};
+  d.type = PrimitiveType::S8;
+  d.mode = StorageMode::N4;
+  std::vector<uint8_t> x = iota(32);
+  Expected<int64_t> bad =
+      mem.store(make(d, config), x.data(), 32, continuousStrides(d.shape));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "TESSEL_ISA: unknown instruction set 'sse3', "
+                                 "expected sse2, avx2 or avx512");
+  if (before)
+    ::setenv("TESSEL_ISA", saved.c_str(), 1);
+  else
+    ::unsetenv("TESSEL_ISA");
 }
 
 /// Random system strides over `shape`: a random dim order with gaps.

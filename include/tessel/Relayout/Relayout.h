@@ -117,6 +117,39 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+namespace relayout {
+struct KernelSet;
+} // namespace relayout
+
+/// Interleaves k rows element by element with the vector kernels of one
+/// instruction set level: element j of row q goes to out + (j * k + q) *
+/// elementBytes. The (k,1) tiles of the tile kernels are this, and so are
+/// the packed N modes of the NPU simulator (4N: four int8 batch rows into
+/// one word per element, 2N: two int16 rows).
+///
+///   rows {1,2,3} {4,5,6} {7,8,9} {10,11,12}, k = 4, 1-byte elements
+///   -> 1 4 7 10 2 5 8 11 3 6 9 12
+///
+/// Vector kernels cover (1-byte, k = 4) and (2-byte, k = 2); other pairs
+/// run a scalar loop.
+class RowInterleaver {
+public:
+  /// The best level this CPU has, capped by `isa` and then by TESSEL_ISA
+  /// (as RelayoutOptions::isa). Fails on a name that is not a level.
+  static Expected<RowInterleaver> create(const std::string &isa = "");
+  /// @pre rows[0..k) hold `count` elements each; out holds count * k
+  ///      elements and overlaps none of them.
+  void interleave(uint8_t *out, const uint8_t *const *rows, int64_t count,
+                  int64_t elementBytes, int64_t k) const;
+  /// The level it runs at ("avx512").
+  std::string isa() const;
+
+private:
+  explicit RowInterleaver(const relayout::KernelSet *kernels)
+      : kernels(kernels) {}
+  const relayout::KernelSet *kernels;
+};
+
 /// Row-major, no tiles, natural element size: the layout of a numpy array.
 /// Buffers of such a layout are read and written as arrays of the logical
 /// shape; any other buffer is a flat run of bytes.
