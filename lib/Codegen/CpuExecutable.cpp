@@ -32,6 +32,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -476,6 +477,7 @@ std::string cacheKey(const HloModule &module, const CompileOptions &options) {
          "\n#target=" + std::to_string(static_cast<int>(options.target)) +
          (options.excessPrecision ? "\n#excess-precision" : "") +
          (options.tables ? "\n#tables" : "") +
+         (options.tablesByCost ? "\n#tables-by-cost" : "") +
          (options.relayouts ? "\n#relayouts" : "");
 }
 
@@ -519,14 +521,42 @@ std::optional<RelayoutKernel> explainedMove(const ModulePlan &plan, size_t k,
   return findRelayoutKernel(plan, k);
 }
 
-/// Whether kernel `k` runs as a table lookup with `options` (as
-/// Executable::compile decides; a table is only not built when the
-/// kernel's launch differs from the CPU's, which findTableLookup checks).
-std::optional<TableLookup> explainedLookup(const ModulePlan &plan, size_t k,
-                                           const CompileOptions &options) {
+/// What --explain says of a lookup's estimated cost.
+std::string costText(const TableLookup &lookup) {
+  return llvm::formatv("computing takes an estimated {0:f1} vector "
+                       "instructions per element, a lookup about {1:f1}",
+                       lookup.computeCost, kLookupCostPerElement)
+      .str();
+}
+
+/// The host's vector registers (the same for every compile).
+const VectorUnit &hostVectorUnit() {
+  static const VectorUnit unit = [] {
+    auto machine = hostTargetMachine();
+    return machine ? vectorUnitOf(**machine) : VectorUnit();
+  }();
+  return unit;
+}
+
+/// Whether kernel `k` could run as a table lookup with `options`, whether
+/// it pays or not.
+std::optional<TableLookup> possibleLookup(const ModulePlan &plan, size_t k,
+                                          const CompileOptions &options) {
   if (!mayTakeShortcut(plan, k, options.tables, options))
     return {};
-  return findTableLookup(plan, k);
+  return findTableLookup(plan, k, hostVectorUnit());
+}
+
+/// Whether kernel `k` runs as a table lookup with `options` (as
+/// Executable::compile decides; a table is only not built when the
+/// kernel's launch differs from the CPU's, which findTableLookup checks):
+/// where it could and, with tablesByCost, where computing costs more.
+std::optional<TableLookup> explainedLookup(const ModulePlan &plan, size_t k,
+                                           const CompileOptions &options) {
+  std::optional<TableLookup> lookup = possibleLookup(plan, k, options);
+  if (lookup && options.tablesByCost && !lookup->pays())
+    return {};
+  return lookup;
 }
 
 } // namespace
@@ -792,8 +822,12 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                  : std::to_string(lookup->tableBytes() >> 10) + " KiB") +
             "), one per " + std::string(primitiveTypeName(lookup->inputType)) +
             " bit pattern of parameter " + std::to_string(lookup->parameter) +
-            ", computed by this kernel when it is compiled "
-            "(--no-tables: compute every element)\n";
+            ", computed by this kernel when it is compiled (" +
+            costText(*lookup) + "; --no-tables: compute every element)\n";
+      else if (std::optional<TableLookup> lookup =
+                   possibleLookup(*plan, k, options))
+        text += "  computes rather than a table lookup: " + costText(*lookup) +
+                "\n";
     }
     for (const RowGroup &group : plan->rowGroups) {
       std::string rows;

@@ -59,12 +59,11 @@ llvm::MDNode *widthLoopId(llvm::LLVMContext &context, unsigned width) {
 
 } // namespace
 
-unsigned halfConversionVectorBits(llvm::TargetMachine &machine) {
+VectorUnit vectorUnitOf(llvm::TargetMachine &machine) {
+  VectorUnit unit;
   const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
-  if (!subtarget || !subtarget->checkFeatures("+f16c"))
-    return 0;
-  // The width the vectorizer itself would use for f32 (256 bits where the
-  // CPU prefers ymm registers although it has zmm ones).
+  unit.halfConversions = subtarget && subtarget->checkFeatures("+f16c");
+  // The width the vectorizer itself uses, asked of a function for the host.
   llvm::LLVMContext context;
   llvm::Module probe("probe", context);
   auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), false);
@@ -73,9 +72,15 @@ unsigned halfConversionVectorBits(llvm::TargetMachine &machine) {
   function->addFnAttr("target-cpu", machine.getTargetCPU());
   function->addFnAttr("target-features", machine.getTargetFeatureString());
   llvm::TargetTransformInfo info = machine.getTargetTransformInfo(*function);
-  return static_cast<unsigned>(
+  unit.bits = static_cast<unsigned>(
       info.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
           .getFixedValue());
+  return unit;
+}
+
+unsigned halfConversionVectorBits(llvm::TargetMachine &machine) {
+  VectorUnit unit = vectorUnitOf(machine);
+  return unit.halfConversions ? unit.bits : 0;
 }
 
 int hintHalfConversionLoops(llvm::Module &module, unsigned vectorBits) {

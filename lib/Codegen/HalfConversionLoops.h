@@ -19,12 +19,19 @@
 #ifndef TESSEL_LIB_CODEGEN_HALFCONVERSIONLOOPS_H
 #define TESSEL_LIB_CODEGEN_HALFCONVERSIONLOOPS_H
 
+#include "TableLookup.h"
+
 namespace llvm {
 class Module;
 class TargetMachine;
 } // namespace llvm
 
 namespace tessel {
+
+/// The vector registers of `machine`'s CPU as its loop vectorizer uses them
+/// (256 bits where the CPU prefers ymm registers although it has zmm ones),
+/// and whether it converts f16 in them (F16C).
+VectorUnit vectorUnitOf(llvm::TargetMachine &machine);
 
 /// The bits of the vector registers the host's vectorizer uses when the
 /// host converts between f32 and f16 in vector registers (F16C), 0 when it

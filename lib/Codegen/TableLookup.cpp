@@ -10,6 +10,7 @@
 #include "tessel/Codegen/HeroAnalysis.h"
 #include "tessel/Layout/TiledLayout.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #if defined(__SSE2__)
@@ -37,8 +38,9 @@ enum class Dependence {
 /// constant or a broadcast of an invariant scalar, and the only parameter
 /// reached is one; sets `parameter` to its number. Iterative: a chain of
 /// thousands of ops does not grow the stack.
-bool isElementwiseOfOneParameter(const HloInstruction &root,
-                                 int64_t &parameter) {
+bool isElementwiseOfOneParameter(
+    const HloInstruction &root, int64_t &parameter,
+    std::vector<const HloInstruction *> &computed) {
   std::unordered_map<const HloInstruction *, Dependence> known;
   std::vector<std::pair<const HloInstruction *, bool>> stack = {{&root, false}};
   parameter = -1;
@@ -89,8 +91,71 @@ bool isElementwiseOfOneParameter(const HloInstruction &root,
     if (broadcast && dependence == Dependence::Element)
       return false;
     known[instruction] = dependence;
+    if (dependence == Dependence::Element)
+      computed.push_back(instruction);
   }
   return parameter >= 0 && known[&root] == Dependence::Element;
+}
+
+/// Vector instructions per vector of results of one instruction, without
+/// the rounding of narrow floats.
+double instructionCost(HloOpcode opcode) {
+  switch (opcode) {
+  case HloOpcode::Exp:
+  case HloOpcode::ExponentialMinusOne:
+  case HloOpcode::Log:
+  case HloOpcode::LogPlusOne:
+  case HloOpcode::Logistic:
+  case HloOpcode::Tanh:
+  case HloOpcode::Sine:
+  case HloOpcode::Cosine:
+  case HloOpcode::Tan:
+  case HloOpcode::Atan2:
+  case HloOpcode::Erf:
+  case HloOpcode::Cbrt:
+  case HloOpcode::Power:
+    return 25; // a polynomial and its range reduction
+  case HloOpcode::Divide:
+  case HloOpcode::Remainder:
+  case HloOpcode::Sqrt:
+  case HloOpcode::Rsqrt:
+    return 5;
+  default:
+    return 1;
+  }
+}
+
+/// The estimate of TableLookup::computeCost: the instructions between the
+/// parameter and the ROOT, each over as many lanes as the registers hold
+/// of the type it computes in (bf16 and f16 compute in f32, then round:
+/// bf16 in 6 integer instructions, f16 by converting there and back).
+double estimateComputeCost(const std::vector<const HloInstruction *> &computed,
+                           const VectorUnit &unit) {
+  // Without F16C an f16 conversion is a call per element.
+  constexpr double kHalfCallCost = 10;
+  double perElement = 0;
+  for (const HloInstruction *instruction : computed) {
+    HloOpcode opcode = instruction->opcode();
+    PrimitiveType type = instruction->shape().elementType;
+    bool convert = opcode == HloOpcode::Convert;
+    PrimitiveType from =
+        convert ? instruction->operand(0)->shape().elementType : type;
+    // Conversions between f16 and f32: a convert is one, an op on f16
+    // extends its operands and truncates its result (about two).
+    int halfConversions =
+        convert ? (type == PrimitiveType::F16) + (from == PrimitiveType::F16)
+                : (type == PrimitiveType::F16 ? 2 : 0);
+    double cost = convert ? (halfConversions ? 0 : 1) : instructionCost(opcode);
+    if (type == PrimitiveType::BF16 && !(convert && from == type))
+      cost += 6;
+    if (unit.halfConversions)
+      cost += halfConversions;
+    else
+      perElement += halfConversions * kHalfCallCost;
+    int bits = std::max({32, 8 * byteWidth(type), 8 * byteWidth(from)});
+    perElement += cost / std::max(1u, unit.bits / bits);
+  }
+  return perElement;
 }
 
 /// Whether `shape` is stored densely in the order of its minor_to_major,
@@ -183,7 +248,8 @@ void lookUpInto(int outputBytes, const void *table, const In *in, void *out,
 
 } // namespace
 
-std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k) {
+std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k,
+                                           const VectorUnit &unit) {
   const PlannedKernel &kernel = plan.kernels[k];
   if (kernel.outputIndices.size() != 1 || kernel.outputs.size() != 1)
     return std::nullopt;
@@ -195,7 +261,9 @@ std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k) {
       EmitterKind::Loop)
     return std::nullopt;
   TableLookup lookup;
-  if (!isElementwiseOfOneParameter(*output.instruction, lookup.parameter) ||
+  std::vector<const HloInstruction *> computed;
+  if (!isElementwiseOfOneParameter(*output.instruction, lookup.parameter,
+                                   computed) ||
       lookup.parameter >= static_cast<int64_t>(kernel.inputs.size()))
     return std::nullopt;
   const Shape &in = plan.buffers[kernel.inputs[lookup.parameter]];
@@ -219,6 +287,7 @@ std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k) {
   if (lookup.tableBytes() > kMaxTableBytes ||
       lookup.elements < kMinElementsPerEntry * lookup.entries)
     return std::nullopt;
+  lookup.computeCost = estimateComputeCost(computed, unit);
   return lookup;
 }
 

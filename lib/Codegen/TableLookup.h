@@ -19,6 +19,15 @@
 // [b T, (b + 1) T) in the output's physical order, so blocks [0, k) compute
 // the first k T elements; input and output must share one dense layout.
 //
+// A table pays only where computing costs more than looking up: the
+// estimate counts the vector instructions a kernel needs per element on the
+// host (16 lanes of f32 in AVX-512's registers, 8 in AVX2's, 4 in SSE's;
+// f16 conversions one instruction with F16C, calls without):
+//
+//   GELU in bf16 (8 ops rounded to bf16, a tanh), AVX-512: 5.4 per element
+//     -> a table (a lookup costs about 1.5)
+//   bf16 -> f32 * 3 -> f16 -> f32 + 1 -> bf16, AVX-512: 0.7 -> computed
+//
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CODEGEN_TABLELOOKUP_H
 #define TESSEL_LIB_CODEGEN_TABLELOOKUP_H
@@ -29,6 +38,20 @@
 #include <optional>
 
 namespace tessel {
+
+/// The host's vector registers, for the cost estimate.
+struct VectorUnit {
+  /// Bits of the registers the loop vectorizer fills (128, 256, 512).
+  unsigned bits = 128;
+  /// Whether f32 <-> f16 conversions are vector instructions (F16C).
+  bool halfConversions = false;
+};
+
+/// What a lookup costs per element, in the units of
+/// TableLookup::computeCost: calibrated on Zen 4 (one lookup ~1.5x the
+/// time of a copy of the same bytes, one computed element of 0.7
+/// instructions ~0.9x, of 5.4 instructions ~5x; one thread).
+constexpr double kLookupCostPerElement = 1.5;
 
 /// A kernel of a plan that can run as a table lookup.
 struct TableLookup {
@@ -44,7 +67,12 @@ struct TableLookup {
   /// Elements of the arrays.
   int64_t elements = 0;
 
+  /// Estimated vector instructions per element to compute the kernel.
+  double computeCost = 0;
+
   int64_t tableBytes() const { return entries * outputBytes; }
+  /// Whether the lookup is estimated to cost less than computing.
+  bool pays() const { return computeCost > kLookupCostPerElement; }
 };
 
 /// Whether kernel `k` of `plan` runs as a table lookup on the CPU launch:
@@ -55,8 +83,10 @@ struct TableLookup {
 /// have the same dims and one dense layout (no tiles, no padding); the table
 /// takes at most 256 KiB; and the arrays have at least 4 times as many elements
 /// as the table has entries, so that building the table costs less than a
-/// quarter of one run.
-std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k);
+/// quarter of one run. Sets computeCost for `unit`; whether the table pays
+/// is the caller's decision.
+std::optional<TableLookup> findTableLookup(const ModulePlan &plan, size_t k,
+                                           const VectorUnit &unit);
 
 /// out[i] = table[in[i]] for i in [begin, end), elements of the widths
 /// `lookup` gives (little-endian bit patterns as indices). With

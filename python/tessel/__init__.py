@@ -194,7 +194,8 @@ def compile(hlo_text: str, *, excess_precision: bool = False,
 
     ``tables=False`` makes every kernel compute its elements; by default an
     elementwise kernel of one 8- or 16-bit input runs as a lookup in a table
-    of its own results (the same bits; `tessel run --no-tables`).
+    of its own results where computing is estimated to cost more on this
+    CPU (the same bits; `tessel run --no-tables`).
     ``relayouts=False`` runs the transpose emitter's code for kernels that
     only transpose or copy an input, which by default run as relayout plans
     (the same bytes; `tessel run --no-relayout`).

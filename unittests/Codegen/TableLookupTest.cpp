@@ -23,9 +23,12 @@ using namespace tessel;
 
 namespace {
 
+/// With `tables`: wherever a table is possible, whether it pays on this
+/// CPU or not, so that every case is tabulated on every host.
 std::shared_ptr<Executable> compile(const HloModule &module, bool tables) {
   CompileOptions options;
   options.tables = tables;
+  options.tablesByCost = false;
   Expected<std::shared_ptr<Executable>> exe =
       Executable::compile(module, options);
   EXPECT_TRUE(exe) << exe.error().message;
@@ -179,8 +182,9 @@ TEST(TableLookupTest, LookupsMatchTheEvaluator) {
     ASSERT_TRUE(module);
     Shape input = module->entryProgramShape().parameters.front();
     std::vector<Literal> arguments = {randomLiteral(input, 3, true)};
-    KernelCheckResult check =
-        checkKernels(*module, arguments, CompileOptions{}, 2);
+    CompileOptions options;
+    options.tablesByCost = false;
+    KernelCheckResult check = checkKernels(*module, arguments, options, 2);
     EXPECT_EQ(check.failure, "");
   }
 }
@@ -242,6 +246,46 @@ TEST(TableLookupTest, OnlyElementwiseKernelsOfOneNarrowInputAreTabulated) {
     std::shared_ptr<Executable> exe = compile(*module, true);
     ASSERT_TRUE(exe);
     EXPECT_TRUE(exe->tabulatedKernels().empty());
+  }
+}
+
+/// By default a table is built only where it is estimated to pay: the
+/// GELU's (8 ops rounded to bf16 and a tanh: more than 5 vector
+/// instructions per element even in 512-bit registers) on every CPU, a
+/// widening convert's (one instruction per 4 or more elements) on none.
+TEST(TableLookupTest, TablesOnlyWhereComputingCostsMore) {
+  struct Case {
+    const char *name;
+    std::string module;
+    bool tabulated;
+  };
+  std::vector<Case> cases = {
+      {"bf16 gelu", tabulatedCases().front().module, true},
+      {"u8 to f32",
+       elementwiseModule("u8[4096]", "  ROOT %r = f32[4096] convert(%p)\n",
+                         "f32[4096]"),
+       false},
+      {"s16 to s32 plus one",
+       elementwiseModule("s16[300000]",
+                         "  %c = s32[300000] convert(%p)\n"
+                         "  %k = s32[] constant(1)\n"
+                         "  %kb = s32[300000] broadcast(%k), dimensions={}\n"
+                         "  ROOT %r = s32[300000] add(%c, %kb)\n",
+                         "s32[300000]"),
+       false},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    std::unique_ptr<HloModule> module = parseTestModule(c.module);
+    ASSERT_TRUE(module);
+    Expected<std::shared_ptr<Executable>> byCost =
+        Executable::compile(*module, CompileOptions{});
+    ASSERT_TRUE(byCost) << byCost.error().message;
+    EXPECT_EQ((*byCost)->tabulatedKernels().size(), c.tabulated ? 1u : 0u);
+    // Without the estimate both are tabulated.
+    std::shared_ptr<Executable> always = compile(*module, true);
+    ASSERT_TRUE(always);
+    EXPECT_EQ(always->tabulatedKernels().size(), 1u);
   }
 }
 

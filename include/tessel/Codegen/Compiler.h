@@ -59,6 +59,10 @@ struct CompileOptions {
   /// itself (bit for bit the kernel's results; docs/codegen.md, "Table
   /// lookups"). Off: every kernel computes.
   bool tables = true;
+  /// With tables: a kernel is tabulated only where computing it is
+  /// estimated to cost more than the lookup on this CPU (its vector width,
+  /// F16C). Off: wherever a table is possible (tests).
+  bool tablesByCost = true;
   /// CPU: a kernel that is only a transpose or a layout-changing copy of
   /// an input runs as a plan of tessel's relayout library (vector
   /// transposes picked for the CPU, streaming stores; docs/codegen.md,
