@@ -41,6 +41,8 @@ if [[ -n "$nvcc" ]]; then
   "$nvcc" -O3 -arch="sm_$sm" -o "$tmp/gelu_bf16" bench/cuda/gelu_bf16.cu
   echo "== hand-written CUDA: the same GELU"
   "$tmp/gelu_bf16" "$repeat"
+  echo "== hand-written CUDA: the GELU 16 times larger"
+  "$tmp/gelu_bf16" "$repeat" 96
 else
   echo "gpu_bench: no nvcc (set CUDA_HOME): the hand-written peer is skipped" >&2
 fi

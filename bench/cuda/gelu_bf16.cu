@@ -7,7 +7,8 @@
 // CUDA's tanhf. Prints the median kernel time over N runs (CUDA events),
 // GB/s, a device-to-device copy of the same bytes and the memory's peak.
 //
-//   nvcc -O3 -arch=sm_90 -o gelu_bf16 gelu_bf16.cu && ./gelu_bf16 20
+//   nvcc -O3 -arch=sm_90 -o gelu_bf16 gelu_bf16.cu && ./gelu_bf16 20 [N]
+// N (default 6) is the leading dim: bf16[N,512,4096].
 #include <cuda_bf16.h>
 
 #include <algorithm>
@@ -62,7 +63,12 @@ __global__ void fill(__nv_bfloat16 *data, long n) {
 
 int main(int argc, char **argv) {
   int repeat = argc > 1 ? std::atoi(argv[1]) : 20;
-  const long n = 6L * 512 * 4096, vectors = n / 4;
+  long lead = argc > 2 ? std::atol(argv[2]) : 6;
+  if (repeat < 1 || lead < 1) {
+    std::fprintf(stderr, "usage: gelu_bf16 [REPEAT >= 1] [N >= 1]\n");
+    return 1;
+  }
+  const long n = lead * 512 * 4096, vectors = n / 4;
   const size_t bytes = n * sizeof(__nv_bfloat16);
   void *in, *out, *copyIn, *copyOut;
   CHECK(cudaMalloc(&in, bytes));
@@ -101,9 +107,9 @@ int main(int argc, char **argv) {
   cudaDeviceGetAttribute(&clockKhz, cudaDevAttrMemoryClockRate, 0);
   cudaDeviceGetAttribute(&busBits, cudaDevAttrGlobalMemoryBusWidth, 0);
   double peak = 2.0 * clockKhz * 1e3 * busBits / 8;
-  std::printf("hand-written CUDA GELU bf16[6,512,4096]: %.3f ms median of %d "
-              "runs, %.2f GB/s (%.0f bytes read and written)\n",
-              k * 1e3, repeat, moved / k / 1e9, moved);
+  std::printf("hand-written CUDA GELU bf16[%ld,512,4096]: %.3f ms median of "
+              "%d runs, %.2f GB/s (%.0f bytes read and written)\n",
+              lead, k * 1e3, repeat, moved / k / 1e9, moved);
   std::printf("device copy of the same bytes: %.3f ms, %.2f GB/s; the kernel "
               "runs at %.0f%% of copy speed\n",
               c * 1e3, moved / c / 1e9, 100.0 * c / k);

@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <mutex>
 
@@ -427,6 +428,12 @@ compileGpuExecutable(const HloModule &module, const CompileOptions &options) {
       translateToNvptx(**mlirModule, gpuOptions.smVersion, /*ptx=*/true);
   if (!ptx)
     return ptx.error();
+  // TESSEL_PTX_DUMP=FILE: the PTX the driver is given, for debugging (what
+  // `tessel compile --target=nvptx --emit=ptx` prints for the same module).
+  if (const char *dump = std::getenv("TESSEL_PTX_DUMP"); dump && *dump) {
+    std::ofstream out(dump);
+    out << *ptx;
+  }
   const CudaDriver &d = **driver;
   if (CUresult r = d.ctxSetCurrent(d.context))
     return Error("CUDA: " + d.message(r));

@@ -36,3 +36,58 @@ func.func @kernel(%x: f32) -> f32
   %s = math.sinh %x : f32
   return %s : f32
 }
+
+// -----
+
+// remainder is libdevice's exact fmod: NVPTX would expand frem as
+// x - trunc(x / y) * y, wrong once x / y is inexact or overflows.
+// CHECK-DAG: llvm.func @__nv_fmodf(f32, f32) -> f32
+// CHECK-DAG: llvm.func @__nv_fmod(f64, f64) -> f64
+// CHECK-LABEL: llvm.func @kernel(
+// CHECK-NOT: llvm.frem
+// CHECK: llvm.call @__nv_fmodf(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
+// CHECK: llvm.call @__nv_fmod(%{{.*}}, %{{.*}}) : (f64, f64) -> f64
+func.func @kernel(%x: f32, %y: f64) -> (f32, f64)
+    attributes {tessel.gpu_kernel, tessel.num_threads = 32 : i64, tessel.num_blocks = 1 : i64} {
+  %r = arith.remf %x, %x : f32
+  %s = arith.remf %y, %y : f64
+  return %r, %s : f32, f64
+}
+
+// -----
+
+// bf16 rounding after a product keeps its NaN test on the GPU: PTX
+// arithmetic returns the canonical NaN 0x7fffffff, which the rounding bias
+// would carry into -0 (on x86 the product's NaN keeps an operand's payload
+// and the test is left out; tessel-lower-to-llvm.mlir).
+// CHECK-LABEL: llvm.func @kernel(
+// CHECK: llvm.fmul
+// CHECK: llvm.fcmp "uno"
+// CHECK: llvm.select
+func.func @kernel(%x: bf16, %y: bf16) -> bf16
+    attributes {tessel.gpu_kernel, tessel.num_threads = 32 : i64, tessel.num_blocks = 1 : i64} {
+  %a = arith.extf %x : bf16 to f32
+  %b = arith.extf %y : bf16 to f32
+  %p = arith.mulf %a, %b : f32
+  %t = arith.truncf %p : f32 to bf16
+  return %t : bf16
+}
+
+// -----
+
+// Integer maximum and minimum are a compare and a select in inline PTX:
+// ptxas of CUDA 13.0 (sm_90) drops a negation when it fuses max.s32 of
+// negated values into a three-input VIMNMX3.
+// CHECK-LABEL: llvm.func @kernel(
+// CHECK-NOT: llvm.intr.smax
+// CHECK: llvm.inline_asm "{ .reg .pred p; setp.gt.s32 p, $1, $2; selp.b32 $0, $1, $2, p; }", "=r,r,r"
+// CHECK: llvm.inline_asm "{ .reg .pred p; setp.lt.u16 p, $1, $2; selp.b16 $0, $1, $2, p; }", "=h,h,h"
+// CHECK: llvm.inline_asm "{ .reg .pred p; setp.gt.u64 p, $1, $2; selp.b64 $0, $1, $2, p; }", "=l,l,l"
+func.func @kernel(%x: i32, %y: i32, %a: i16, %b: i16, %c: i64, %d: i64) -> (i32, i16, i64)
+    attributes {tessel.gpu_kernel, tessel.num_threads = 32 : i64, tessel.num_blocks = 1 : i64} {
+  %n = arith.subi %x, %y : i32
+  %m = arith.maxsi %x, %n : i32
+  %u = arith.minui %a, %b : i16
+  %v = arith.maxui %c, %d : i64
+  return %m, %u, %v : i32, i16, i64
+}

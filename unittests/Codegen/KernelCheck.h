@@ -5,6 +5,12 @@
 // output within the compiler's bound (exact unless the module uses
 // approximated functions).
 //
+// TESSEL_TEST_BACKEND=nvptx sends every check made with the GPU's launch
+// (Target::Gpu) to a real GPU instead: the kernels are compiled to PTX, loaded
+// by the CUDA driver and run on the device (docs/codegen.md, "On the GPU").
+// Without the variable those checks run the GPU's launch on the CPU; with it
+// and no usable GPU they fail with the driver's message.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_UNITTESTS_CODEGEN_KERNELCHECK_H
 #define TESSEL_UNITTESTS_CODEGEN_KERNELCHECK_H
@@ -15,6 +21,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include <string>
@@ -51,13 +59,30 @@ inline std::vector<const Literal *> outputsOf(const Literal &result) {
   return outputs;
 }
 
+/// The options a check compiles with: `options`, sent to the GPU when
+/// TESSEL_TEST_BACKEND=nvptx and they ask for the GPU's launch.
+inline CompileOptions testBackendOptions(const CompileOptions &options) {
+  CompileOptions effective = options;
+  const char *backend = std::getenv("TESSEL_TEST_BACKEND");
+  if (!backend || !*backend || std::strcmp(backend, "cpu") == 0)
+    return effective;
+  if (std::strcmp(backend, "nvptx") != 0) {
+    ADD_FAILURE() << "TESSEL_TEST_BACKEND=" << backend
+                  << ": expected cpu or nvptx";
+    return effective;
+  }
+  if (options.target == Target::Gpu)
+    effective.backend = Backend::Nvptx;
+  return effective;
+}
+
 inline KernelCheckResult checkKernels(const HloModule &module,
                                       const std::vector<Literal> &arguments,
                                       const CompileOptions &options,
                                       int threads = 1) {
   KernelCheckResult check;
   Expected<std::shared_ptr<Executable>> exe =
-      Executable::compile(module, options);
+      Executable::compile(module, testBackendOptions(options));
   if (!exe) {
     check.refused = true;
     check.failure = exe.error().message;

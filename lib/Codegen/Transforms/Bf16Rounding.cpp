@@ -42,7 +42,13 @@ bool roundsLikeItsNaN(mlir::Value v) {
 }
 
 struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
-  using OpRewritePattern::OpRewritePattern;
+  TruncFToBf16(mlir::MLIRContext *context, bool nanPayloadsPropagate)
+      : OpRewritePattern(context, /*benefit=*/2),
+        nanPayloadsPropagate(nanPayloadsPropagate) {}
+  /// Whether arithmetic NaN results keep an operand's payload (x86), so
+  /// that some roundings need no NaN case.
+  bool nanPayloadsPropagate;
+
   mlir::LogicalResult
   matchAndRewrite(arith::TruncFOp op,
                   mlir::PatternRewriter &rewriter) const override {
@@ -72,7 +78,7 @@ struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
     // (an overflow reaches infinity, as it should).
     mlir::Value rounded = rewriter.create<arith::ShRUIOp>(
         loc, rewriter.create<arith::AddIOp>(loc, bits, bias), constant(16));
-    if (!roundsLikeItsNaN(op.getIn())) {
+    if (!nanPayloadsPropagate || !roundsLikeItsNaN(op.getIn())) {
       mlir::Value quietNaN =
           rewriter.create<arith::OrIOp>(loc, high, constant(0x40));
       mlir::Value isNaN = rewriter.create<arith::CmpFOp>(
@@ -87,9 +93,10 @@ struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
 
 } // namespace
 
-void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns) {
-  // Before the generic expansion of the other bf16 conversions.
-  patterns.add<TruncFToBf16>(patterns.getContext(), /*benefit=*/2);
+void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns,
+                                  bool nanPayloadsPropagate) {
+  // Benefit 2: before the generic expansion of the other bf16 conversions.
+  patterns.add<TruncFToBf16>(patterns.getContext(), nanPayloadsPropagate);
 }
 
 } // namespace tessel

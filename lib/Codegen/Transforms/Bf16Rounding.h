@@ -7,11 +7,14 @@
 // it and LLVM vectorizes it; the AVX-512 BF16 instruction would be one op,
 // but it flushes subnormals to zero.
 //
-// The NaN case costs a compare and a select per rounding. It is left out
-// where the plain rounding already gives the same answer: for a value
-// computed by add, sub, mul or div (x86 quiets their NaN results) from
-// operands whose NaNs have 16 zero low bits: values widened from bf16 and
-// results of such ops.
+// The NaN case costs a compare and a select per rounding. On x86 it is left
+// out where the plain rounding already gives the same answer: for a value
+// computed by add, sub, mul or div (x86 quiets their NaN results and keeps
+// an operand's payload) from operands whose NaNs have 16 zero low bits:
+// values widened from bf16 and results of such ops. An NVIDIA GPU returns
+// the canonical NaN 0x7fffffff from arithmetic instead, which the plain
+// rounding would carry into -0, so for GPU kernels every rounding checks
+// (`nanPayloadsPropagate` false).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CODEGEN_TRANSFORMS_BF16ROUNDING_H
@@ -21,7 +24,8 @@
 
 namespace tessel {
 
-void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns);
+void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns,
+                                  bool nanPayloadsPropagate);
 
 } // namespace tessel
 

@@ -20,7 +20,8 @@
 // A module of GPU kernels (`tessel.gpu_kernel`) has no C library:
 // steps 0 and 2 call CUDA's libdevice instead (`__nv_sinf`, `__nv_tanh`,
 // ...; the PTX compiler links it in), exp, log and pow too, since LLVM's
-// NVPTX backend has no instruction for them. Any other math op that is not
+// NVPTX backend has no instruction for them, and remf (`__nv_fmodf`), which
+// it expands inexactly. Any other math op that is not
 // a plain PTX instruction is refused with its name and type. nvvm ops stay
 // (the LLVM IR translation knows them), and each kernel's llvm.func gets
 // `nvvm.kernel`, `nvvm.maxntid` (its block size) and `noalias` pointers.
@@ -135,12 +136,65 @@ void populateLibdeviceLatePatterns(mlir::RewritePatternSet &patterns) {
                                                  "__nv_log");
   patterns.add<LibdeviceCall<mlir::math::PowFOp>>(context, "__nv_powf",
                                                   "__nv_pow");
+  // NVPTX expands frem as x - trunc(x / y) * y, which is wrong once x / y
+  // is inexact or overflows (fmod(0.1, 1e-40) came out -inf on an H200);
+  // libdevice's fmod is exact, as the C library's is.
+  patterns.add<LibdeviceCall<mlir::arith::RemFOp>>(context, "__nv_fmodf",
+                                                   "__nv_fmod");
+}
+
+/// Integer maximum and minimum on the GPU as a compare and a select in PTX
+/// (inline assembly, so that LLVM does not fold them back into max.s32).
+/// ptxas of CUDA 13.0 for sm_90 miscompiles a chain of max.s32 whose
+/// operands are negated (`max(max(acc, -x), -y)` becomes a three-input
+/// VIMNMX3 that drops one negation: an s32 column reduction of negated
+/// values came out wrong on an H200, at ptxas -O1 to -O3 and through the
+/// driver's JIT); setp + selp is computed right at every level.
+template <typename Op>
+struct IntegerMinMaxAsSelect : mlir::OpRewritePattern<Op> {
+  IntegerMinMaxAsSelect(mlir::MLIRContext *context, llvm::StringRef compare)
+      : mlir::OpRewritePattern<Op>(context), compare(compare) {}
+  mlir::LogicalResult
+  matchAndRewrite(Op op, mlir::PatternRewriter &rewriter) const override {
+    auto type = llvm::dyn_cast<mlir::IntegerType>(op.getType());
+    if (!type || (type.getWidth() != 16 && type.getWidth() != 32 &&
+                  type.getWidth() != 64))
+      return rewriter.notifyMatchFailure(op, "not a scalar i16, i32 or i64");
+    unsigned bits = type.getWidth();
+    std::string width = std::to_string(bits);
+    // PTX constraint letters: h for 16-bit, r for 32-bit, l for 64-bit
+    // registers.
+    const char *reg = bits == 16 ? "h" : bits == 32 ? "r" : "l";
+    std::string text = "{ .reg .pred p; setp." + compare + width +
+                       " p, $1, $2; selp.b" + width + " $0, $1, $2, p; }";
+    std::string constraints = std::string("=") + reg + "," + reg + "," + reg;
+    rewriter.replaceOpWithNewOp<mlir::LLVM::InlineAsmOp>(
+        op, type, mlir::ValueRange{op.getLhs(), op.getRhs()}, text, constraints,
+        /*has_side_effects=*/false, /*is_align_stack=*/false,
+        mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr());
+    return mlir::success();
+  }
+  std::string compare;
+};
+
+void populateGpuIntegerMinMaxPatterns(mlir::RewritePatternSet &patterns) {
+  mlir::MLIRContext *context = patterns.getContext();
+  patterns.add<IntegerMinMaxAsSelect<mlir::arith::MaxSIOp>>(context, "gt.s");
+  patterns.add<IntegerMinMaxAsSelect<mlir::arith::MinSIOp>>(context, "lt.s");
+  patterns.add<IntegerMinMaxAsSelect<mlir::arith::MaxUIOp>>(context, "gt.u");
+  patterns.add<IntegerMinMaxAsSelect<mlir::arith::MinUIOp>>(context, "lt.u");
 }
 
 /// On the GPU, math ops that are not plain PTX instructions must have
 /// become libdevice calls: any other is refused.
 mlir::LogicalResult checkGpuMath(mlir::ModuleOp module) {
   mlir::WalkResult result = module.walk([](mlir::Operation *op) {
+    if (llvm::isa<mlir::arith::RemFOp>(op)) {
+      op->emitOpError() << "on " << op->getResult(0).getType()
+                        << " is not supported on the GPU (only scalar f32 "
+                           "and f64 have libdevice's fmod)";
+      return mlir::WalkResult::interrupt();
+    }
     if (!llvm::isa<mlir::math::MathDialect>(op->getDialect()))
       return mlir::WalkResult::advance();
     if (llvm::isa<mlir::math::AbsFOp, mlir::math::CeilOp, mlir::math::FloorOp,
@@ -237,7 +291,8 @@ struct LowerToLlvmPass
 
     mlir::RewritePatternSet expand(context);
     mlir::populateMathPolynomialApproximationPatterns(expand);
-    populateBf16RoundingPatterns(expand);
+    // GPU arithmetic makes canonical NaNs, x86 keeps payloads.
+    populateBf16RoundingPatterns(expand, /*nanPayloadsPropagate=*/!gpu);
     mlir::arith::populateExpandBFloat16Patterns(expand);
     mlir::arith::populateCeilFloorDivExpandOpsPatterns(expand);
     if (mlir::failed(
@@ -247,6 +302,7 @@ struct LowerToLlvmPass
     if (gpu) {
       mlir::RewritePatternSet late(context);
       populateLibdeviceLatePatterns(late);
+      populateGpuIntegerMinMaxPatterns(late);
       if (mlir::failed(
               mlir::applyPatternsAndFoldGreedily(module, std::move(late))) ||
           mlir::failed(checkGpuMath(module)))

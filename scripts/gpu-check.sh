@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The checks of issue 16 that need an NVIDIA GPU, in one run:
+#   1. the Codegen unit tests with TESSEL_TEST_BACKEND=nvptx: every check
+#      made with the GPU's launch (the jax corpus, the random fusions, every
+#      emitter's cases) compiles to PTX and runs on the GPU, against the
+#      evaluator;
+#   2. bench/gpu_bench.sh: the benchmark cases checked and timed on the GPU,
+#      next to a device copy, the memory's peak and a hand-written CUDA GELU;
+#   3. the GELU 16 times larger (bf16[96,512,4096], 805 MB moved), timed;
+#   4. both GELUs with --excess-precision (XLA's default numerics), timed.
+#
+#   scripts/gpu-check.sh [KIT.tar.xz | BUILD_DIR] [REPEAT]
+#
+# KIT.tar.xz comes from scripts/gpu-kit.sh, for a machine without LLVM 19.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+where=${1:-build}
+repeat=${2:-20}
+status=0
+if [[ -f "$where" ]]; then
+  rm -rf /tmp/tessel-kit
+  python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall("/tmp")' "$where" || exit 1
+  kit=/tmp/tessel-kit
+  export LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  tessel="$kit/bin/tessel"
+  tests="$kit/bin/TesselCodegenTests"
+  build="$kit"
+  # The tests read the corpus from the directory they were built in.
+  source=$(cat "$kit/SOURCE_DIR")
+  if [[ -n "$source" && ! -e "$source/test/Hlo/corpus" ]]; then
+    mkdir -p "$(dirname "$source")" && ln -sfn "$PWD" "$source"
+  fi
+  echo "kit from commit $(cat "$kit/COMMIT" 2>/dev/null)"
+else
+  build=$where
+  tessel="$build/bin/tessel"
+  tests="$build/unittests/TesselCodegenTests"
+fi
+if [[ -z "${TESSEL_CUDA_DRIVER:-}" ]] && ! ldconfig -p | grep -q 'libcuda\.so\.1 '; then
+  for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/local/cuda/compat; do
+    [[ -e "$d/libcuda.so.1" ]] && { export TESSEL_CUDA_DRIVER="$d/libcuda.so.1"; break; }
+  done
+fi
+nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total,clocks.max.memory --format=csv
+lscpu | grep -m1 'Model name'
+
+echo "=== 1. Codegen unit tests, GPU launches on the GPU"
+shards=${TESSEL_GPU_SHARDS:-8}
+start=$(date +%s)
+for i in $(seq 0 $((shards - 1))); do
+  TESSEL_TEST_BACKEND=nvptx GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
+    timeout "${TESSEL_GPU_TEST_TIMEOUT:-240}" "$tests" --gtest_brief=1 > "/tmp/gpu-tests.$i.log" 2>&1 &
+done
+for i in $(seq 0 $((shards - 1))); do
+  wait -n || status=1
+done
+for i in $(seq 0 $((shards - 1))); do
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran|^\[  FAILED  \]' "/tmp/gpu-tests.$i.log" | sed "s/^/shard $i: /"
+  if grep -q '^\[  FAILED  \]' "/tmp/gpu-tests.$i.log"; then
+    status=1
+    # The first failures in full.
+    grep -B2 -A25 -m3 'Failure$' "/tmp/gpu-tests.$i.log" | head -120
+  fi
+done
+echo "tests: $(( $(date +%s) - start )) s"
+[[ -n "${OUT:-}" ]] && cat /tmp/gpu-tests.*.log > "$OUT/gpu-tests.log"
+
+echo "=== 2. bench/gpu_bench.sh"
+bench/gpu_bench.sh "$build" "$repeat" || status=1
+
+echo "=== 3. the GELU 16 times larger"
+sed 's/bf16\[6,512,4096\]/bf16[96,512,4096]/g' examples/gelu.hlo > /tmp/gelu96.hlo
+"$tessel" run /tmp/gelu96.hlo --device gpu --repeat "$repeat" || status=1
+echo "=== 4. with XLA's numerics (--excess-precision: f32 between the ops)"
+for m in examples/gelu.hlo /tmp/gelu96.hlo; do
+  echo "== $m"
+  "$tessel" run "$m" --device gpu --excess-precision --repeat "$repeat" || status=1
+done
+exit $status
