@@ -56,14 +56,16 @@ func.func @kernel(%x: f32, %y: f64) -> (f32, f64)
 
 // -----
 
-// bf16 rounding after a product keeps its NaN test on the GPU: PTX
-// arithmetic returns the canonical NaN 0x7fffffff, which the rounding bias
-// would carry into -0 (on x86 the product's NaN keeps an operand's payload
-// and the test is left out; tessel-lower-to-llvm.mlir).
+// bf16 rounding on the GPU is LLVM's fptrunc (cvt.rn.bf16.f32 from sm_80),
+// not the CPU's integer code: that code leaves out its NaN test after a
+// product, which is right only where arithmetic keeps a NaN's payload (x86;
+// PTX returns the canonical NaN 0x7fffffff, which the rounding bias would
+// carry into -0).
 // CHECK-LABEL: llvm.func @kernel(
 // CHECK: llvm.fmul
-// CHECK: llvm.fcmp "uno"
-// CHECK: llvm.select
+// CHECK-NOT: llvm.lshr
+// CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
+// CHECK: llvm.bitcast %{{.*}} : bf16 to i16
 func.func @kernel(%x: bf16, %y: bf16) -> bf16
     attributes {tessel.gpu_kernel, tessel.num_threads = 32 : i64, tessel.num_blocks = 1 : i64} {
   %a = arith.extf %x : bf16 to f32

@@ -27,6 +27,13 @@ namespace tessel {
 void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns,
                                   bool nanPayloadsPropagate);
 
+/// For GPU kernels: arith.truncf f32 -> bf16 as LLVM's own fptrunc, one
+/// cvt.rn.bf16.f32 from sm_80 (the integer code above with its NaN test is
+/// about eight instructions). The rounding and subnormals agree with the
+/// evaluator; a NaN comes out as the canonical NaN rather than with its
+/// sign and payload, as from any GPU arithmetic.
+void populateNativeBf16RoundingPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace tessel
 
 #endif // TESSEL_LIB_CODEGEN_TRANSFORMS_BF16ROUNDING_H

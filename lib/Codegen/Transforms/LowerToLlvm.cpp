@@ -292,7 +292,10 @@ struct LowerToLlvmPass
     mlir::RewritePatternSet expand(context);
     mlir::populateMathPolynomialApproximationPatterns(expand);
     // GPU arithmetic makes canonical NaNs, x86 keeps payloads.
-    populateBf16RoundingPatterns(expand, /*nanPayloadsPropagate=*/!gpu);
+    if (gpu)
+      populateNativeBf16RoundingPatterns(expand);
+    else
+      populateBf16RoundingPatterns(expand, /*nanPayloadsPropagate=*/true);
     mlir::arith::populateExpandBFloat16Patterns(expand);
     mlir::arith::populateCeilFloorDivExpandOpsPatterns(expand);
     if (mlir::failed(
