@@ -37,6 +37,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -230,6 +231,9 @@ public:
   bool runRowGroup(const RowGroup &group,
                    const std::vector<std::vector<void *>> &pointers,
                    int threads);
+  /// The rows per chunk runRowGroup gives `group` with `threads` workers,
+  /// 0 when it runs the kernels one at a time instead.
+  int64_t rowChunk(const RowGroup &group, int threads) const;
 };
 
 /// One arena per thread count, made once: creating an arena per kernel call
@@ -352,32 +356,28 @@ Status CpuExecutable::runMove(size_t k, const std::vector<void *> &pointers,
   return {};
 }
 
-bool CpuExecutable::runRowGroup(
-    const RowGroup &group, const std::vector<std::vector<void *>> &pointers,
-    int threads) {
+int64_t CpuExecutable::rowChunk(const RowGroup &group, int threads) const {
   // On the CPU a loop kernel's block b writes elements [b T, (b + 1) T) of
   // its outputs in row-major order (T threads, one element each): rows
   // [r0, r1) are blocks [r0 E / T, r1 E / T) for E elements per row, whole
   // blocks when r0 E and r1 E are multiples of T.
-  if (target != Target::Cpu || threads <= 1)
-    return false;
+  if (target != Target::Cpu || (threads <= 1 && group.localBuffers.empty()))
+    return 0;
   int64_t rows = 1;
   for (int64_t d : group.rowDims)
     rows *= d;
   int64_t unit = 1, widest = 1;
-  std::vector<int64_t> perRow;
   for (size_t k = group.first; k <= group.last; ++k) {
     const Shape &shape = plan.buffers[plan.kernels[k].outputs.front()];
     int64_t elements = 1;
     for (int64_t d : shape.dims)
       elements *= d;
     int64_t e = elements / rows, t = kernels[k].numThreads;
-    perRow.push_back(e);
     widest = std::max(widest,
                       e * std::max<int64_t>(1, byteWidth(shape.elementType)));
     unit = std::lcm(unit, t / std::gcd(t, e));
     if (unit > rows)
-      return false;
+      return 0;
   }
   // About 256 KiB of the widest output per chunk, so that the kernels after
   // the first find the chunk's rows in cache; at least two chunks per
@@ -385,25 +385,83 @@ bool CpuExecutable::runRowGroup(
   int64_t chunk = unit * std::max<int64_t>(1, (256 << 10) / (unit * widest));
   while (chunk > unit && (rows + chunk - 1) / chunk < 2 * threads)
     chunk -= unit;
-  int64_t chunks = (rows + chunk - 1) / chunk;
-  if (chunks < 2 * threads)
+  if ((rows + chunk - 1) / chunk < 2 * threads)
+    return 0;
+  return chunk;
+}
+
+bool CpuExecutable::runRowGroup(
+    const RowGroup &group, const std::vector<std::vector<void *>> &pointers,
+    int threads) {
+  int64_t chunk = rowChunk(group, threads);
+  if (chunk == 0)
     return false;
+  int64_t rows = 1;
+  for (int64_t d : group.rowDims)
+    rows *= d;
+  std::vector<int64_t> perRow;
+  for (size_t k = group.first; k <= group.last; ++k) {
+    int64_t elements = 1;
+    for (int64_t d : plan.buffers[plan.kernels[k].outputs.front()].dims)
+      elements *= d;
+    perRow.push_back(elements / rows);
+  }
+  // A local buffer's rows of the chunk live in the worker's scratch: each
+  // kernel gets its address less r0 rows, so row r is at scratch row
+  // r - r0 (the kernels touch rows [r0, r1) only).
+  std::vector<int64_t> rowBytes, scratchOffset;
+  int64_t scratchBytes = 0;
+  for (int b : group.localBuffers) {
+    rowBytes.push_back(bufferBytes(plan.buffers[b]) / rows);
+    scratchOffset.push_back(scratchBytes);
+    scratchBytes += (chunk * rowBytes.back() + 63) / 64 * 64;
+  }
+  tbb::enumerable_thread_specific<std::vector<uint8_t>> scratch;
+  int64_t chunks = (rows + chunk - 1) / chunk;
+  auto runChunk = [&](int64_t c) {
+    int64_t r0 = c * chunk, r1 = std::min(rows, r0 + chunk);
+    std::vector<uint8_t> *local = nullptr;
+    if (scratchBytes > 0) {
+      local = &scratch.local();
+      if (static_cast<int64_t>(local->size()) < scratchBytes + 64)
+        local->resize(scratchBytes + 64);
+    }
+    for (size_t k = group.first; k <= group.last; ++k) {
+      const CompiledKernel &kernel = kernels[k];
+      int64_t e = perRow[k - group.first], t = kernel.numThreads;
+      int64_t begin = r0 * e / t;
+      int64_t end = std::min(kernel.numBlocks, (r1 * e + t - 1) / t);
+      if (begin >= end)
+        continue;
+      if (!local) {
+        callKernel(kernel, pointers[k], begin, end);
+        continue;
+      }
+      std::vector<void *> at = pointers[k];
+      const PlannedKernel &planned = plan.kernels[k];
+      std::vector<int> slots = planned.inputs;
+      slots.insert(slots.end(), planned.outputs.begin(), planned.outputs.end());
+      uintptr_t base =
+          (reinterpret_cast<uintptr_t>(local->data()) + 63) / 64 * 64;
+      for (size_t i = 0; i < slots.size(); ++i)
+        for (size_t l = 0; l < group.localBuffers.size(); ++l)
+          if (slots[i] == group.localBuffers[l])
+            at[i] = reinterpret_cast<void *>(base + scratchOffset[l] -
+                                             r0 * rowBytes[l]);
+      callKernel(kernel, at, begin, end);
+    }
+  };
+  if (threads <= 1) {
+    for (int64_t c = 0; c < chunks; ++c)
+      runChunk(c);
+    return true;
+  }
   arenaFor(threads).execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<int64_t>(0, chunks, 1),
-        [&](const tbb::blocked_range<int64_t> &range) {
-          for (int64_t c = range.begin(); c < range.end(); ++c) {
-            int64_t r0 = c * chunk, r1 = std::min(rows, r0 + chunk);
-            for (size_t k = group.first; k <= group.last; ++k) {
-              const CompiledKernel &kernel = kernels[k];
-              int64_t e = perRow[k - group.first], t = kernel.numThreads;
-              int64_t begin = r0 * e / t;
-              int64_t end = std::min(kernel.numBlocks, (r1 * e + t - 1) / t);
-              if (begin < end)
-                callKernel(kernel, pointers[k], begin, end);
-            }
-          }
-        });
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, chunks, 1),
+                      [&](const tbb::blocked_range<int64_t> &range) {
+                        for (int64_t c = range.begin(); c < range.end(); ++c)
+                          runChunk(c);
+                      });
   });
   return true;
 }
@@ -427,8 +485,16 @@ Status CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
   for (size_t i = 0; i < outputs.size(); ++i)
     if (!buffers[plan.outputs[i]])
       buffers[plan.outputs[i]] = outputs[i];
+  // A row group's local buffers live in its workers' scratch when it runs
+  // a chunk of rows at a time: no full buffer.
+  std::vector<bool> inScratch(buffers.size(), false);
+  if (options.rowChunks)
+    for (const RowGroup &group : plan.rowGroups)
+      if (rowChunk(group, threads) > 0)
+        for (int b : group.localBuffers)
+          inScratch[b] = true;
   for (size_t b = 0; b < buffers.size(); ++b)
-    if (!buffers[b]) {
+    if (!buffers[b] && !inScratch[b]) {
       temporaries.emplace_back(
           std::max<int64_t>(bufferBytes(plan.buffers[b]), 1));
       buffers[b] = temporaries.back().data();
@@ -698,7 +764,9 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                     .toString() +
                 "\n";
       } else if (analysis.kind == EmitterKind::ColumnReduction) {
-        LaunchConfig config = getColumnReductionLaunch(analysis.reduction);
+        Target target = launchTarget(options);
+        LaunchConfig config =
+            getColumnReductionLaunch(analysis.reduction, target);
         text += describeLaunch(config) +
                 " threads; accumulators in a shared tile of " +
                 std::to_string(config.numThreads) + "; " +
@@ -706,12 +774,12 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                 " rows in order, each a thread loop\n";
         text += "  rows, threads -> (operand, tile): " +
                 getColumnReductionReadMap(*analysis.hero, analysis.reduction,
-                                          context.get())
+                                          context.get(), target)
                     .toString() +
                 "\n";
         text += "  threads -> (output, tile): " +
                 getColumnReductionWriteMap(*analysis.hero, analysis.reduction,
-                                           context.get())
+                                           context.get(), target)
                     .toString() +
                 "\n";
       } else if (analysis.kind == EmitterKind::Concatenate) {
@@ -838,6 +906,12 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
               rows +
               " rows; each reads the values computed once only at its own "
               "row): the chunk stays in cache from one to the next\n";
+      for (int b : group.localBuffers)
+        for (size_t k = group.first; k <= group.last; ++k)
+          if (plan->kernels[k].outputs.front() == b)
+            text += "  " + plan->kernels[k].name +
+                    "'s output is shared (read by two kernels): each worker "
+                    "keeps the chunk's rows of it in a scratch buffer\n";
     }
     Expected<std::string> partition =
         emitHloModule(module, EmitKind::Partition, options);

@@ -260,10 +260,17 @@ IndexingMap getTransposeWriteMap(const HloInstruction &hero,
 //===----------------------------------------------------------------------===//
 
 static constexpr int64_t kReductionThreads = 256;
+/// On the CPU, a batch of column reductions (the segments of a column sum)
+/// gives a block a whole row of up to this many elements, so that a block
+/// reads its rows in one sweep; the accumulators stay in L1.
+static constexpr int64_t kCpuRowThreads = 4096;
 
-LaunchConfig getColumnReductionLaunch(const ColumnReduction &r) {
+LaunchConfig getColumnReductionLaunch(const ColumnReduction &r, Target target) {
   LaunchConfig config;
-  config.numThreads = std::min(r.columns, kReductionThreads);
+  int64_t width = kReductionThreads;
+  if (target == Target::Cpu && r.rowColumns < r.columns)
+    width = std::min(r.rowColumns, kCpuRowThreads);
+  config.numThreads = std::min(r.columns, width);
   config.numBlocks = (r.columns + config.numThreads - 1) / config.numThreads;
   return config;
 }
@@ -296,8 +303,8 @@ reductionOperandIndex(const Shape &operand, const ColumnReduction &r,
 
 static IndexingMap reductionMap(const HloInstruction &reduce,
                                 const ColumnReduction &r, bool read,
-                                mlir::MLIRContext *context) {
-  LaunchConfig config = getColumnReductionLaunch(r);
+                                mlir::MLIRContext *context, Target target) {
+  LaunchConfig config = getColumnReductionLaunch(r, target);
   mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
   mlir::AffineExpr bl = mlir::getAffineDimExpr(1, context);
   mlir::AffineExpr column = bl * config.numThreads + th;
@@ -332,14 +339,16 @@ static IndexingMap reductionMap(const HloInstruction &reduce,
 
 IndexingMap getColumnReductionReadMap(const HloInstruction &reduce,
                                       const ColumnReduction &r,
-                                      mlir::MLIRContext *context) {
-  return reductionMap(reduce, r, /*read=*/true, context);
+                                      mlir::MLIRContext *context,
+                                      Target target) {
+  return reductionMap(reduce, r, /*read=*/true, context, target);
 }
 
 IndexingMap getColumnReductionWriteMap(const HloInstruction &reduce,
                                        const ColumnReduction &r,
-                                       mlir::MLIRContext *context) {
-  return reductionMap(reduce, r, /*read=*/false, context);
+                                       mlir::MLIRContext *context,
+                                       Target target) {
+  return reductionMap(reduce, r, /*read=*/false, context, target);
 }
 
 std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation) {
@@ -393,7 +402,7 @@ public:
                      const FusionOutput &output);
   mlir::FailureOr<mlir::func::FuncOp>
   emitColumnReductionEntry(llvm::StringRef name, const FusionAnalysis &analysis,
-                           const FusionOutput &output);
+                           const FusionOutput &output, Target target);
   mlir::FailureOr<mlir::func::FuncOp>
   emitConcatenateEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                        const FusionOutput &output, Target target);
@@ -1060,15 +1069,14 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitInputSlicesEntry(
   return entry;
 }
 
-mlir::FailureOr<mlir::func::FuncOp>
-FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
-                                        const FusionAnalysis &analysis,
-                                        const FusionOutput &output) {
+mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitColumnReductionEntry(
+    llvm::StringRef name, const FusionAnalysis &analysis,
+    const FusionOutput &output, Target target) {
   mlir::MLIRContext *context = b.getContext();
   mlir::Location loc = b.getUnknownLoc();
   const HloInstruction &reduce = *analysis.hero;
   const ColumnReduction &r = analysis.reduction;
-  LaunchConfig config = getColumnReductionLaunch(r);
+  LaunchConfig config = getColumnReductionLaunch(r, target);
   auto e = beginHeroEntry(name, reduce, output, config, {config.numThreads});
   if (mlir::failed(e))
     return mlir::failure();
@@ -1119,7 +1127,7 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
 
   // Phase 2: the rows in order, each for all threads of the block (the
   // loop is uniform: every thread runs the same rows).
-  IndexingMap readMap = getColumnReductionReadMap(reduce, r, context);
+  IndexingMap readMap = getColumnReductionReadMap(reduce, r, context, target);
   Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
   Value one = b.create<mlir::arith::ConstantIndexOp>(loc, 1);
   Value rows = b.create<mlir::arith::ConstantIndexOp>(loc, r.rows);
@@ -1161,7 +1169,7 @@ FusionEmitter::emitColumnReductionEntry(llvm::StringRef name,
 
   // Phase 3: the epilogue, with the reduce's value from the tile.
   return finishHeroEntry(*e, reduce, output,
-                         getColumnReductionWriteMap(reduce, r, context),
+                         getColumnReductionWriteMap(reduce, r, context, target),
                          done.getResult(0));
 }
 
@@ -1373,7 +1381,7 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
           ? emitter.emitDynamicUpdateSliceEntry(name, analysis, output, target)
       : analysis.kind == EmitterKind::Scatter
           ? emitter.emitScatterEntry(name, analysis, output, target)
-          : emitter.emitColumnReductionEntry(name, analysis, output);
+          : emitter.emitColumnReductionEntry(name, analysis, output, target);
   return entry;
 }
 

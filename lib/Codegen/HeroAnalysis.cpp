@@ -142,27 +142,35 @@ static std::string reductionRejection(const HloInstruction &reduce,
   std::vector<bool> isReduced(operand.rank(), false);
   for (int64_t d : reduce.dimensions())
     isReduced[d] = true;
+  // Physically major to minor: kept dims (a batch of column reductions),
+  // the reduced dims, then the kept dims each row holds.
   ColumnReduction r;
-  bool seenKept = false;
+  bool seenReduced = false, seenMinorKept = false;
   for (int64_t d : majorToMinor(operand)) {
     if (operand.dims[d] == 1)
       continue;
-    if (isReduced[d] && seenKept)
+    if (isReduced[d] && seenMinorKept)
       return "it reduces a dim that is more minor than one it keeps (a row "
              "reduction): the loop emitter reads each row contiguously";
+    seenReduced |= isReduced[d];
     if (!isReduced[d]) {
-      seenKept = true;
+      seenMinorKept |= seenReduced;
       r.keptDims.push_back(d);
       r.columns *= operand.dims[d];
+      if (seenReduced)
+        r.rowColumns *= operand.dims[d];
     }
   }
+  if (!seenMinorKept)
+    return "it reduces a dim that is more minor than one it keeps (a row "
+           "reduction): the loop emitter reads each row contiguously";
   for (int64_t d = 0; d < static_cast<int64_t>(operand.rank()); ++d)
     if (isReduced[d]) {
       r.reducedDims.push_back(d);
       r.rows *= operand.dims[d];
     }
-  if (r.columns < kMinTiledDim)
-    return "it keeps " + std::to_string(r.columns) +
+  if (r.rowColumns < kMinTiledDim)
+    return "it keeps " + std::to_string(r.rowColumns) +
            " elements per row; a column reduction needs at least " +
            std::to_string(kMinTiledDim);
   if (r.rows < 2)
@@ -449,8 +457,12 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
     analysis.reduction = r;
     analysis.reason =
         "%" + reduce->name() + " reduces " + std::to_string(r.rows) +
-        " rows of " + std::to_string(r.columns) +
-        " contiguous elements (a column reduction): a block's accumulators "
+        " rows of " + std::to_string(r.rowColumns) + " contiguous elements" +
+        (r.rowColumns < r.columns
+             ? " in each of " + std::to_string(r.columns / r.rowColumns) +
+                   " batches"
+             : std::string()) +
+        " (a column reduction): a block's accumulators "
         "stay in a shared tile while its threads walk the rows in the "
         "evaluator's order, so every read is contiguous and the sums are "
         "bit-exact";

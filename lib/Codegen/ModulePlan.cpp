@@ -3,6 +3,7 @@
 
 #include "Pipeline.h"
 #include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Hlo/ScatterDimensions.h"
 #include "tessel/Indexing/HloIndexing.h"
 
@@ -57,6 +58,95 @@ static HloComputation *wrapInstruction(HloModule &scratch,
   HloInstruction *root = computation->addInstruction(std::move(copy));
   computation->setRoot(root);
   return scratch.addComputation(std::move(computation));
+}
+
+/// `computation` with each reduce the compiler sums in segments
+/// (sumsColumnsInSegments, HloEvaluator.h) split in two, a copy in
+/// `scratch`; `computation` itself when it has none. Of an f32[8192,4096]
+/// reduced over dim 0:
+///
+///   r.rows = f32[32,256,4096] reshape(x)
+///   r.segments = f32[32,4096] reduce(r.rows, +0), dimensions={1}
+///   r = f32[4096] reduce(r.segments, init), dimensions={0}
+///
+/// (then a reshape to the reduce's shape when it keeps several dims). The
+/// segments' sums are read by a reduce, so they are materialized: a kernel
+/// of their own, whose column reduction gives a block each segment's rows,
+/// read in one contiguous sweep, where the plain column reduction walks all
+/// rows of a strip of columns, a page apart.
+static const HloComputation *
+splitColumnSums(HloModule &scratch, const HloComputation &computation) {
+  bool any = false;
+  for (const auto &instruction : computation.instructions())
+    any |= sumsColumnsInSegments(*instruction);
+  if (!any)
+    return &computation;
+  auto copy =
+      std::make_unique<HloComputation>(computation.name() + ".segmented");
+  std::map<const HloInstruction *, HloInstruction *> copies;
+  auto add = [&](HloOpcode opcode, const std::string &name, Shape shape,
+                 const HloInstruction &from,
+                 std::vector<HloInstruction *> operands) {
+    auto instruction =
+        std::make_unique<HloInstruction>(opcode, name, std::move(shape));
+    instruction->setLocation(from.location());
+    for (HloInstruction *operand : operands)
+      instruction->appendOperand(operand);
+    return instruction;
+  };
+  for (const auto &owned : computation.instructions()) {
+    const HloInstruction &instruction = *owned;
+    std::vector<HloInstruction *> operands;
+    for (const HloInstruction *operand : instruction.operands())
+      operands.push_back(copies.at(operand));
+    if (!sumsColumnsInSegments(instruction)) {
+      auto same = add(instruction.opcode(), instruction.name(),
+                      instruction.shape(), instruction, operands);
+      same->mutableAttributes() = instruction.attributes();
+      same->mutableRawAttributes() = instruction.rawAttributes();
+      copyCallees(instruction, *same);
+      copies[&instruction] = copy->addInstruction(std::move(same));
+      continue;
+    }
+    const Shape &input = instruction.operand(0)->shape();
+    PrimitiveType type = instruction.shape().elementType;
+    int64_t m = static_cast<int64_t>(instruction.dimensions().size());
+    int64_t rows = 1, columns = 1;
+    for (int64_t d = 0; d < input.rank(); ++d)
+      (d < m ? rows : columns) *= input.dims[d];
+    int64_t segments = rows / kColumnSumSegmentRows;
+    const std::string &name = instruction.name();
+    HloInstruction *grouped = copy->addInstruction(
+        add(HloOpcode::Reshape, name + ".rows",
+            Shape(type, {segments, kColumnSumSegmentRows, columns}),
+            instruction, {operands[0]}));
+    auto zero = add(HloOpcode::Constant, name + ".zero", Shape(type, {}),
+                    instruction, {});
+    zero->mutableAttributes().literal = Literal::scalar(type, 0.0);
+    HloInstruction *zeroCopy = copy->addInstruction(std::move(zero));
+    auto partial =
+        add(HloOpcode::Reduce, name + ".segments",
+            Shape(type, {segments, columns}), instruction, {grouped, zeroCopy});
+    partial->mutableAttributes().dimensions = {1};
+    copyCallees(instruction, *partial);
+    HloInstruction *partialCopy = copy->addInstruction(std::move(partial));
+    bool flat = instruction.shape().rank() == 1 &&
+                instruction.shape().layoutOrDefault().tiles.empty();
+    auto total = add(HloOpcode::Reduce, flat ? name : name + ".flat",
+                     flat ? instruction.shape() : Shape(type, {columns}),
+                     instruction, {partialCopy, operands[1]});
+    total->mutableAttributes().dimensions = {0};
+    copyCallees(instruction, *total);
+    HloInstruction *result = copy->addInstruction(std::move(total));
+    if (!flat)
+      result =
+          copy->addInstruction(add(HloOpcode::Reshape, name,
+                                   instruction.shape(), instruction, {result}));
+    copies[&instruction] = result;
+  }
+  copy->setRoot(copies.at(computation.root()));
+  copy->setLocation(computation.location());
+  return scratch.addComputation(std::move(copy));
 }
 
 /// A value is *materialized* when a kernel of its own writes it to a buffer
@@ -214,8 +304,9 @@ extractSubgraph(HloModule &scratch, const HloComputation &source,
 }
 
 /// Whether every map from an output of `part` to each parameter that
-/// stands for a materialized value (`isMaterialized`) is the projection on
-/// the first `rank` dims: (d0, ..., dn) -> (d0, ..., d{rank-1}).
+/// stands for a materialized value (`isMaterialized`) keeps the first
+/// `rank` dims: (d0, ..., dn) -> (d0, ..., d{rank-1}, ...), an element of
+/// the output's own row.
 static bool readsAtLeadingDims(const HloComputation &part,
                                const std::vector<bool> &isMaterialized,
                                size_t rank, mlir::MLIRContext *context) {
@@ -251,7 +342,8 @@ static bool readsAtLeadingDims(const HloComputation &part,
         return false;
       for (const IndexingMap &map : indexing->maps[i]) {
         mlir::AffineMap affine = map.getAffineMap();
-        if (map.getNumSymbols() != 0 || affine.getNumResults() != rank)
+        // Symbols (a reduction's walk over a row) may index the rest.
+        if (affine.getNumResults() < rank)
           return false;
         for (size_t d = 0; d < rank; ++d)
           if (affine.getResult(d) != mlir::getAffineDimExpr(d, context))
@@ -308,6 +400,35 @@ static void reuseUpdatedBuffers(ModulePlan &plan) {
     // The output's own buffer is not used any more.
     plan.buffers[output] = Shape(plan.buffers[output].elementType, {0});
   }
+}
+
+/// Values of a split computation worth computing once and keeping a chunk
+/// of rows at a time (RowGroup::localBuffers): an exponential, log, tanh or
+/// logistic that a materialized value (`values`) reads and something else
+/// reads too. A softmax's `e = exp(x - max)` is read by the sum and by the
+/// output: materialized, each exp is computed once instead of twice, and
+/// the sum and the output read it from cache.
+static std::vector<const HloInstruction *>
+sharedValues(const std::vector<const HloInstruction *> &values) {
+  std::set<const HloInstruction *> isValue(values.begin(), values.end());
+  std::set<const HloInstruction *> shared;
+  for (const HloInstruction *value : values) {
+    if (value->opcode() != HloOpcode::Reduce)
+      continue;
+    for (const HloInstruction *operand : value->operands()) {
+      HloOpcode op = operand->opcode();
+      if ((op != HloOpcode::Exp && op != HloOpcode::Log &&
+           op != HloOpcode::Tanh && op != HloOpcode::Logistic) ||
+          !operand->shape().isArray() || isValue.count(operand))
+        continue;
+      bool readElsewhere = false;
+      for (const HloInstruction *user : operand->users())
+        readElsewhere |= !isValue.count(user);
+      if (readElsewhere)
+        shared.insert(operand);
+    }
+  }
+  return {shared.begin(), shared.end()};
 }
 
 Expected<ModulePlan> planModule(const HloModule &module) {
@@ -415,12 +536,23 @@ Expected<ModulePlan> planModule(const HloModule &module) {
               std::pair<const HloComputation *, std::vector<bool>>> &parts) {
         if (plan.kernels.size() - first < 2)
           return;
-        const Shape &rows = values.front()->shape();
+        // The rows: the dims of the value of least rank.
+        const Shape &rows =
+            (*std::min_element(
+                 values.begin(), values.end(),
+                 [](const HloInstruction *a, const HloInstruction *b) {
+                   return a->shape().rank() < b->shape().rank();
+                 }))
+                ->shape();
         if (!rows.isArray() || rows.dims.empty() || !isRowMajor(rows))
           return;
         size_t rank = rows.dims.size();
+        // Every value starts with the rows' dims (a shared value has more).
         for (const HloInstruction *value : values)
-          if (!value->shape().isArray() || value->shape().dims != rows.dims)
+          if (!value->shape().isArray() || !isRowMajor(value->shape()) ||
+              value->shape().dims.size() < rank ||
+              !std::equal(rows.dims.begin(), rows.dims.end(),
+                          value->shape().dims.begin()))
             return;
         for (size_t k = first; k < plan.kernels.size(); ++k) {
           const PlannedKernel &kernel = plan.kernels[k];
@@ -448,18 +580,15 @@ Expected<ModulePlan> planModule(const HloModule &module) {
         plan.rowGroups.push_back(std::move(group));
       };
 
-  // The kernels of `computation`, split at its materialized values: a
-  // kernel for each of them (with what it reads, back to the inputs and the
-  // values before it), then one for the rest.
-  auto addComputation =
+  // The kernels of `computation` split at `values`: a kernel for each of
+  // them (with what it reads, back to the inputs and the values before
+  // it), then one for the rest; `bufferOf` receives each value's buffer.
+  auto addSplitComputation =
       [&](const HloInstruction &instruction, const HloComputation *computation,
-          const std::vector<int> &inputs) -> Expected<std::vector<int>> {
-    std::string origin = originOf(instruction, computation);
-    std::vector<const HloInstruction *> values =
-        materializedValues(*computation);
-    if (values.empty())
-      return addKernel(instruction, computation, inputs, origin);
-    std::map<const HloInstruction *, int> bufferOf;
+          const std::vector<int> &inputs, const std::string &origin,
+          const std::vector<const HloInstruction *> &values,
+          std::map<const HloInstruction *, int> &bufferOf)
+      -> Expected<std::vector<int>> {
     for (HloInstruction *param : computation->parameters())
       if (param)
         bufferOf[param] = inputs[param->parameterNumber()];
@@ -520,6 +649,48 @@ Expected<ModulePlan> planModule(const HloModule &module) {
                                                 : computedBuffers[next++]);
     addRowGroup(firstKernel, values, parts);
     return buffers;
+  };
+
+  // The kernels of `computation`, split at its materialized values: a
+  // kernel for each of them (with what it reads, back to the inputs and the
+  // values before it), then one for the rest.
+  auto addComputation =
+      [&](const HloInstruction &instruction, const HloComputation *computation,
+          const std::vector<int> &inputs) -> Expected<std::vector<int>> {
+    std::string origin = originOf(instruction, computation);
+    computation = splitColumnSums(*plan.scratch, *computation);
+    std::vector<const HloInstruction *> values =
+        materializedValues(*computation);
+    if (values.empty())
+      return addKernel(instruction, computation, inputs, origin);
+    // Shared values are materialized only where the kernels run a chunk of
+    // rows at a time (a chunk of them stays in cache): otherwise the
+    // computation is split again without them.
+    std::vector<const HloInstruction *> shared = sharedValues(values);
+    if (!shared.empty()) {
+      size_t kernels = plan.kernels.size(), buffers = plan.buffers.size(),
+             groups = plan.rowGroups.size();
+      std::vector<const HloInstruction *> withShared = values;
+      withShared.insert(withShared.end(), shared.begin(), shared.end());
+      std::sort(withShared.begin(), withShared.end(),
+                [](const HloInstruction *a, const HloInstruction *b) {
+                  return a->index() < b->index();
+                });
+      std::map<const HloInstruction *, int> bufferOf;
+      Expected<std::vector<int>> split = addSplitComputation(
+          instruction, computation, inputs, origin, withShared, bufferOf);
+      if (split && plan.rowGroups.size() > groups) {
+        for (const HloInstruction *value : shared)
+          plan.rowGroups.back().localBuffers.push_back(bufferOf.at(value));
+        return split;
+      }
+      plan.kernels.resize(kernels);
+      plan.buffers.resize(buffers);
+      plan.rowGroups.resize(groups);
+    }
+    std::map<const HloInstruction *, int> bufferOf;
+    return addSplitComputation(instruction, computation, inputs, origin, values,
+                               bufferOf);
   };
 
   if (!kernelPerInstruction) {

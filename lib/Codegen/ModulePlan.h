@@ -80,9 +80,19 @@ struct PlannedKernel {
 /// output index only (a row's max, not another row's). The executable runs
 /// them over chunks of rows instead of each over all of them; the results
 /// are the same, since no kernel reads a materialized value of another row.
+///
+/// A shared value (a softmax's `exp(x - max)`, read by the sum and by the
+/// output) is materialized too when the kernels form a group: its buffer is
+/// *local* (`localBuffers`), written and read only by the group's kernels,
+/// at rows of the chunk they run. Each worker then keeps the rows of its
+/// chunk in a scratch buffer of its own (a kernel gets the scratch's
+/// address less the chunk's first row, so its row r lands at scratch row
+/// r - r0), and the full buffer is made only when the kernels run one at a
+/// time.
 struct RowGroup {
   size_t first = 0, last = 0; ///< kernels [first, last]
   std::vector<int64_t> rowDims;
+  std::vector<int> localBuffers;
 };
 
 struct ModulePlan {

@@ -83,6 +83,39 @@ bool reducesInPartials(const HloInstruction &reduce) {
          input.dims[last] >= 2 * kReductionPartials;
 }
 
+bool sumsColumnsInSegments(const HloInstruction &reduce) {
+  if (reduce.opcode() != HloOpcode::Reduce || reduce.operandCount() != 2 ||
+      reduce.shape().isTuple())
+    return false;
+  std::optional<HloOpcode> op = simpleBinary(*reduce.calledComputation());
+  PrimitiveType type = reduce.shape().elementType;
+  if (op != HloOpcode::Add ||
+      reduce.calledComputation()->root()->shape().elementType != type ||
+      (type != PrimitiveType::F32 && type != PrimitiveType::F64))
+    return false;
+  const Shape &input = reduce.operand(0)->shape();
+  Layout layout = input.layoutOrDefault();
+  if (!layout.tiles.empty())
+    return false;
+  int64_t rank = input.rank();
+  for (int64_t i = 0; i < rank; ++i)
+    if (layout.minorToMajor[i] != rank - 1 - i)
+      return false;
+  std::vector<int64_t> reduced = reduce.dimensions();
+  std::sort(reduced.begin(), reduced.end());
+  int64_t m = static_cast<int64_t>(reduced.size());
+  if (m == 0 || m >= rank)
+    return false;
+  int64_t rows = 1, columns = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < m && reduced[d] != d)
+      return false;
+    (d < m ? rows : columns) *= input.dims[d];
+  }
+  return rows % kColumnSumSegmentRows == 0 &&
+         rows >= 2 * kColumnSumSegmentRows && columns >= 16;
+}
+
 namespace {
 
 /// How to get the values XLA left out of a printed constant.
@@ -784,6 +817,26 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
         for (int64_t t = chunks * kReductionPartials; t < size; ++t)
           eval::binaryAt(*fast, result, o, first, at(t), result, o);
       }
+    }
+    return std::move(results[0]);
+  }
+  if (fast && !xlaCpu && options.compilerReductionOrder &&
+      sumsColumnsInSegments(inst)) {
+    // The compiled kernels' order (sumsColumnsInSegments): per output
+    // element, each segment of rows summed from +0, the segments' sums
+    // added to the accumulator in order.
+    Literal &result = results[0];
+    int64_t columns = result.elementCount();
+    int64_t rows = first.elementCount() / columns;
+    Literal segment(Shape(first.elementType(), {columns}));
+    for (int64_t r0 = 0; r0 < rows; r0 += kColumnSumSegmentRows) {
+      for (int64_t c = 0; c < columns; ++c)
+        segment.setDouble(c, 0.0);
+      for (int64_t r = r0; r < r0 + kColumnSumSegmentRows; ++r)
+        for (int64_t c = 0; c < columns; ++c)
+          eval::binaryAt(*fast, segment, c, first, r * columns + c, segment, c);
+      for (int64_t c = 0; c < columns; ++c)
+        eval::binaryAt(*fast, result, c, segment, c, result, c);
     }
     return std::move(results[0]);
   }

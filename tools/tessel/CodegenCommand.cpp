@@ -358,9 +358,16 @@ int runRun(int argc, char **argv) {
             reducesInPartials(*instruction) &&
             (instruction->shape().elementType == PrimitiveType::F32 ||
              instruction->shape().elementType == PrimitiveType::F64);
+    bool segments = false;
+    for (const auto &computation : module->computations())
+      for (const auto &instruction : computation->instructions())
+        segments |= sumsColumnsInSegments(*instruction);
     if (partialSums)
       llvm::outs() << "check: the evaluator sums in the kernels' order (16 "
                       "partial sums along the minor dim, docs/codegen.md)\n";
+    if (segments)
+      llvm::outs() << "check: the evaluator sums columns in the kernels' "
+                      "order (segments of 256 rows, docs/codegen.md)\n";
     Expected<Literal> reference =
         evaluateHloModule(*module, arguments, evaluatorOptions);
     if (!reference)

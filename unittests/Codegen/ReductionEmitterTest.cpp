@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -49,6 +50,32 @@ TEST(ReductionHeroTest, ColumnReductionIsAHero) {
   LaunchConfig launch = getColumnReductionLaunch(a.reduction);
   EXPECT_EQ(launch.numThreads, 256);
   EXPECT_EQ(launch.numBlocks, 4);
+}
+
+TEST(ReductionHeroTest, BatchesOfColumnReductionsAreHeroes) {
+  // Kept dims major to the reduced ones: each batch a column reduction.
+  FusionAnalysis a = analyzeBody(R"(
+  %p = f32[32,256,4096] parameter(0)
+  %z = f32[] constant(0)
+  ROOT %r = f32[32,4096] reduce(%p, %z), dimensions={1}, to_apply=%red)");
+  ASSERT_EQ(a.kind, EmitterKind::ColumnReduction) << a.reason;
+  EXPECT_EQ(a.reduction.rows, 256);
+  EXPECT_EQ(a.reduction.columns, 32 * 4096);
+  EXPECT_EQ(a.reduction.rowColumns, 4096);
+  // The CPU gives a block a whole row, read in one sweep; the GPU 256
+  // threads.
+  LaunchConfig cpu = getColumnReductionLaunch(a.reduction, Target::Cpu);
+  EXPECT_EQ(cpu.numThreads, 4096);
+  EXPECT_EQ(cpu.numBlocks, 32);
+  LaunchConfig gpu = getColumnReductionLaunch(a.reduction, Target::Gpu);
+  EXPECT_EQ(gpu.numThreads, 256);
+  EXPECT_EQ(gpu.numBlocks, 32 * 16);
+  // A kept dim between two reduced ones is not a column reduction.
+  a = analyzeBody(R"(
+  %p = f32[8,32,64] parameter(0)
+  %z = f32[] constant(0)
+  ROOT %r = f32[32] reduce(%p, %z), dimensions={0,2}, to_apply=%red)");
+  EXPECT_EQ(a.kind, EmitterKind::Loop);
 }
 
 TEST(ReductionHeroTest, RejectionsSayWhy) {
@@ -89,9 +116,9 @@ TEST(ReductionHeroTest, RejectionsSayWhy) {
 /// went there.
 std::string checkReductionMaps(const HloInstruction &reduce,
                                const ColumnReduction &r,
-                               mlir::MLIRContext *context) {
-  IndexingMap read = getColumnReductionReadMap(reduce, r, context);
-  IndexingMap write = getColumnReductionWriteMap(reduce, r, context);
+                               mlir::MLIRContext *context, Target target) {
+  IndexingMap read = getColumnReductionReadMap(reduce, r, context, target);
+  IndexingMap write = getColumnReductionWriteMap(reduce, r, context, target);
   Expected<std::vector<DomainPoint>> reads = enumerateDomain(read, 1 << 22);
   Expected<std::vector<DomainPoint>> writes = enumerateDomain(write, 1 << 22);
   if (!reads || !writes)
@@ -169,6 +196,14 @@ TEST(ColumnReductionEmitterTest, MapsByEnumeration) {
            "%p = f32[9,20,30]{1,2,0} parameter(0)\n%z = f32[] constant(0)\n"
            "ROOT %r = f32[20,30] reduce(%p, %z), dimensions={0}, "
            "to_apply=%red",
+           // Batches of column reductions (a column sum's segments): on the
+           // CPU a block per row of 300 (then 4096) elements, on the GPU 256.
+           "%p = f32[3,7,300] parameter(0)\n%z = f32[] constant(0)\n"
+           "ROOT %r = f32[3,300] reduce(%p, %z), dimensions={1}, "
+           "to_apply=%red",
+           "%p = f32[2,5,3,4100] parameter(0)\n%z = f32[] constant(0)\n"
+           "ROOT %r = f32[2,4100] reduce(%p, %z), dimensions={1,2}, "
+           "to_apply=%red",
        }) {
     SCOPED_TRACE(body);
     auto module = parseTestModule("HloModule m\n" + reducer("f32", "add") +
@@ -176,7 +211,10 @@ TEST(ColumnReductionEmitterTest, MapsByEnumeration) {
     ASSERT_TRUE(module);
     FusionAnalysis a = analyzeFusion(*module->entry());
     ASSERT_EQ(a.kind, EmitterKind::ColumnReduction) << a.reason;
-    EXPECT_EQ(checkReductionMaps(*a.hero, a.reduction, &context), "");
+    EXPECT_EQ(checkReductionMaps(*a.hero, a.reduction, &context, Target::Cpu),
+              "");
+    EXPECT_EQ(checkReductionMaps(*a.hero, a.reduction, &context, Target::Gpu),
+              "");
   }
 }
 
@@ -224,6 +262,69 @@ TEST(ColumnReductionEmitterTest, RandomReductionsMatchTheEvaluator) {
         reducedList + "}, to_apply=%red\n  %q = " + shape(true) +
         " parameter(1)\n  ROOT %a = " + shape(true) + " add(%r, %q)\n}\n";
     checkModule(text, 50 + trial);
+  }
+}
+
+TEST(ColumnSumSegmentsTest, SplitSumsMatchTheEvaluatorInTheirOrder) {
+  // Column sums of f32/f64 over leading dims of at least 512 rows run in
+  // segments of 256 rows (sumsColumnsInSegments): a kernel sums each
+  // segment, a second adds the segments' sums in order. The evaluator
+  // reproduces that order, and it differs from the one-by-one sum in the
+  // bits (HloEvaluatorTest), so these match only if the kernels sum in it.
+  const char *modules[] = {
+      // Not in a fusion, with an epilogue.
+      "ENTRY e {\n  %p = f32[1024,48] parameter(0)\n"
+      "  %z = f32[] constant(0.5)\n"
+      "  %r = f32[48] reduce(%p, %z), dimensions={0}, to_apply=%red\n"
+      "  ROOT %n = f32[48] negate(%r)\n}\n",
+      // Two reduced and two kept dims (the sum is reshaped back), f64.
+      "ENTRY e {\n  %p = f64[2,512,3,20] parameter(0)\n"
+      "  %z = f64[] constant(-2)\n"
+      "  ROOT %r = f64[3,20] reduce(%p, %z), dimensions={0,1}, "
+      "to_apply=%red64\n}\n",
+      // In a fusion, with a producer and a consumer.
+      "%body {\n  %p = f32[768,40] parameter(0)\n"
+      "  %q = f32[40] parameter(1)\n  %n = f32[768,40] negate(%p)\n"
+      "  %z = f32[] constant(0)\n"
+      "  %r = f32[40] reduce(%n, %z), dimensions={0}, to_apply=%red\n"
+      "  ROOT %a = f32[40] add(%r, %q)\n}\n"
+      "ENTRY e {\n  %p = f32[768,40] parameter(0)\n"
+      "  %q = f32[40] parameter(1)\n"
+      "  ROOT %f = f32[40] fusion(%p, %q), kind=kLoop, calls=%body\n}\n",
+      // Read back through a broadcast (the sum is materialized too).
+      "ENTRY e {\n  %p = f32[512,32] parameter(0)\n"
+      "  %z = f32[] constant(0)\n"
+      "  %r = f32[32] reduce(%p, %z), dimensions={0}, to_apply=%red\n"
+      "  %b = f32[512,32] broadcast(%r), dimensions={1}\n"
+      "  ROOT %d = f32[512,32] subtract(%p, %b)\n}\n",
+  };
+  int trial = 0;
+  for (const char *body : modules) {
+    std::string text = "HloModule m\n" + reducer("f32", "add") +
+                       "%red64 {\n  %a = f64[] parameter(0)\n"
+                       "  %b = f64[] parameter(1)\n"
+                       "  ROOT %s = f64[] add(%a, %b)\n}\n" +
+                       body;
+    SCOPED_TRACE(text);
+    auto module = parseTestModule(text);
+    ASSERT_TRUE(module);
+    bool segmented = false;
+    for (const auto &computation : module->computations())
+      for (const auto &instruction : computation->instructions())
+        segmented |= sumsColumnsInSegments(*instruction);
+    EXPECT_TRUE(segmented);
+    // Finite values over 12 decades (a NaN or an infinity would make every
+    // order give the same bits).
+    std::mt19937 rng(700 + trial++);
+    std::uniform_real_distribution<double> value(-1000.0, 1000.0);
+    std::vector<Literal> arguments;
+    for (HloInstruction *param : module->entry()->parameters()) {
+      Literal x(Shape(param->shape().elementType, param->shape().dims));
+      for (int64_t i = 0; i < x.elementCount(); ++i)
+        x.setDouble(i, value(rng) * std::ldexp(1.0, int(rng() % 40) - 20));
+      arguments.push_back(std::move(x));
+    }
+    EXPECT_EQ(checkBothLaunches(*module, arguments), "");
   }
 }
 
@@ -356,4 +457,88 @@ TEST(RowGroupTest, OnlyKernelsThatReadTheirOwnRowsAreGrouped) {
                                 "dimensions={1}\n"))
                 .find("run a chunk of rows at a time"),
             std::string::npos);
+}
+
+namespace {
+
+/// A softmax over the minor dim of f32[rows, cols] (along dim `dim` of the
+/// broadcasts: 0 for rows, 1 for a column-wise one on a square array).
+std::string softmaxModule(int64_t rows, int64_t cols, int dim = 0) {
+  std::string r = std::to_string(rows), c = std::to_string(cols);
+  std::string full = "f32[" + r + "," + c + "]",
+              row = "f32[" + (dim == 0 ? r : c) + "]",
+              reduced = dim == 0 ? "1" : "0", kept = std::to_string(dim);
+  return "HloModule m\n" + reducer("f32", "maximum") +
+         "%add {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+         "  ROOT %s = f32[] add(%a, %b)\n}\n"
+         "%body {\n  %x = " +
+         full + " parameter(0)\n  %ninf = f32[] constant(-inf)\n  %m = " + row +
+         " reduce(%x, %ninf), dimensions={" + reduced +
+         "}, to_apply=%red\n  %bm = " + full + " broadcast(%m), dimensions={" +
+         kept + "}\n  %d = " + full + " subtract(%x, %bm)\n  %e = " + full +
+         " exponential(%d)\n  %z = f32[] constant(0)\n  %s = " + row +
+         " reduce(%e, %z), dimensions={" + reduced +
+         "}, to_apply=%add\n  %bs = " + full + " broadcast(%s), dimensions={" +
+         kept + "}\n  ROOT %o = " + full +
+         " divide(%e, %bs)\n}\n"
+         "ENTRY e {\n  %p = " +
+         full + " parameter(0)\n  ROOT %f = " + full +
+         " fusion(%p), kind=kLoop, calls=%body\n}\n";
+}
+
+std::string explainModule(const std::string &text) {
+  auto module = parseTestModule(text);
+  if (!module)
+    return "parse failed";
+  Expected<std::string> out =
+      emitHloModule(*module, EmitKind::Explain, CompileOptions{});
+  return out ? *out : out.error().message;
+}
+
+} // namespace
+
+TEST(RowGroupTest, SharedExpIsComputedOnceAChunkOfRowsAtATime) {
+  // The softmax's exp is read by the sum and by the output: in a row
+  // group it is a kernel's output of its own, kept a chunk of rows at a
+  // time in each worker's scratch (RowGroup::localBuffers). The bits must
+  // be the evaluator's (within the bound of the approximated exp) and the
+  // same with one worker, two, and one kernel at a time (where the full
+  // buffer is made): a scratch row at the wrong place would show.
+  const int64_t shapes[][2] = {{3000, 100}, {2049, 33}, {700, 300}, {64, 40}};
+  int trial = 0;
+  for (const auto &shape : shapes) {
+    std::string text = softmaxModule(shape[0], shape[1]);
+    SCOPED_TRACE(text);
+    auto module = parseTestModule(text);
+    ASSERT_TRUE(module);
+    std::string explained = explainModule(text);
+    EXPECT_NE(explained.find("computes %e once"), std::string::npos)
+        << explained;
+    EXPECT_NE(explained.find("scratch buffer"), std::string::npos) << explained;
+    CompileOptions options;
+    std::vector<Literal> arguments = randomArguments(*module, 90 + trial++);
+    for (int threads : {1, 2}) {
+      KernelCheckResult check =
+          checkKernels(*module, arguments, options, threads);
+      EXPECT_EQ(check.failure, "") << threads << " threads";
+    }
+    auto exe = Executable::compile(*module, options);
+    ASSERT_TRUE(exe);
+    RunOptions one, two, whole;
+    one.threads = 1;
+    two.threads = whole.threads = 2;
+    whole.rowChunks = false;
+    Expected<Literal> a = (*exe)->run(arguments, one);
+    Expected<Literal> b = (*exe)->run(arguments, two);
+    Expected<Literal> c = (*exe)->run(arguments, whole);
+    ASSERT_TRUE(a && b && c);
+    EXPECT_EQ(a->toString(), b->toString());
+    EXPECT_EQ(a->toString(), c->toString());
+  }
+  // Column-wise, the kernels cannot run a chunk of rows at a time: the exp
+  // is computed again in each kernel that reads it, as before.
+  std::string explained = explainModule(softmaxModule(64, 64, 1));
+  EXPECT_EQ(explained.find("computes %e once"), std::string::npos) << explained;
+  EXPECT_EQ(explained.find("run a chunk of rows at a time"), std::string::npos)
+      << explained;
 }

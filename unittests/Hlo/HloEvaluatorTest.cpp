@@ -479,3 +479,108 @@ TEST(HloEvaluator, OnlyWideSumsAndNarrowMaxMinOverTheMinorDimArePartial) {
   EXPECT_FALSE(reduceOf("f32", "add", "4,64", "{0,1}", "1")); // not minor
   EXPECT_TRUE(reduceOf("f32", "add", "64,4", "{0,1}", "0"));  // minor in memory
 }
+
+namespace {
+
+/// f32[rows, columns] summed along dim 0 (a column sum), starting at `init`.
+std::unique_ptr<HloModule> columnSumModule(int64_t rows, int64_t columns) {
+  std::string text =
+      "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] "
+      "parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[" +
+      std::to_string(rows) + "," + std::to_string(columns) +
+      "] parameter(0)\n  z = f32[] constant(-0.625)\n  ROOT r = f32[" +
+      std::to_string(columns) +
+      "] reduce(p, z), dimensions={0}, to_apply=add\n}\n";
+  return std::move(*parseHloModule(text));
+}
+
+/// The documented order (sumsColumnsInSegments), written out in plain
+/// floats: segments of 256 rows, each from +0, added to `init` in order.
+float segmentedSum(const std::vector<float> &x, float init) {
+  float acc = init;
+  for (size_t r0 = 0; r0 < x.size(); r0 += kColumnSumSegmentRows) {
+    float segment = 0.0f;
+    for (size_t r = r0; r < r0 + kColumnSumSegmentRows; ++r)
+      segment = segment + x[r];
+    acc = acc + segment;
+  }
+  return acc;
+}
+
+} // namespace
+
+TEST(HloEvaluator, ColumnSumSegmentsAreTheDocumentedOrder) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-1000.0f, 1000.0f);
+  const int64_t columns = 17;
+  for (int64_t rows : {512, 768, 4096}) {
+    SCOPED_TRACE("rows = " + std::to_string(rows));
+    std::unique_ptr<HloModule> module = columnSumModule(rows, columns);
+    ASSERT_TRUE(sumsColumnsInSegments(*module->entry()->root()));
+    Literal x(Shape(PrimitiveType::F32, {rows, columns}));
+    std::vector<std::vector<float>> data(columns, std::vector<float>(rows));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < columns; ++c) {
+        // Magnitudes over 12 decades, so that the order shows in the bits.
+        float v =
+            value(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40) - 20);
+        data[c][r] = v;
+        x.setDouble({r, c}, v);
+      }
+    EvaluatorOptions options;
+    options.compilerReductionOrder = true;
+    Expected<Literal> segmented = evaluateHloModule(*module, {x}, options);
+    Expected<Literal> sequential = evaluateHloModule(*module, {x});
+    ASSERT_TRUE(segmented && sequential);
+    bool anyDiffers = false;
+    double u = std::ldexp(1.0, -24);
+    double segments = double(rows) / kColumnSumSegmentRows;
+    for (int64_t c = 0; c < columns; ++c) {
+      EXPECT_EQ(segmented->getDouble({c}),
+                static_cast<double>(segmentedSum(data[c], -0.625f)))
+          << c;
+      double exact = -0.625, magnitude = 0.625;
+      for (float v : data[c]) {
+        exact += v;
+        magnitude += std::fabs(v);
+      }
+      // The bound of docs/codegen.md: (256 + K) u sum |x| from the exact
+      // sum; the one-by-one order within (R - 1) u sum |x|.
+      EXPECT_LE(std::fabs(segmented->getDouble({c}) - exact),
+                (kColumnSumSegmentRows + segments) * u * magnitude * 1.01);
+      EXPECT_LE(std::fabs(sequential->getDouble({c}) - exact),
+                double(rows) * u * magnitude * 1.01);
+      anyDiffers |= segmented->getDouble({c}) != sequential->getDouble({c});
+    }
+    EXPECT_TRUE(anyDiffers) << "the two orders gave the same bits: the test "
+                               "does not tell them apart";
+  }
+}
+
+TEST(HloEvaluator, OnlyWideSumsOverLeadingRowMajorDimsAreSegmented) {
+  auto reduceOf = [](const std::string &type, const std::string &op,
+                     const std::string &dims, const std::string &layout,
+                     const std::string &reduced, const std::string &out) {
+    std::string text =
+        "HloModule m\nr {\n  a = " + type + "[] parameter(0)\n  b = " + type +
+        "[] parameter(1)\n  ROOT s = " + type + "[] " + op +
+        "(a, b)\n}\nENTRY e {\n  p = " + type + "[" + dims + "]" + layout +
+        " parameter(0)\n  z = " + type + "[] constant(0)\n  ROOT x = " + type +
+        "[" + out + "] reduce(p, z), dimensions={" + reduced +
+        "}, to_apply=r\n}\n";
+    auto module = parseHloModule(text);
+    EXPECT_TRUE(module) << text;
+    return module ? sumsColumnsInSegments(*(*module)->entry()->root()) : false;
+  };
+  EXPECT_TRUE(reduceOf("f32", "add", "512,16", "", "0", "16"));
+  EXPECT_TRUE(reduceOf("f64", "add", "1024,40", "", "0", "40"));
+  EXPECT_TRUE(reduceOf("f32", "add", "2,256,3,16", "", "0,1", "3,16"));
+  EXPECT_FALSE(reduceOf("f32", "add", "256,16", "", "0", "16"));  // 1 segment
+  EXPECT_FALSE(reduceOf("f32", "add", "600,16", "", "0", "16"));  // 600 % 256
+  EXPECT_FALSE(reduceOf("f32", "add", "512,15", "", "0", "15"));  // narrow
+  EXPECT_FALSE(reduceOf("bf16", "add", "512,16", "", "0", "16")); // bf16
+  EXPECT_FALSE(reduceOf("f32", "maximum", "512,16", "", "0", "16"));
+  EXPECT_FALSE(reduceOf("f32", "add", "512,16", "{0,1}", "0", "16"));
+  EXPECT_FALSE(reduceOf("f32", "add", "16,512", "", "1", "16")); // a row sum
+  EXPECT_FALSE(reduceOf("f32", "add", "2,512,16", "", "1", "2,16"));
+}

@@ -124,18 +124,24 @@ IndexingMap getTransposeWriteMap(const HloInstruction &hero,
 
 /// The column-reduction emitter's launch: a thread per output element (up
 /// to 256 per block, consecutive in memory), the block's accumulators in a
-/// shared tile of one element per thread.
-LaunchConfig getColumnReductionLaunch(const ColumnReduction &reduction);
+/// shared tile of one element per thread. On the CPU a batch of column
+/// reductions (ColumnReduction::rowColumns < columns) gives a block a whole
+/// row of up to 4096 elements instead, so that it reads its rows in one
+/// contiguous sweep.
+LaunchConfig getColumnReductionLaunch(const ColumnReduction &reduction,
+                                      Target target = Target::Cpu);
 /// (th_x, bl_x, row) -> (the reduce operand's index..., th_x): the element
 /// thread th_x of block bl_x adds in at `row` (rows in the evaluator's
 /// order).
 IndexingMap getColumnReductionReadMap(const HloInstruction &reduce,
                                       const ColumnReduction &reduction,
-                                      mlir::MLIRContext *context);
+                                      mlir::MLIRContext *context,
+                                      Target target = Target::Cpu);
 /// (th_x, bl_x) -> (the reduce's output index..., th_x).
 IndexingMap getColumnReductionWriteMap(const HloInstruction &reduce,
                                        const ColumnReduction &reduction,
-                                       mlir::MLIRContext *context);
+                                       mlir::MLIRContext *context,
+                                       Target target = Target::Cpu);
 
 /// The concatenate emitter's launch: the loop emitter's for the largest
 /// operand (one element per thread); every operand is walked by the same

@@ -111,12 +111,15 @@ struct NormalizedTranspose {
 /// Normalizes `transpose` (@pre a transpose or a copy).
 NormalizedTranspose normalizeTranspose(const HloInstruction &transpose);
 
-/// A reduce whose kept dims are the minor physical dims of its operand (a
-/// column reduction): `rows` reduced elements per output element, `columns`
-/// output elements, each row of them contiguous in memory.
+/// A reduce whose reduced dims are physically major to the minor kept dims
+/// of its operand (a column reduction): `rows` reduced elements per output
+/// element, `columns` output elements. Kept dims may also be major to the
+/// reduced ones (a batch of column reductions: the segments of a column
+/// sum, ModulePlan.cpp); a row holds `rowColumns` contiguous elements.
 struct ColumnReduction {
   int64_t rows = 1;
   int64_t columns = 1;
+  int64_t rowColumns = 1;
   /// The operand's kept dims, physically major to minor (threads run along
   /// them); the reduced dims in increasing order (the evaluator's order).
   std::vector<int64_t> keptDims;

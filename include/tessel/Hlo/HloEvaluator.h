@@ -104,6 +104,25 @@ inline constexpr int64_t kReductionPartials = 16;
 /// sum of both (HloEvaluatorTest checks it on random rows).
 bool reducesInPartials(const HloInstruction &reduce);
 
+/// Rows per segment of the compiler's column-sum order.
+inline constexpr int64_t kColumnSumSegmentRows = 256;
+
+/// Whether the compiled kernels sum the columns of `reduce` in segments of
+/// kColumnSumSegmentRows rows rather than one row after the other: a
+/// reduce of one operand by a lone add of f32 or f64 whose operand is
+/// row-major and untiled, whose reduced dims are its leading dims (0 to
+/// m - 1, R elements per output, a multiple of 256, at least 512) and which
+/// keeps at least 16 elements. Each output element is then
+/// `init + s_0 + s_1 + ... + s_{K-1}` (K = R / 256, added in that order),
+/// where `s_k = +0 + x_{256 k} + ... + x_{256 k + 255}` adds the rows of
+/// segment k one by one in row-major order. The compiler splits such a
+/// reduce in two (ModulePlan.cpp): the segments' sums of all columns, a
+/// block per segment reading its rows contiguously, then their sum.
+/// A sum of R rows in this order is within (256 + K) u sum |x| of the exact
+/// sum (u = 2^-24 for f32), the one-by-one sum within (R - 1) u sum |x|
+/// (HloEvaluatorTest checks it on random columns).
+bool sumsColumnsInSegments(const HloInstruction &reduce);
+
 /// Evaluates the ENTRY computation. The arguments must match the entry's
 /// parameters in element type and dims. @pre the module verifies
 /// (verifyHloModule); an unverified module may give an error, never a crash.
