@@ -188,8 +188,13 @@ void lookUp(const Out *table, const In *in, Out *out, int64_t begin,
     out[i] = table[in[i]];
 }
 
+/// The input is prefetched this far ahead of the lookup: the hardware
+/// prefetcher alone left the streaming lookup 8-12% slower in thread CPU
+/// time on Zen 4 (2 KiB ahead gained nothing, 8 KiB less than 4).
+constexpr int64_t kPrefetchBytes = 4096;
+
 /// The same, whole 64-byte lines of `out` written with streaming stores
-/// (the line is assembled in registers first), so that the output's lines
+/// (the line is assembled in a buffer first), so that the output's lines
 /// are not read before they are written; the head up to the first line
 /// boundary and the tail are ordinary stores.
 template <typename In, typename Out>
@@ -204,6 +209,8 @@ void lookUpStreaming(const Out *table, const In *in, Out *out, int64_t begin,
     return lookUp(table, in, out, begin, end);
   lookUp(table, in, out, begin, i);
   for (; i + kPerLine <= end; i += kPerLine) {
+    _mm_prefetch(reinterpret_cast<const char *>(in + i) + kPrefetchBytes,
+                 _MM_HINT_NTA);
     alignas(64) Out line[kPerLine];
     for (int64_t j = 0; j < kPerLine; ++j)
       line[j] = table[in[i + j]];
