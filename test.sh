@@ -15,6 +15,16 @@ jobs=$(nproc)
 
 step() { printf '\n=== %s\n' "$*"; }
 
+# The GPU tests need CUDA's ptxas and libdevice (no GPU): a CUDA toolkit if
+# one is installed, else the one requirements.txt put in .venv.
+if [ -z "${CUDA_HOME:-}${CUDA_PATH:-}" ] && ! command -v ptxas >/dev/null &&
+   [ ! -x /usr/local/cuda/bin/ptxas ]; then
+  for d in .venv/lib/python3*/site-packages/nvidia/cuda_nvcc; do
+    [ -x "$d/bin/ptxas" ] && export CUDA_HOME="$root/$d"
+  done
+fi
+echo "CUDA toolkit for the GPU tests: ${CUDA_HOME:-${CUDA_PATH:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}}"
+
 step "build (Release)"
 [ -f build/build.ninja ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 ninja -C build

@@ -47,3 +47,8 @@ if ptxas:
     config.substitutions.append(("%ptxas", ptxas))
 else:
     lit_config.note("ptxas not found (set CUDA_HOME): PTX is not assembled")
+
+# tessel finds libdevice (and ptxas) through the same variables: pass them on.
+for variable in ("CUDA_HOME", "CUDA_PATH", "TESSEL_LIBDEVICE"):
+    if os.environ.get(variable):
+        config.environment[variable] = os.environ[variable]
