@@ -26,7 +26,7 @@
 //
 //   GELU in bf16 (8 ops rounded to bf16, a tanh), AVX-512: 5.4 per element
 //     -> a table (a lookup costs about 1.5)
-//   bf16 -> f32 * 3 -> f16 -> f32 + 1 -> bf16, AVX-512: 0.7 -> computed
+//   bf16 -> f32 * 3 -> f16 -> f32 + 1 -> bf16, AVX-512: 0.75 -> computed
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CODEGEN_TABLELOOKUP_H
@@ -49,7 +49,7 @@ struct VectorUnit {
 
 /// What a lookup costs per element, in the units of
 /// TableLookup::computeCost: calibrated on Zen 4 (one lookup ~1.5x the
-/// time of a copy of the same bytes, one computed element of 0.7
+/// time of a copy of the same bytes, one computed element of 0.75
 /// instructions ~0.9x, of 5.4 instructions ~5x; one thread).
 constexpr double kLookupCostPerElement = 1.5;
 
