@@ -68,6 +68,12 @@ void BM_StoreInt8In4N(benchmark::State &state) {
              {16, 64, 56, 56}),
       true);
 }
+void BM_LoadInt8From4N(benchmark::State &state) {
+  run(state,
+      tensor(NpuLayout::Aligned, PrimitiveType::S8, StorageMode::N4,
+             {16, 64, 56, 56}),
+      false);
+}
 void BM_Memcpy(benchmark::State &state) {
   int64_t bytes = 4 * 64 * 56 * 56 * 4;
   std::vector<uint8_t> a(bytes, 7), b(bytes);
@@ -84,5 +90,6 @@ BENCHMARK(BM_StoreAlignedF32);
 BENCHMARK(BM_LoadAlignedF32);
 BENCHMARK(BM_StoreCompactF32);
 BENCHMARK(BM_StoreInt8In4N);
+BENCHMARK(BM_LoadInt8From4N);
 BENCHMARK(BM_Memcpy);
 BENCHMARK_MAIN();

@@ -188,6 +188,46 @@ Expected<int64_t> storePackedGroups(const LocalTensor &t,
   return groups * lanes;
 }
 
+/// The inverse of storePackedGroups for loads: each (group, channel) plane
+/// or row of a packed mode deinterleaves into its `lanes` batch rows of
+/// the destination (RowInterleaver::deinterleave: SSE2 unpacks, Highway's
+/// LoadInterleaved4 and LoadInterleaved2 at AVX2 and AVX-512), instead of
+/// one element at a time. Loads the n of whole groups and returns how many
+/// (the rest take the general runs).
+Expected<int64_t> loadPackedGroups(const LocalTensor &t,
+                                   const std::vector<uint8_t> &memory,
+                                   uint8_t *dst, const Dims4 &dstStrides) {
+  int64_t lanes = modeLanes(t.mode()), eb = t.elementBytes();
+  const Dims4 &shape = t.shape(), &s = t.strides();
+  int64_t pb = t.storedBytes();
+  if (t.layout() == NpuLayout::Matrix || lanes * eb != 4 || pb != 4 ||
+      s[3] != 1 || dstStrides[3] != 1 || !(lanes == 4 || lanes == 2))
+    return 0;
+  Expected<RowInterleaver> interleaver = RowInterleaver::create();
+  if (!interleaver)
+    return interleaver.takeError();
+  const NpuConfig &config = t.config();
+  NpuPlace origin = t.start();
+  int64_t memBytes = config.bytesPerNpu(), w = shape[3];
+  int64_t groups = shape[0] / lanes;
+  bool planes = s[2] == w && dstStrides[2] == w;
+  int64_t rows = planes ? 1 : shape[2], count = planes ? shape[2] * w : w;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      ChannelSlot cs = config.channelSlot(origin.npu, c);
+      for (int64_t h = 0; h < rows; ++h) {
+        const uint8_t *in = memory.data() + cs.npu * memBytes + origin.offset +
+                            pb * (g * s[0] + cs.slot * s[1] + h * s[2]);
+        uint8_t *row[4];
+        for (int64_t q = 0; q < lanes; ++q)
+          row[q] = dst + eb * ((g * lanes + q) * dstStrides[0] +
+                               c * dstStrides[1] + h * dstStrides[2]);
+        interleaver->deinterleave(in, row, count, eb, lanes);
+      }
+    }
+  return groups * lanes;
+}
+
 } // namespace
 
 std::optional<int64_t> systemBufferBytes(const Dims4 &shape,
@@ -309,8 +349,16 @@ Expected<int64_t> LocalMemory::load(const LocalTensor &tensor, uint8_t *dst,
       !e)
     return e.takeError();
   int64_t eb = tensor.elementBytes(), memBytes = cfg.bytesPerNpu();
-  int64_t written = 0;
+  const Dims4 &shape = tensor.shape();
+  Expected<int64_t> packedGroups =
+      loadPackedGroups(tensor, memory, dst, dstStrides);
+  if (!packedGroups)
+    return packedGroups.takeError();
+  int64_t packed = *packedGroups;
+  int64_t written = packed * shape[1] * shape[2] * shape[3] * eb;
   forEachRun(tensor, [&](const Run &run) {
+    if (run.start[0] < packed && tensor.layout() != NpuLayout::Matrix)
+      return;
     copyRunToSystem(run, memory.data() + run.npu * memBytes, dst, dstStrides,
                     eb);
     written += run.count * eb;

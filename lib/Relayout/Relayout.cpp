@@ -188,6 +188,16 @@ void RowInterleaver::interleave(uint8_t *out, const uint8_t *const *rows,
                   elementBytes);
 }
 
+void RowInterleaver::deinterleave(const uint8_t *in, uint8_t *const *rows,
+                                  int64_t count, int64_t elementBytes,
+                                  int64_t k) const {
+  int64_t j = kernels->deinterleave(in, rows, count, elementBytes, k, false);
+  for (; j < count; ++j)
+    for (int64_t q = 0; q < k; ++q)
+      std::memcpy(rows[q] + j * elementBytes, in + (j * k + q) * elementBytes,
+                  elementBytes);
+}
+
 std::string RowInterleaver::isa() const { return isaName(kernels->level); }
 
 int64_t relayoutDefaultStreamingThreshold() {

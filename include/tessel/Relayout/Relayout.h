@@ -141,6 +141,11 @@ public:
   ///      elements and overlaps none of them.
   void interleave(uint8_t *out, const uint8_t *const *rows, int64_t count,
                   int64_t elementBytes, int64_t k) const;
+  /// The inverse: `in` holds count * k elements interleaved, rows[q] gets
+  /// elements q, q + k, q + 2k, ... @pre rows[0..k) hold `count` elements
+  /// each and overlap neither `in` nor each other.
+  void deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t count,
+                    int64_t elementBytes, int64_t k) const;
   /// The level it runs at ("avx512").
   std::string isa() const;
 
