@@ -30,7 +30,12 @@ struct CompiledModule {
 };
 
 CompiledModule compileModule(const std::string &text, bool excessPrecision,
-                             bool tables, bool relayouts) {
+                             bool tables, bool relayouts,
+                             const std::string &device, int sm) {
+  if (device != "cpu" && device != "gpu")
+    raise("device must be 'cpu' or 'gpu', not '" + device + "'");
+  if (sm != 0 && device != "gpu")
+    raise("sm is for device='gpu'");
   std::unique_ptr<HloModule> module = unwrap(parseHloModule(text));
   check(verifyHloModule(*module), text);
   check(checkInlinedSize(*module));
@@ -38,6 +43,13 @@ CompiledModule compileModule(const std::string &text, bool excessPrecision,
   options.excessPrecision = excessPrecision;
   options.tables = tables;
   options.relayouts = relayouts;
+  if (device == "gpu") {
+    // PTX through the CUDA driver, opened now (tessel run --device gpu);
+    // sm 0: the device's own compute capability.
+    options.target = Target::Gpu;
+    options.backend = Backend::Nvptx;
+    options.smVersion = sm;
+  }
   Expected<std::shared_ptr<Executable>> executable = [&] {
     nb::gil_scoped_release release;
     return Executable::compile(*module, options);
@@ -57,10 +69,13 @@ EmitKind parseEmitKind(const std::string &kind) {
     return EmitKind::Llvm;
   if (kind == "asm")
     return EmitKind::Asm;
+  if (kind == "ptx")
+    return EmitKind::Ptx;
   if (kind == "explain")
     return EmitKind::Explain;
   raise("unknown IR '" + kind +
-        "', expected partition, mlir, lowered, llvm, asm or explain");
+        "', expected partition, mlir, lowered, llvm, asm, ptx (device='gpu') "
+        "or explain");
 }
 
 std::string emit(const CompiledModule &compiled, EmitKind kind,
@@ -183,6 +198,13 @@ arrays, one per ENTRY parameter. Make one with tessel.compile().
           },
           "The shapes of the outputs (one per ROOT tuple element).")
       .def_prop_ro(
+          "device",
+          [](const CompiledModule &c) {
+            return std::string(c.options.backend == Backend::Nvptx ? "gpu"
+                                                                   : "cpu");
+          },
+          "Where the kernels run: 'cpu' or 'gpu'.")
+      .def_prop_ro(
           "_runs_in_place",
           [](const CompiledModule &c) { return c.runsInPlace; },
           "Calls that ran on the arrays' own bytes, with no copy.")
@@ -233,11 +255,15 @@ arrays, one per ENTRY parameter. Make one with tessel.compile().
       .def(
           "emit",
           [](const CompiledModule &c, const std::string &kind) {
-            return emit(c, parseEmitKind(kind), c.options);
+            EmitKind emitKind = parseEmitKind(kind);
+            if (emitKind == EmitKind::Ptx &&
+                c.options.backend != Backend::Nvptx)
+              raise("PTX is written for the GPU: compile with device='gpu'");
+            return emit(c, emitKind, c.options);
           },
           nb::arg("kind") = "mlir",
           "The text `tessel compile --emit=KIND` prints: partition, mlir, "
-          "lowered, llvm, asm (or explain).\n\n"
+          "lowered, llvm, asm, ptx (device='gpu'), or explain.\n\n"
           ">>> print(exe.emit('partition'))")
       .def(
           "explain",
@@ -260,7 +286,8 @@ arrays, one per ENTRY parameter. Make one with tessel.compile().
 
   m.def("_compile", &compileModule, nb::arg("text"),
         nb::arg("excess_precision") = false, nb::arg("tables") = true,
-        nb::arg("relayouts") = true, "Compiles HLO text; see tessel.compile.");
+        nb::arg("relayouts") = true, nb::arg("device") = "cpu",
+        nb::arg("sm") = 0, "Compiles HLO text; see tessel.compile.");
 }
 
 } // namespace tessel::python

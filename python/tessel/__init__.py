@@ -148,6 +148,12 @@ class Executable:
         """The shapes of the outputs."""
         return self._compiled.outputs
 
+    @property
+    def device(self) -> str:
+        """Where the kernels run: 'cpu', or 'gpu' (compiled with
+        ``device="gpu"``)."""
+        return self._compiled.device
+
     def __call__(self, *arrays, threads: int = 0):
         """Runs the kernels on numpy arrays, one per ENTRY parameter (`tessel
         run`); threads=0 uses every core. Row-major parameters and outputs
@@ -164,7 +170,8 @@ class Executable:
         return tuple(results) if self._tuple else results[0]
 
     def emit(self, kind: str = "mlir") -> str:
-        """`tessel compile --emit=KIND`: partition, mlir, lowered, llvm, asm."""
+        """`tessel compile --emit=KIND`: partition, mlir, lowered, llvm, asm,
+        and ptx for an executable compiled with ``device="gpu"``."""
         return self._compiled.emit(kind)
 
     def explain(self) -> str:
@@ -189,8 +196,10 @@ class Executable:
 
 
 def compile(hlo_text: str, *, excess_precision: bool = False,
-            tables: bool = True, relayouts: bool = True) -> Executable:
-    """Compiles an HLO module (text, as jax prints it) for this CPU.
+            tables: bool = True, relayouts: bool = True,
+            device: str = "cpu", sm: Optional[int] = None) -> Executable:
+    """Compiles an HLO module (text, as jax prints it) for this CPU, or with
+    ``device="gpu"`` for an NVIDIA GPU.
 
     ``tables=False`` makes every kernel compute its elements; by default an
     elementwise kernel of one 8- or 16-bit input runs as a lookup in a table
@@ -200,11 +209,19 @@ def compile(hlo_text: str, *, excess_precision: bool = False,
     only transpose or copy an input, which by default run as relayout plans
     (the same bytes; `tessel run --no-relayout`).
 
+    ``device="gpu"`` writes the kernels as PTX (for compute capability
+    ``sm``, by default the device's) and runs them through the CUDA driver,
+    opened when compiling (`tessel run --device gpu`): calls copy the
+    arrays to the GPU and the results back. Without a driver it raises
+    ValueError("no CUDA driver found ..."). Table lookups and relayout
+    plans are CPU-only shortcuts; on the GPU every kernel computes.
+
     >>> exe = tessel.compile(hlo_text)
     >>> y = exe(x)
     """
     if isinstance(hlo_text, HloModule):
         hlo_text = str(hlo_text)
-    compiled = _tessel_compile(hlo_text, excess_precision, tables, relayouts)
+    compiled = _tessel_compile(hlo_text, excess_precision, tables, relayouts,
+                               device, 0 if sm is None else sm)
     return Executable(compiled, hlo.parse(hlo_text, verify=False).result.startswith("("))
 

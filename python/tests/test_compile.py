@@ -1,6 +1,7 @@
 """tessel.compile against `tessel compile` and `tessel run` on the same
 modules and inputs."""
 
+import os
 import subprocess
 import sys
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 import tessel
-from conftest import CORPUS, EXAMPLES
+from conftest import CORPUS, EXAMPLES, ROOT
 from test_hlo import inputs_of, load
 
 # A few modules of each emitter (loop, transpose, reductions), tuple roots
@@ -53,7 +54,10 @@ def test_ir_and_explain_match_cli(cli, tmp_path):
     assert exe.mlir(after=flag) == first.read_text()
     with pytest.raises(ValueError, match="no pass of the pipeline matches"):
         exe.mlir(after="no-such-pass")
-    with pytest.raises(ValueError, match="unknown IR 'ptx'"):
+    with pytest.raises(ValueError, match="unknown IR 'sass'"):
+        exe.emit("sass")
+    with pytest.raises(ValueError, match="PTX is written for the GPU: compile "
+                                         "with device='gpu'"):
         exe.emit("ptx")
 
 
@@ -208,3 +212,60 @@ def test_tiled_parameters_do_not_run_in_place():
     x = np.arange(8 * 128, dtype=np.float32).reshape(8, 128)
     assert (exe(x) == -x).all()
     assert exe._compiled._runs_in_place == 0
+
+
+NEGATE = "HloModule m\nENTRY e { p = f32[4] parameter(0) ROOT n = f32[4] negate(p) }"
+
+
+def test_device_and_sm_are_checked():
+    with pytest.raises(ValueError) as e:
+        tessel.compile(NEGATE, device="tpu")
+    assert str(e.value) == "device must be 'cpu' or 'gpu', not 'tpu'"
+    with pytest.raises(ValueError) as e:
+        tessel.compile(NEGATE, sm=80)
+    assert str(e.value) == "sm is for device='gpu'"
+    assert tessel.compile(NEGATE).device == "cpu"
+
+
+def _run_with_driver(driver: str, code: str):
+    """Runs `code` in a new interpreter whose CUDA driver is `driver` (the
+    driver is opened once per process)."""
+    env = dict(os.environ, TESSEL_CUDA_DRIVER=driver)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def test_gpu_without_a_driver_says_so(tmp_path):
+    done = _run_with_driver(str(tmp_path / "libcuda.so.1"), f"""
+import tessel
+try:
+    tessel.compile({NEGATE!r}, device="gpu")
+except ValueError as e:
+    print(e)
+""")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("no CUDA driver found (" + str(tmp_path))
+    assert "--target=nvptx --emit=ptx compiles without one" in done.stdout
+
+
+def test_gpu_compiles_to_ptx_and_runs_through_the_driver():
+    # The stand-in driver of the unit tests (unittests/Codegen/
+    # FakeCudaDriver.cpp) loads the PTX and logs launches but runs nothing,
+    # so this checks the path, not the values (scripts/gpu-check.sh runs the
+    # kernels on a real GPU).
+    tessel_bin = os.environ.get("TESSEL_BIN", str(ROOT / "build" / "bin" / "tessel"))
+    fake = os.path.join(os.path.dirname(os.path.dirname(tessel_bin)), "unittests",
+                        "libTesselFakeCudaDriver.so")
+    if not os.path.exists(fake):
+        pytest.skip(f"no stand-in CUDA driver at {fake}")
+    done = _run_with_driver(fake, f"""
+import numpy as np, tessel
+exe = tessel.compile({NEGATE!r}, device="gpu", sm=90)
+print(exe.device)
+ptx = exe.emit("ptx")
+print(".target sm_90" in ptx, ".entry kernel_0(" in ptx)
+y = exe(np.ones(4, np.float32))
+print(y.dtype, y.shape)
+""")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["gpu", "True True", "float32 (4,)"]
