@@ -126,6 +126,11 @@ def jax_layernorm_f32(jnp, x, gamma):
     return centered * (1 / jnp.sqrt(var + jnp.float32(1e-5))) * gamma
 
 
+def jax_layernorm_bf16(jnp, x, gamma):
+    return jax_layernorm_f32(jnp, x.astype(jnp.float32),
+                             gamma.astype(jnp.float32)).astype(jnp.bfloat16)
+
+
 JAX_FUNCTIONS = {
     "transpose_f32": jax_transpose_f32,
     "transpose_fused_f32": jax_transpose_fused_f32,
@@ -136,6 +141,7 @@ JAX_FUNCTIONS = {
     "row_sum_f32": jax_row_sum_f32,
     "softmax_f32": jax_softmax_f32,
     "layernorm_f32": jax_layernorm_f32,
+    "layernorm_bf16": jax_layernorm_bf16,
     "gelu": jax_gelu,
     "f32_chain": jax_f32_chain,
     "broadcast_add": jax_broadcast_add,
