@@ -646,7 +646,8 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
     return compileGpuExecutable(module, options);
   auto start = std::chrono::steady_clock::now();
   auto exe = std::make_shared<CpuExecutable>();
-  Expected<ModulePlan> plan = planModule(module);
+  // Only the CPU's own launch runs a chunk of rows at a time.
+  Expected<ModulePlan> plan = planModule(module, options.target == Target::Cpu);
   if (!plan)
     return plan.error();
   exe->plan = std::move(*plan);
@@ -727,7 +728,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
   bool gpu = options.backend == Backend::Nvptx;
   if (kind == EmitKind::Ptx && !gpu)
     return Error("PTX is written for the GPU: add --target=nvptx");
-  Expected<ModulePlan> plan = planModule(module);
+  Expected<ModulePlan> plan =
+      planModule(module, !gpu && options.target == Target::Cpu);
   if (!plan)
     return plan.error();
   auto context = createCodegenContext();

@@ -403,7 +403,9 @@ compileGpuExecutable(const HloModule &module, const CompileOptions &options) {
   }
   auto exe = std::make_shared<GpuExecutable>();
   exe->driver = *driver;
-  Expected<ModulePlan> plan = planModule(module);
+  // A GPU runs one kernel at a time: the softmax's exp is computed in each
+  // kernel that reads it rather than written to memory and read back.
+  Expected<ModulePlan> plan = planModule(module, /*rowChunks=*/false);
   if (!plan)
     return plan.error();
   exe->plan = std::move(*plan);

@@ -431,7 +431,7 @@ sharedValues(const std::vector<const HloInstruction *> &values) {
   return {shared.begin(), shared.end()};
 }
 
-Expected<ModulePlan> planModule(const HloModule &module) {
+Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
   const HloComputation *entry = module.entry();
   if (!entry)
     return Error("the module has no ENTRY computation");
@@ -666,7 +666,9 @@ Expected<ModulePlan> planModule(const HloModule &module) {
     // Shared values are materialized only where the kernels run a chunk of
     // rows at a time (a chunk of them stays in cache): otherwise the
     // computation is split again without them.
-    std::vector<const HloInstruction *> shared = sharedValues(values);
+    std::vector<const HloInstruction *> shared;
+    if (rowChunks)
+      shared = sharedValues(values);
     if (!shared.empty()) {
       size_t kernels = plan.kernels.size(), buffers = plan.buffers.size(),
              groups = plan.rowGroups.size();

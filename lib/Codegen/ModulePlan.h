@@ -109,7 +109,9 @@ struct ModulePlan {
   std::unique_ptr<HloModule> scratch;
 };
 
-Expected<ModulePlan> planModule(const HloModule &module);
+/// `rowChunks`: whether the kernels may run a chunk of rows at a time (the
+/// CPU): only then are shared values materialized (RowGroup).
+Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks = true);
 
 /// The physical size in bytes of a buffer of `shape` (tiles and padding).
 int64_t bufferBytes(const Shape &shape);
