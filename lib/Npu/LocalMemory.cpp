@@ -145,23 +145,25 @@ int64_t zeroDummies(const LocalTensor &t, std::vector<uint8_t> &memory) {
 }
 
 /// The packed modes (4N int8, 2N int16) with w contiguous on both sides:
-/// `lanes` batch rows interleave into consecutive words, through the
+/// `lanes` batch rows interleave into consecutive words, moved through the
 /// relayout library's interleave kernels of the best instruction set level
-/// the CPU has (RowInterleaver; SSE2 unpacks, Highway's StoreInterleaved4
-/// and StoreInterleaved2 at AVX2 and AVX-512), instead of one element at a
-/// time 4 bytes apart. Where a whole h x w plane is contiguous on both
-/// sides (compact rows in the NPU, continuous source), each (group,
-/// channel) is one call over the plane, else one per row. Stores the n of
-/// whole groups and returns how many (the rest take the general runs).
-Expected<int64_t> storePackedGroups(const LocalTensor &t,
-                                    std::vector<uint8_t> &memory,
-                                    const uint8_t *src,
-                                    const Dims4 &srcStrides) {
+/// the CPU has (RowInterleaver; SSE2 unpacks, Highway's StoreInterleaved4/2
+/// and LoadInterleaved4/2 at AVX2 and AVX-512) instead of one element at a
+/// time 4 bytes apart. Calls fn(interleaver, local, rows, count) for each
+/// (group, channel) h x w plane where it is contiguous on both sides
+/// (compact rows in the NPU, continuous system buffer), else for each row:
+/// `local` is the byte offset of its words in the memory, rows[q] the byte
+/// offset of batch row q in the system buffer, `count` the elements per
+/// row. Returns the n of the whole groups covered (0 where the tensor is
+/// not such a packed tensor; the rest take the general runs).
+template <typename Fn>
+Expected<int64_t> forEachPackedRow(const LocalTensor &t,
+                                   const Dims4 &systemStrides, Fn fn) {
   int64_t lanes = modeLanes(t.mode()), eb = t.elementBytes();
   const Dims4 &shape = t.shape(), &s = t.strides();
   int64_t pb = t.storedBytes();
   if (t.layout() == NpuLayout::Matrix || lanes * eb != 4 || pb != 4 ||
-      s[3] != 1 || srcStrides[3] != 1 || !(lanes == 4 || lanes == 2))
+      s[3] != 1 || systemStrides[3] != 1 || !(lanes == 4 || lanes == 2))
     return 0;
   Expected<RowInterleaver> interleaver = RowInterleaver::create();
   if (!interleaver)
@@ -170,59 +172,19 @@ Expected<int64_t> storePackedGroups(const LocalTensor &t,
   NpuPlace origin = t.start();
   int64_t memBytes = config.bytesPerNpu(), w = shape[3];
   int64_t groups = shape[0] / lanes;
-  bool planes = s[2] == w && srcStrides[2] == w;
+  bool planes = s[2] == w && systemStrides[2] == w;
   int64_t rows = planes ? 1 : shape[2], count = planes ? shape[2] * w : w;
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t c = 0; c < shape[1]; ++c) {
       ChannelSlot cs = config.channelSlot(origin.npu, c);
       for (int64_t h = 0; h < rows; ++h) {
-        uint8_t *out = memory.data() + cs.npu * memBytes + origin.offset +
-                       pb * (g * s[0] + cs.slot * s[1] + h * s[2]);
-        const uint8_t *row[4];
+        int64_t local = cs.npu * memBytes + origin.offset +
+                        pb * (g * s[0] + cs.slot * s[1] + h * s[2]);
+        int64_t row[4];
         for (int64_t q = 0; q < lanes; ++q)
-          row[q] = src + eb * ((g * lanes + q) * srcStrides[0] +
-                               c * srcStrides[1] + h * srcStrides[2]);
-        interleaver->interleave(out, row, count, eb, lanes);
-      }
-    }
-  return groups * lanes;
-}
-
-/// The inverse of storePackedGroups for loads: each (group, channel) plane
-/// or row of a packed mode deinterleaves into its `lanes` batch rows of
-/// the destination (RowInterleaver::deinterleave: SSE2 unpacks, Highway's
-/// LoadInterleaved4 and LoadInterleaved2 at AVX2 and AVX-512), instead of
-/// one element at a time. Loads the n of whole groups and returns how many
-/// (the rest take the general runs).
-Expected<int64_t> loadPackedGroups(const LocalTensor &t,
-                                   const std::vector<uint8_t> &memory,
-                                   uint8_t *dst, const Dims4 &dstStrides) {
-  int64_t lanes = modeLanes(t.mode()), eb = t.elementBytes();
-  const Dims4 &shape = t.shape(), &s = t.strides();
-  int64_t pb = t.storedBytes();
-  if (t.layout() == NpuLayout::Matrix || lanes * eb != 4 || pb != 4 ||
-      s[3] != 1 || dstStrides[3] != 1 || !(lanes == 4 || lanes == 2))
-    return 0;
-  Expected<RowInterleaver> interleaver = RowInterleaver::create();
-  if (!interleaver)
-    return interleaver.takeError();
-  const NpuConfig &config = t.config();
-  NpuPlace origin = t.start();
-  int64_t memBytes = config.bytesPerNpu(), w = shape[3];
-  int64_t groups = shape[0] / lanes;
-  bool planes = s[2] == w && dstStrides[2] == w;
-  int64_t rows = planes ? 1 : shape[2], count = planes ? shape[2] * w : w;
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t c = 0; c < shape[1]; ++c) {
-      ChannelSlot cs = config.channelSlot(origin.npu, c);
-      for (int64_t h = 0; h < rows; ++h) {
-        const uint8_t *in = memory.data() + cs.npu * memBytes + origin.offset +
-                            pb * (g * s[0] + cs.slot * s[1] + h * s[2]);
-        uint8_t *row[4];
-        for (int64_t q = 0; q < lanes; ++q)
-          row[q] = dst + eb * ((g * lanes + q) * dstStrides[0] +
-                               c * dstStrides[1] + h * dstStrides[2]);
-        interleaver->deinterleave(in, row, count, eb, lanes);
+          row[q] = eb * ((g * lanes + q) * systemStrides[0] +
+                         c * systemStrides[1] + h * systemStrides[2]);
+        fn(*interleaver, local, row, count);
       }
     }
   return groups * lanes;
@@ -319,8 +281,16 @@ Expected<int64_t> LocalMemory::store(const LocalTensor &tensor,
   }
   int64_t eb = tensor.elementBytes(), memBytes = cfg.bytesPerNpu();
   const Dims4 &shape = tensor.shape();
-  Expected<int64_t> packedGroups =
-      storePackedGroups(tensor, memory, src, srcStrides);
+  int64_t lanes = modeLanes(tensor.mode());
+  Expected<int64_t> packedGroups = forEachPackedRow(
+      tensor, srcStrides,
+      [&](const RowInterleaver &interleaver, int64_t local, const int64_t *rows,
+          int64_t count) {
+        const uint8_t *row[4];
+        for (int64_t q = 0; q < lanes; ++q)
+          row[q] = src + rows[q];
+        interleaver.interleave(memory.data() + local, row, count, eb, lanes);
+      });
   if (!packedGroups)
     return packedGroups.takeError();
   int64_t packed = *packedGroups;
@@ -350,8 +320,16 @@ Expected<int64_t> LocalMemory::load(const LocalTensor &tensor, uint8_t *dst,
     return e.takeError();
   int64_t eb = tensor.elementBytes(), memBytes = cfg.bytesPerNpu();
   const Dims4 &shape = tensor.shape();
-  Expected<int64_t> packedGroups =
-      loadPackedGroups(tensor, memory, dst, dstStrides);
+  int64_t lanes = modeLanes(tensor.mode());
+  Expected<int64_t> packedGroups = forEachPackedRow(
+      tensor, dstStrides,
+      [&](const RowInterleaver &interleaver, int64_t local, const int64_t *rows,
+          int64_t count) {
+        uint8_t *row[4];
+        for (int64_t q = 0; q < lanes; ++q)
+          row[q] = dst + rows[q];
+        interleaver.deinterleave(memory.data() + local, row, count, eb, lanes);
+      });
   if (!packedGroups)
     return packedGroups.takeError();
   int64_t packed = *packedGroups;

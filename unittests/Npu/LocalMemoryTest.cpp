@@ -188,71 +188,80 @@ void expectStoredBytes(const LocalMemory &mem, const LocalTensor &t,
     }
 }
 
-// The packed stores (4N int8, 2N int16 with w contiguous) go through the
-// relayout library's interleave kernels of the best level the CPU has:
-// every level, against the byte map, with whole h x w planes (one call per
-// channel), rows with gaps on either side (one call per row), widths below
-// and above a vector, and a partial last group (dummies).
-TEST(LocalMemory, PackedStoresAgreeWithTheByteMapAtEveryLevel) {
-  NpuConfig config = *NpuConfig::get(3, 16384, 1, 128, true);
-  struct Case {
-    Dims4 shape;
-    PrimitiveType type;
-    StorageMode mode;
-    NpuLayout layout;
-    int64_t sourceRowGap; ///< elements between source rows of w
-  };
-  const Case cases[] = {
-      {{8, 3, 5, 70},
-       PrimitiveType::S8,
-       StorageMode::N4,
-       NpuLayout::Aligned,
-       0},
-      {{6, 5, 4, 5}, PrimitiveType::U8, StorageMode::N4, NpuLayout::Compact, 0},
-      {{4, 2, 3, 130},
-       PrimitiveType::S8,
-       StorageMode::N4,
-       NpuLayout::Aligned,
-       3},
-      {{9, 4, 2, 67},
-       PrimitiveType::S8,
-       StorageMode::N4,
-       NpuLayout::Strided,
-       0},
-      {{4, 3, 6, 40},
-       PrimitiveType::S16,
-       StorageMode::N2,
-       NpuLayout::Aligned,
-       0},
-      {{5, 2, 3, 33},
-       PrimitiveType::S16,
-       StorageMode::N2,
-       NpuLayout::Compact,
-       1},
-  };
-  std::mt19937_64 rng(5);
+/// A packed tensor of the tests below and the gap between the rows of w of
+/// its system buffer.
+struct PackedCase {
+  Dims4 shape;
+  PrimitiveType type;
+  StorageMode mode;
+  NpuLayout layout;
+  int64_t systemRowGap; ///< elements between system rows of w
+};
+
+/// Whole h x w planes (one call per channel), rows with gaps on either side
+/// (one call per row), widths below and above a vector, partial last groups.
+const PackedCase kPackedCases[] = {
+    {{8, 3, 5, 70}, PrimitiveType::S8, StorageMode::N4, NpuLayout::Aligned, 0},
+    {{6, 5, 4, 5}, PrimitiveType::U8, StorageMode::N4, NpuLayout::Compact, 0},
+    {{4, 2, 3, 130}, PrimitiveType::S8, StorageMode::N4, NpuLayout::Aligned, 3},
+    {{9, 4, 2, 67}, PrimitiveType::S8, StorageMode::N4, NpuLayout::Strided, 0},
+    {{4, 3, 6, 40}, PrimitiveType::S16, StorageMode::N2, NpuLayout::Aligned, 0},
+    {{5, 2, 3, 33}, PrimitiveType::S16, StorageMode::N2, NpuLayout::Compact, 1},
+};
+
+LocalTensor packedTensor(const PackedCase &c, const NpuConfig &config) {
+  TensorDesc d;
+  d.shape = c.shape;
+  d.type = c.type;
+  d.mode = c.mode;
+  d.layout = c.layout;
+  if (c.layout == NpuLayout::Strided) {
+    // Local rows of w padded to w + 5 words: one call per row.
+    int64_t w = c.shape[3] + 5;
+    d.strides = {c.shape[1] * c.shape[2] * w, c.shape[2] * w, w, 1};
+  }
+  return make(d, config);
+}
+
+Dims4 packedSystemStrides(const PackedCase &c) {
+  if (!c.systemRowGap)
+    return continuousStrides(c.shape);
+  int64_t w = c.shape[3] + c.systemRowGap;
+  return {c.shape[1] * c.shape[2] * w, c.shape[2] * w, w, 1};
+}
+
+/// Runs fn(isa) with TESSEL_ISA set to each level the CPU has, then to a
+/// name that is no level ("sse3"), and restores the variable.
+template <typename Fn> void atEveryLevelThenABadOne(Fn fn) {
   const char *before = std::getenv("TESSEL_ISA");
   std::string saved = before ? before : "";
-  for (const std::string &isa : relayoutIsaLevels()) {
+  std::vector<std::string> levels = relayoutIsaLevels();
+  levels.push_back("sse3");
+  for (const std::string &isa : levels) {
     ::setenv("TESSEL_ISA", isa.c_str(), 1);
-    for (const Case &c : cases) {
-      TensorDesc d;
-      d.shape = c.shape;
-      d.type = c.type;
-      d.mode = c.mode;
-      d.layout = c.layout;
-      if (c.layout == NpuLayout::Strided) {
-        // Local rows of w padded to w + 5 words: one call per row.
-        int64_t w = c.shape[3] + 5;
-        d.strides = {c.shape[1] * c.shape[2] * w, c.shape[2] * w, w, 1};
-      }
-      LocalTensor t = make(d, config);
-      SCOPED_TRACE(isa + ", case " + std::to_string(&c - cases));
-      Dims4 in = continuousStrides(c.shape);
-      if (c.sourceRowGap) {
-        int64_t w = c.shape[3] + c.sourceRowGap;
-        in = {c.shape[1] * c.shape[2] * w, c.shape[2] * w, w, 1};
-      }
+    fn(isa);
+  }
+  if (before)
+    ::setenv("TESSEL_ISA", saved.c_str(), 1);
+  else
+    ::unsetenv("TESSEL_ISA");
+}
+
+constexpr const char *kBadLevel =
+    "TESSEL_ISA: unknown instruction set 'sse3', expected sse2, avx2 or avx512";
+
+// The packed stores (4N int8, 2N int16 with w contiguous) go through the
+// relayout library's interleave kernels of the best level the CPU has:
+// every level, against the byte map, with the cases above (dummies of a
+// partial last group included). A level that is not one fails the store.
+TEST(LocalMemory, PackedStoresAgreeWithTheByteMapAtEveryLevel) {
+  NpuConfig config = *NpuConfig::get(3, 16384, 1, 128, true);
+  std::mt19937_64 rng(5);
+  atEveryLevelThenABadOne([&](const std::string &isa) {
+    for (const PackedCase &c : kPackedCases) {
+      LocalTensor t = packedTensor(c, config);
+      SCOPED_TRACE(isa + ", case " + std::to_string(&c - kPackedCases));
+      Dims4 in = packedSystemStrides(c);
       int64_t eb = t.elementBytes();
       int64_t bytes = *systemBufferBytes(c.shape, in, eb);
       std::vector<uint8_t> src(bytes);
@@ -261,27 +270,15 @@ TEST(LocalMemory, PackedStoresAgreeWithTheByteMapAtEveryLevel) {
       LocalMemory mem = *LocalMemory::create(config);
       mem.fill(0xa5);
       Expected<int64_t> written = mem.store(t, src.data(), bytes, in);
+      if (isa == "sse3") {
+        ASSERT_FALSE(written);
+        EXPECT_EQ(written.error().message, kBadLevel);
+        continue;
+      }
       ASSERT_TRUE(written) << written.error().message;
       expectStoredBytes(mem, t, src, in, 0xa5);
     }
-  }
-  // A level that is not one fails the store.
-  ::setenv("TESSEL_ISA", "sse3", 1);
-  LocalMemory mem = *LocalMemory::create(config);
-  TensorDesc d;
-  d.shape = {4, 1, 1, 8};
-  d.type = PrimitiveType::S8;
-  d.mode = StorageMode::N4;
-  std::vector<uint8_t> x = iota(32);
-  Expected<int64_t> bad =
-      mem.store(make(d, config), x.data(), 32, continuousStrides(d.shape));
-  ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().message, "TESSEL_ISA: unknown instruction set 'sse3', "
-                                 "expected sse2, avx2 or avx512");
-  if (before)
-    ::setenv("TESSEL_ISA", saved.c_str(), 1);
-  else
-    ::unsetenv("TESSEL_ISA");
+  });
 }
 
 // The packed loads deinterleave through the same kernels: every level,
@@ -289,79 +286,39 @@ TEST(LocalMemory, PackedStoresAgreeWithTheByteMapAtEveryLevel) {
 // the map places it at), into destinations with and without gaps between
 // rows (one call per plane or per row), with a partial last group that
 // takes the general runs; bytes between destination rows stay untouched.
+// A level that is not one fails the load.
 TEST(LocalMemory, PackedLoadsAgreeWithTheByteMapAtEveryLevel) {
   NpuConfig config = *NpuConfig::get(3, 16384, 1, 128, true);
-  struct Case {
-    Dims4 shape;
-    PrimitiveType type;
-    StorageMode mode;
-    NpuLayout layout;
-    int64_t destinationRowGap; ///< elements between destination rows of w
-  };
-  const Case cases[] = {
-      {{8, 3, 5, 70},
-       PrimitiveType::S8,
-       StorageMode::N4,
-       NpuLayout::Aligned,
-       0},
-      {{6, 5, 4, 5}, PrimitiveType::U8, StorageMode::N4, NpuLayout::Compact, 0},
-      {{4, 2, 3, 130},
-       PrimitiveType::S8,
-       StorageMode::N4,
-       NpuLayout::Aligned,
-       3},
-      {{9, 4, 2, 67},
-       PrimitiveType::S8,
-       StorageMode::N4,
-       NpuLayout::Strided,
-       0},
-      {{4, 3, 6, 40},
-       PrimitiveType::S16,
-       StorageMode::N2,
-       NpuLayout::Aligned,
-       0},
-      {{5, 2, 3, 33},
-       PrimitiveType::S16,
-       StorageMode::N2,
-       NpuLayout::Compact,
-       1},
-  };
   std::mt19937_64 rng(6);
-  const char *before = std::getenv("TESSEL_ISA");
-  std::string saved = before ? before : "";
-  for (const std::string &isa : relayoutIsaLevels()) {
-    ::setenv("TESSEL_ISA", isa.c_str(), 1);
-    for (const Case &c : cases) {
-      TensorDesc d;
-      d.shape = c.shape;
-      d.type = c.type;
-      d.mode = c.mode;
-      d.layout = c.layout;
-      if (c.layout == NpuLayout::Strided) {
-        int64_t w = c.shape[3] + 5;
-        d.strides = {c.shape[1] * c.shape[2] * w, c.shape[2] * w, w, 1};
-      }
-      LocalTensor t = make(d, config);
-      SCOPED_TRACE(isa + ", case " + std::to_string(&c - cases));
-      // Random elements in local memory (stored through the general
-      // runs' strides, then read back against the byte map, not `src`).
-      LocalMemory mem = *LocalMemory::create(config);
-      int64_t srcBytes = *systemBufferBytes(c.shape, continuousStrides(c.shape),
-                                            t.elementBytes());
-      std::vector<uint8_t> src(srcBytes);
-      for (uint8_t &b : src)
-        b = static_cast<uint8_t>(uniform(rng, 0, 255));
-      ASSERT_TRUE(
-          mem.store(t, src.data(), srcBytes, continuousStrides(c.shape)));
-      Dims4 out = continuousStrides(c.shape);
-      if (c.destinationRowGap) {
-        int64_t w = c.shape[3] + c.destinationRowGap;
-        out = {c.shape[1] * c.shape[2] * w, c.shape[2] * w, w, 1};
-      }
+  // Random elements in local memory (stored through the general runs'
+  // continuous strides, then read back against the byte map, not `src`).
+  std::vector<LocalMemory> memories;
+  for (const PackedCase &c : kPackedCases) {
+    LocalTensor t = packedTensor(c, config);
+    memories.push_back(*LocalMemory::create(config));
+    int64_t srcBytes = *systemBufferBytes(c.shape, continuousStrides(c.shape),
+                                          t.elementBytes());
+    std::vector<uint8_t> src(srcBytes);
+    for (uint8_t &b : src)
+      b = static_cast<uint8_t>(uniform(rng, 0, 255));
+    ASSERT_TRUE(memories.back().store(t, src.data(), srcBytes,
+                                      continuousStrides(c.shape)));
+  }
+  atEveryLevelThenABadOne([&](const std::string &isa) {
+    for (const PackedCase &c : kPackedCases) {
+      LocalTensor t = packedTensor(c, config);
+      const LocalMemory &mem = memories[&c - kPackedCases];
+      SCOPED_TRACE(isa + ", case " + std::to_string(&c - kPackedCases));
+      Dims4 out = packedSystemStrides(c);
       int64_t eb = t.elementBytes();
       int64_t bytes = *systemBufferBytes(c.shape, out, eb);
       std::vector<uint8_t> dst(bytes, 0xee);
       Expected<int64_t> read = mem.load(t, dst.data(), bytes, out);
+      if (isa == "sse3") {
+        ASSERT_FALSE(read);
+        EXPECT_EQ(read.error().message, kBadLevel);
+        continue;
+      }
       ASSERT_TRUE(read) << read.error().message;
       EXPECT_EQ(*read, c.shape[0] * c.shape[1] * c.shape[2] * c.shape[3] * eb);
       std::vector<bool> element(bytes, false);
@@ -385,11 +342,7 @@ TEST(LocalMemory, PackedLoadsAgreeWithTheByteMapAtEveryLevel) {
         }
       }
     }
-  }
-  if (before)
-    ::setenv("TESSEL_ISA", saved.c_str(), 1);
-  else
-    ::unsetenv("TESSEL_ISA");
+  });
 }
 
 /// Random system strides over `shape`: a random dim order with gaps.
