@@ -43,12 +43,8 @@ bool roundsLikeItsNaN(mlir::Value v) {
 }
 
 struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
-  TruncFToBf16(mlir::MLIRContext *context, bool nanPayloadsPropagate)
-      : OpRewritePattern(context, /*benefit=*/2),
-        nanPayloadsPropagate(nanPayloadsPropagate) {}
-  /// Whether arithmetic NaN results keep an operand's payload (x86), so
-  /// that some roundings need no NaN case.
-  bool nanPayloadsPropagate;
+  TruncFToBf16(mlir::MLIRContext *context)
+      : OpRewritePattern(context, /*benefit=*/2) {}
 
   mlir::LogicalResult
   matchAndRewrite(arith::TruncFOp op,
@@ -79,7 +75,7 @@ struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
     // (an overflow reaches infinity, as it should).
     mlir::Value rounded = rewriter.create<arith::ShRUIOp>(
         loc, rewriter.create<arith::AddIOp>(loc, bits, bias), constant(16));
-    if (!nanPayloadsPropagate || !roundsLikeItsNaN(op.getIn())) {
+    if (!roundsLikeItsNaN(op.getIn())) {
       mlir::Value quietNaN =
           rewriter.create<arith::OrIOp>(loc, high, constant(0x40));
       mlir::Value isNaN = rewriter.create<arith::CmpFOp>(
@@ -125,10 +121,9 @@ void populateNativeBf16RoundingPatterns(mlir::RewritePatternSet &patterns) {
   patterns.add<TruncFToBf16Native>(patterns.getContext());
 }
 
-void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns,
-                                  bool nanPayloadsPropagate) {
+void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns) {
   // Benefit 2: before the generic expansion of the other bf16 conversions.
-  patterns.add<TruncFToBf16>(patterns.getContext(), nanPayloadsPropagate);
+  patterns.add<TruncFToBf16>(patterns.getContext());
 }
 
 } // namespace tessel

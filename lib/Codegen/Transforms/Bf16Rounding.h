@@ -11,10 +11,10 @@
 // out where the plain rounding already gives the same answer: for a value
 // computed by add, sub, mul or div (x86 quiets their NaN results and keeps
 // an operand's payload) from operands whose NaNs have 16 zero low bits:
-// values widened from bf16 and results of such ops. An NVIDIA GPU returns
-// the canonical NaN 0x7fffffff from arithmetic instead, which the plain
-// rounding would carry into -0, so for GPU kernels every rounding checks
-// (`nanPayloadsPropagate` false).
+// values widened from bf16 and results of such ops. Only for the CPU: an
+// NVIDIA GPU returns the canonical NaN 0x7fffffff from arithmetic, which
+// the plain rounding would carry into -0; GPU kernels take the native
+// conversion below instead.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CODEGEN_TRANSFORMS_BF16ROUNDING_H
@@ -24,8 +24,8 @@
 
 namespace tessel {
 
-void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns,
-                                  bool nanPayloadsPropagate);
+/// For CPU kernels: the integer code above.
+void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns);
 
 /// For GPU kernels: arith.truncf f32 -> bf16 as LLVM's own fptrunc, one
 /// cvt.rn.bf16.f32 from sm_80 (the integer code above with its NaN test is

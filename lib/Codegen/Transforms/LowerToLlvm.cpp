@@ -295,7 +295,7 @@ struct LowerToLlvmPass
     if (gpu)
       populateNativeBf16RoundingPatterns(expand);
     else
-      populateBf16RoundingPatterns(expand, /*nanPayloadsPropagate=*/true);
+      populateBf16RoundingPatterns(expand);
     mlir::arith::populateExpandBFloat16Patterns(expand);
     mlir::arith::populateCeilFloorDivExpandOpsPatterns(expand);
     if (mlir::failed(
