@@ -424,6 +424,11 @@ private:
   SmallVector<Value> readOutside(const HloInstruction &instruction,
                                  mlir::ValueRange params,
                                  mlir::ValueRange indices);
+  /// For a hero emitter's own ElementalEmitter: parameters and other
+  /// subgraphs' roots are read (readOutside), anything else (a constant, a
+  /// start index computed in place) is emitted where it is used.
+  ElementalEmitter::OperandProvider
+  parametersAndRootsFromOutside(mlir::ValueRange params);
   SmallVector<mlir::Type> paramTypes();
 
   /// The entry function of a hero emitter (transpose, column reduction,
@@ -479,6 +484,21 @@ SmallVector<mlir::Type> FusionEmitter::paramTypes() {
   for (HloInstruction *param : computation.parameters())
     types.push_back(getTensorType(param->shape(), b.getContext()));
   return types;
+}
+
+ElementalEmitter::OperandProvider
+FusionEmitter::parametersAndRootsFromOutside(mlir::ValueRange params) {
+  return
+      [this, params](const HloInstruction &instruction,
+                     mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
+        if (instruction.parent() != &computation)
+          return std::nullopt;
+        const Subgraph *subgraph = partition.subgraphOf(instruction);
+        if (instruction.opcode() == HloOpcode::Parameter ||
+            (subgraph && subgraph->roots.front() == &instruction))
+          return readOutside(instruction, params, at);
+        return std::nullopt;
+      };
 }
 
 SmallVector<Value> FusionEmitter::readOutside(const HloInstruction &instruction,
@@ -828,19 +848,8 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitDynamicUpdateSliceEntry(
   auto e = beginHeroEntry(name, dus, output, config, /*tileShape=*/{});
   if (mlir::failed(e))
     return mlir::failure();
-  // The start indices, once per thread: parameters and other subgraphs'
-  // roots are read, anything else (a constant) is emitted here.
-  auto provider =
-      [&](const HloInstruction &instruction,
-          mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
-    if (instruction.parent() != &computation)
-      return std::nullopt;
-    const Subgraph *subgraph = partition.subgraphOf(instruction);
-    if (instruction.opcode() == HloOpcode::Parameter ||
-        (subgraph && subgraph->roots.front() == &instruction))
-      return readOutside(instruction, e->params, at);
-    return std::nullopt;
-  };
+  // The start indices, once per thread.
+  auto provider = parametersAndRootsFromOutside(e->params);
   const Shape &update = dus.operand(1)->shape();
   SmallVector<Value> starts;
   for (int64_t d = 0; d < update.rank(); ++d) {
@@ -1086,19 +1095,9 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitColumnReductionEntry(
        IndexingVariable(0, config.numBlocks - 1, "bl_x")},
       {}, {});
 
-  // Values read from outside the entry: parameters, other subgraphs'
-  // roots; anything else (a constant init value) is emitted in place.
-  auto provider =
-      [&](const HloInstruction &instruction,
-          mlir::ValueRange at) -> std::optional<SmallVector<Value>> {
-    if (instruction.parent() != &computation)
-      return std::nullopt;
-    const Subgraph *subgraph = partition.subgraphOf(instruction);
-    if (instruction.opcode() == HloOpcode::Parameter ||
-        (subgraph && subgraph->roots.front() == &instruction))
-      return readOutside(instruction, e->params, at);
-    return std::nullopt;
-  };
+  // Values read from outside the entry; a constant init value is emitted
+  // in place.
+  auto provider = parametersAndRootsFromOutside(e->params);
   bool failed = false;
   auto emitValue = [&](const HloInstruction &instruction,
                        mlir::ValueRange at) -> Value {
