@@ -26,14 +26,6 @@ using namespace tessel;
 
 namespace {
 
-std::string shapeText(const char *type, const std::vector<int64_t> &dims,
-                      const std::string &layout = "") {
-  std::string text = std::string(type) + "[";
-  for (size_t d = 0; d < dims.size(); ++d)
-    text += (d ? "," : "") + std::to_string(dims[d]);
-  return text + "]" + layout;
-}
-
 /// Every element of `concatenate`'s output written by exactly one
 /// operand's loop, once, within the operand's dims; "" when so.
 std::string checkConcatenateMaps(const HloInstruction &concatenate,

@@ -28,14 +28,6 @@ using namespace tessel;
 
 namespace {
 
-std::string shapeText(const std::string &type,
-                      const std::vector<int64_t> &dims) {
-  std::string text = type + "[";
-  for (size_t d = 0; d < dims.size(); ++d)
-    text += (d ? "," : "") + std::to_string(dims[d]);
-  return text + "]";
-}
-
 FusionAnalysis analyze(const std::string &body) {
   auto module = parseTestModule("HloModule m\nENTRY e {\n" + body + "}\n");
   return module ? analyzeFusion(*module->entry()) : FusionAnalysis{};

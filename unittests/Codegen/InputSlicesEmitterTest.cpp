@@ -26,14 +26,6 @@ using namespace tessel;
 
 namespace {
 
-std::string shapeText(const char *type, const std::vector<int64_t> &dims,
-                      const std::string &layout = "") {
-  std::string text = std::string(type) + "[";
-  for (size_t d = 0; d < dims.size(); ++d)
-    text += (d ? "," : "") + std::to_string(dims[d]);
-  return text + "]" + layout;
-}
-
 std::string randomLayout(std::mt19937 &rng, size_t rank) {
   std::vector<int64_t> minorToMajor(rank);
   std::iota(minorToMajor.begin(), minorToMajor.end(), 0);

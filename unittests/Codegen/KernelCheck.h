@@ -38,6 +38,16 @@ inline std::unique_ptr<HloModule> parseTestModule(const std::string &text) {
   return module ? std::move(*module) : nullptr;
 }
 
+/// HLO shape text: "f32[3,5]", with `layout` ("{0,1}") appended.
+inline std::string shapeText(const std::string &type,
+                             const std::vector<int64_t> &dims,
+                             const std::string &layout = "") {
+  std::string text = type + "[";
+  for (size_t d = 0; d < dims.size(); ++d)
+    text += (d ? "," : "") + std::to_string(dims[d]);
+  return text + "]" + layout;
+}
+
 struct KernelCheckResult {
   /// Empty when the module compiled, ran and matched; otherwise what went
   /// wrong, for the test's message.

@@ -145,14 +145,6 @@ std::vector<std::string> gpuTestModules() {
   return files;
 }
 
-std::string shapeText(const std::string &type,
-                      const std::vector<int64_t> &dims) {
-  std::string text = type + "[";
-  for (size_t i = 0; i < dims.size(); ++i)
-    text += (i ? "," : "") + std::to_string(dims[i]);
-  return text + "]";
-}
-
 std::string listText(const std::vector<int64_t> &values) {
   std::string text;
   for (size_t i = 0; i < values.size(); ++i)

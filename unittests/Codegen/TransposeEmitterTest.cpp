@@ -227,13 +227,6 @@ RandomTranspose randomTranspose(std::mt19937 &rng) {
   }
 }
 
-std::string shapeText(const char *type, const std::vector<int64_t> &dims) {
-  std::string text = std::string(type) + "[";
-  for (size_t i = 0; i < dims.size(); ++i)
-    text += (i ? "," : "") + std::to_string(dims[i]);
-  return text + "]";
-}
-
 std::string listText(const std::vector<int64_t> &values) {
   std::string text;
   for (size_t i = 0; i < values.size(); ++i)
