@@ -42,9 +42,14 @@ bool roundsLikeItsNaN(mlir::Value v) {
   return true;
 }
 
+/// arith.truncf f32 -> bf16 as integer code (the CPU) or, with `native`,
+/// as LLVM's fptrunc to bfloat, which NVPTX emits as cvt.rn.bf16.f32 from
+/// sm_80 (round to nearest even, subnormals kept) and expands for older
+/// GPUs; a NaN becomes the canonical NaN.
 struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
-  TruncFToBf16(mlir::MLIRContext *context)
-      : OpRewritePattern(context, /*benefit=*/2) {}
+  TruncFToBf16(mlir::MLIRContext *context, bool native)
+      : OpRewritePattern(context, /*benefit=*/2), native(native) {}
+  bool native;
 
   mlir::LogicalResult
   matchAndRewrite(arith::TruncFOp op,
@@ -58,6 +63,16 @@ struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
     if (auto vector = llvm::dyn_cast<mlir::VectorType>(op.getType())) {
       i32 = vector.clone(i32);
       i16 = vector.clone(i16);
+    }
+    if (native) {
+      mlir::Value narrow =
+          rewriter.create<mlir::LLVM::FPTruncOp>(loc, op.getType(), op.getIn());
+      // bf16 values are their bits (i16) once lowered: the bits of the
+      // result, seen as bf16 again until then.
+      mlir::Value bits =
+          rewriter.create<mlir::LLVM::BitcastOp>(loc, i16, narrow);
+      rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), bits);
+      return mlir::success();
     }
     auto constant = [&](int64_t value) -> mlir::Value {
       mlir::Type element = mlir::getElementTypeOrSelf(i32);
@@ -88,42 +103,15 @@ struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
   }
 };
 
-/// The GPU's own conversion: LLVM's fptrunc to bfloat, which NVPTX emits as
-/// cvt.rn.bf16.f32 from sm_80 (round to nearest even, subnormals kept) and
-/// expands for older GPUs; a NaN becomes the canonical NaN.
-struct TruncFToBf16Native : public mlir::OpRewritePattern<arith::TruncFOp> {
-  TruncFToBf16Native(mlir::MLIRContext *context)
-      : OpRewritePattern(context, /*benefit=*/2) {}
-  mlir::LogicalResult
-  matchAndRewrite(arith::TruncFOp op,
-                  mlir::PatternRewriter &rewriter) const override {
-    mlir::Type from = mlir::getElementTypeOrSelf(op.getIn().getType());
-    mlir::Type to = mlir::getElementTypeOrSelf(op.getType());
-    if (!from.isF32() || !to.isBF16())
-      return rewriter.notifyMatchFailure(op, "not f32 -> bf16");
-    mlir::Type i16 = rewriter.getI16Type();
-    if (auto vector = llvm::dyn_cast<mlir::VectorType>(op.getType()))
-      i16 = vector.clone(i16);
-    mlir::Location loc = op.getLoc();
-    mlir::Value narrow =
-        rewriter.create<mlir::LLVM::FPTruncOp>(loc, op.getType(), op.getIn());
-    // bf16 values are their bits (i16) once lowered: the bits of the
-    // result, seen as bf16 again until then.
-    mlir::Value bits = rewriter.create<mlir::LLVM::BitcastOp>(loc, i16, narrow);
-    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), bits);
-    return mlir::success();
-  }
-};
-
 } // namespace
 
 void populateNativeBf16RoundingPatterns(mlir::RewritePatternSet &patterns) {
-  patterns.add<TruncFToBf16Native>(patterns.getContext());
+  patterns.add<TruncFToBf16>(patterns.getContext(), /*native=*/true);
 }
 
 void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns) {
   // Benefit 2: before the generic expansion of the other bf16 conversions.
-  patterns.add<TruncFToBf16>(patterns.getContext());
+  patterns.add<TruncFToBf16>(patterns.getContext(), /*native=*/false);
 }
 
 } // namespace tessel
