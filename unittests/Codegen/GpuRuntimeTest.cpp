@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include <dlfcn.h>
@@ -75,6 +76,26 @@ TEST(GpuRuntimeTest, GeluIsOneLaunchOfItsLoopEmittersConfiguration) {
                        "to host 64\n"
                        "free 64\n"
                        "free 64\n");
+}
+
+// TESSEL_PTX_DUMP=FILE writes the PTX the driver is given: the text of
+// `tessel compile --target=nvptx --emit=ptx` for the device's sm.
+TEST(GpuRuntimeTest, PtxDumpWritesWhatTheDriverLoads) {
+  std::string path = testing::TempDir() + "tessel_ptx_dump.ptx";
+  std::remove(path.c_str());
+  setenv("TESSEL_PTX_DUMP", path.c_str(), 1);
+  std::shared_ptr<Executable> exe =
+      compile("HloModule m\nENTRY e { p = f32[4] parameter(0) ROOT n = f32[4] "
+              "negate(p) }");
+  unsetenv("TESSEL_PTX_DUMP");
+  ASSERT_TRUE(exe);
+  takeLog();
+  Expected<std::string> ptx = readFileBytes(path);
+  ASSERT_TRUE(ptx) << ptx.error().message;
+  EXPECT_NE(ptx->find(".target sm_90"), std::string::npos) << *ptx;
+  EXPECT_NE(ptx->find(".entry kernel_0("), std::string::npos) << *ptx;
+  EXPECT_NE(ptx->find("neg.f32"), std::string::npos) << *ptx;
+  std::remove(path.c_str());
 }
 
 TEST(GpuRuntimeTest, KernelsShareTheBufferBetweenThem) {
