@@ -22,6 +22,7 @@
 #include "tessel/Hlo/ScatterDimensions.h"
 #include "tessel/Layout/TiledLayout.h"
 #include "tessel/Relayout/Relayout.h"
+#include "tessel/Support/Host.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -479,7 +480,7 @@ Status CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
                     : static_cast<int>(std::thread::hardware_concurrency());
   // Buffers: inputs and outputs are the caller's; the rest are temporary.
   std::vector<void *> buffers(plan.buffers.size(), nullptr);
-  std::vector<std::vector<uint8_t>> temporaries;
+  std::vector<HostBuffer> temporaries;
   for (size_t i = 0; i < inputs.size(); ++i)
     buffers[plan.inputs[i]] = const_cast<void *>(inputs[i]);
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -495,8 +496,12 @@ Status CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
           inScratch[b] = true;
   for (size_t b = 0; b < buffers.size(); ++b)
     if (!buffers[b] && !inScratch[b]) {
-      temporaries.emplace_back(
-          std::max<int64_t>(bufferBytes(plan.buffers[b]), 1));
+      int64_t bytes = std::max<int64_t>(bufferBytes(plan.buffers[b]), 1);
+      temporaries.emplace_back(bytes);
+      if (!temporaries.back().data())
+        return Error("cannot allocate " + describeBytes(double(bytes)) +
+                     " for the temporary " +
+                     plan.buffers[b].toStringWithoutLayout());
       buffers[b] = temporaries.back().data();
     }
   std::vector<std::vector<void *>> pointers(kernels.size());

@@ -7,6 +7,7 @@
 #include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Layout/PrimitiveType.h"
 #include "tessel/Layout/Shape.h"
+#include "tessel/Support/Host.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -14,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 
 namespace tessel::python {
@@ -138,11 +140,14 @@ std::optional<nb::list> runInPlace(CompiledModule &c,
   for (size_t o = 0; o < outputShapes.size(); ++o)
     if (!storedAsNumpy(outputShapes[o], outputBytes[o]))
       return std::nullopt;
-  // The results' buffers, handed to numpy without a copy afterwards.
-  std::vector<std::unique_ptr<std::string>> results;
+  // The results' buffers (HostBuffers: huge pages for large ones), handed
+  // to numpy without a copy afterwards.
+  std::vector<std::unique_ptr<HostBuffer>> results;
   std::vector<void *> outputs;
   for (int64_t size : outputBytes) {
-    results.push_back(std::make_unique<std::string>(size, '\0'));
+    results.push_back(std::make_unique<HostBuffer>(std::max<int64_t>(size, 1)));
+    if (!results.back()->data())
+      throw std::bad_alloc();
     outputs.push_back(results.back()->data());
   }
   Status ran = [&] {
@@ -153,11 +158,11 @@ std::optional<nb::list> runInPlace(CompiledModule &c,
   ++c.runsInPlace;
   nb::list out;
   for (size_t o = 0; o < results.size(); ++o) {
-    std::string *owned = results[o].release();
+    HostBuffer *owned = results[o].release();
     nb::capsule deleter(
-        owned, [](void *p) noexcept { delete static_cast<std::string *>(p); });
+        owned, [](void *p) noexcept { delete static_cast<HostBuffer *>(p); });
     nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> bytes(
-        reinterpret_cast<uint8_t *>(owned->data()), {owned->size()}, deleter);
+        owned->data(), {static_cast<size_t>(outputBytes[o])}, deleter);
     nb::list dims;
     for (int64_t d : outputShapes[o].dims)
       dims.append(d);

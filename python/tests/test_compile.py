@@ -204,6 +204,22 @@ def test_in_place_run_leaves_the_arguments_alone():
     assert (z == -keep).all()
 
 
+def test_large_results_start_on_huge_page_boundaries():
+    """Results of 4 MiB and more are HostBuffers (tessel/Support/Host.h):
+    mapped on a 2 MiB boundary, with transparent huge pages requested; small
+    ones on a 64-byte line."""
+    for n, align in ((1024, 2 << 20), (64, 64)):
+        text = (f"HloModule m\nENTRY e {{ p = f32[{n},{n}] parameter(0) "
+                f"ROOT n = f32[{n},{n}] negate(p) }}")
+        exe = tessel.compile(text)
+        x = np.ones((n, n), np.float32)
+        y = exe(x)
+        assert exe._compiled._runs_in_place == 1
+        assert y.ctypes.data % align == 0, (n, hex(y.ctypes.data))
+        assert (y == -1).all()
+        del y                          # the capsule unmaps it
+
+
 def test_tiled_parameters_do_not_run_in_place():
     text = ("HloModule m, entry_computation_layout={(f32[8,128]{1,0:T(8,128)})"
             "->f32[8,128]{1,0:T(8,128)}}\nENTRY e { p = f32[8,128]{1,0:T(8,128)} "

@@ -17,6 +17,7 @@
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Hlo/FloatTypes.h"
 #include "tessel/Hlo/HloEvaluator.h"
+#include "tessel/Support/Host.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -435,32 +436,50 @@ int runRun(int argc, char **argv) {
     llvm::outs() << llvm::format("compile: %.1f ms (HLO to loaded PTX)\n",
                                  exe.compileMilliseconds());
   } else if (repeat > 0) {
-    std::vector<std::string> in, out;
+    // Every buffer, the copy's too, is a HostBuffer (huge pages where the
+    // system gives them), written once so that no page fault is timed.
+    auto buffer = [](int64_t bytes, uint8_t fill) -> Expected<HostBuffer> {
+      HostBuffer b(std::max<int64_t>(bytes, 1));
+      if (!b.data())
+        return Error("cannot allocate " + describeBytes(double(bytes)));
+      std::memset(b.data(), fill, static_cast<size_t>(b.size()));
+      return b;
+    };
+    std::vector<HostBuffer> in, out;
+    int64_t bytes = 0;
     for (size_t i = 0; i < arguments.size(); ++i) {
       Expected<std::string> physical =
           toPhysical(arguments[i], program.parameters[i]);
       if (!physical)
         return cli::fail(physical.error());
-      in.push_back(std::move(*physical));
+      Expected<HostBuffer> b = buffer(physical->size(), 0);
+      if (!b)
+        return cli::fail(b.error());
+      std::memcpy(b->data(), physical->data(), physical->size());
+      bytes += physical->size();
+      in.push_back(std::move(*b));
     }
-    for (int64_t bytes : exe.outputBytes())
-      out.emplace_back(bytes, '\0');
+    for (int64_t size : exe.outputBytes()) {
+      Expected<HostBuffer> b = buffer(size, 0);
+      if (!b)
+        return cli::fail(b.error());
+      bytes += size;
+      out.push_back(std::move(*b));
+    }
     std::vector<const void *> inPtrs;
-    for (const std::string &s : in)
-      inPtrs.push_back(s.data());
+    for (const HostBuffer &b : in)
+      inPtrs.push_back(b.data());
     std::vector<void *> outPtrs;
-    for (std::string &s : out)
-      outPtrs.push_back(s.data());
-    int64_t bytes = 0;
-    for (const std::string &s : in)
-      bytes += s.size();
-    for (const std::string &s : out)
-      bytes += s.size();
+    for (HostBuffer &b : out)
+      outPtrs.push_back(b.data());
     int workers = threads > 0
                       ? static_cast<int>(threads)
                       : static_cast<int>(std::thread::hardware_concurrency());
     // A copy that reads and writes as many bytes as the kernels do.
-    std::string copySrc(bytes / 2, '\1'), copyDst(bytes / 2, '\0');
+    Expected<HostBuffer> copySrc = buffer(bytes / 2, 1),
+                         copyDst = buffer(bytes / 2, 0);
+    if (!copySrc || !copyDst)
+      return cli::fail(!copySrc ? copySrc.error() : copyDst.error());
     std::vector<double> kernelTimes, copyTimes;
     for (int r = 0; r < repeat; ++r) {
       auto t0 = std::chrono::steady_clock::now();
@@ -468,7 +487,7 @@ int runRun(int argc, char **argv) {
       auto t1 = std::chrono::steady_clock::now();
       if (!ran)
         return cli::fail(ran.error());
-      parallelCopy(copyDst.data(), copySrc.data(), copySrc.size(), workers);
+      parallelCopy(copyDst->data(), copySrc->data(), bytes / 2, workers);
       auto t2 = std::chrono::steady_clock::now();
       kernelTimes.push_back(std::chrono::duration<double>(t1 - t0).count());
       copyTimes.push_back(std::chrono::duration<double>(t2 - t1).count());
