@@ -334,6 +334,12 @@ def run_jax(case, sig, repeat, cpus, compile_samples, env_extra=None, dump_dir=N
     spec = {"case": case, "params": sig[0], "repeat": repeat,
             "compile_samples": compile_samples, "dump_dir": dump_dir}
     env = dict(os.environ)
+    # tessel's buffers get transparent huge pages (HostBuffer); glibc's malloc,
+    # which XLA:CPU's and numpy's large buffers come from, asks for them too
+    # with this tunable (glibc >= 2.35; older ones ignore it), so that both
+    # sides walk 2 MiB pages.
+    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
+    env["GLIBC_TUNABLES"] = ":".join(tunables + ["glibc.malloc.hugetlb=1"])
     env.update(env_extra or {})
     proc = subprocess.run([sys.executable, __file__, "--jax-worker", json.dumps(spec)],
                           capture_output=True, text=True, env=env, preexec_fn=pin(cpus))
