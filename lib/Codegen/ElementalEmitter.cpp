@@ -279,6 +279,10 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
     return single(emitDot(instruction, indices));
   case HloOpcode::DynamicSlice:
     return single(emitDynamicSlice(instruction, indices));
+  case HloOpcode::BitcastConvert:
+    if (instruction.operand(0)->shape().dims != shape.dims)
+      return single(emitBitcastConvertWidths(instruction, indices));
+    break;
   case HloOpcode::DynamicUpdateSlice:
     return single(emitDynamicUpdateSlice(instruction, indices));
   case HloOpcode::Map: {
@@ -316,6 +320,72 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
   if (mlir::failed(result))
     return fail(instruction, ops.error());
   return SmallVector<Value>{*result};
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitBitcastConvertWidths(const HloInstruction &instruction,
+                                           ValueRange indices) {
+  // Dense little-endian bytes, as the evaluator: to a narrower type the
+  // output's minor dim k picks bits [k w, (k + 1) w) of the operand's
+  // element (w the output's width); to a wider one, operand elements
+  // 0..n-1 of the minor dim fill it from the low bits up.
+  Location loc = b.getUnknownLoc();
+  const Shape &from = instruction.operand(0)->shape();
+  const Shape &to = instruction.shape();
+  int fromBits = bitWidth(from.elementType), toBits = bitWidth(to.elementType);
+  if (fromBits < 8 || toBits < 8 || from.elementType == PrimitiveType::Pred ||
+      to.elementType == PrimitiveType::Pred)
+    return fail(instruction,
+                "bitcast-convert between widths of " +
+                    std::string(primitiveTypeName(from.elementType)) + " and " +
+                    std::string(primitiveTypeName(to.elementType)) +
+                    " is not supported by the compiler (elements "
+                    "narrower than a byte)");
+  mlir::Type toType = getStorageType(to.elementType, b.getContext());
+  auto asInt = [&](Value v, int bits) -> Value {
+    mlir::Type intType = b.getIntegerType(bits);
+    return v.getType() == intType
+               ? v
+               : Value(b.create<mlir::arith::BitcastOp>(loc, intType, v));
+  };
+  auto fromInt = [&](Value v) -> Value {
+    return v.getType() == toType
+               ? v
+               : Value(b.create<mlir::arith::BitcastOp>(loc, toType, v));
+  };
+  mlir::Type wide = b.getIntegerType(std::max(fromBits, toBits));
+  if (fromBits > toBits) {
+    auto v = emitOperand(instruction, 0, indices.drop_back());
+    if (mlir::failed(v))
+      return mlir::failure();
+    Value k = b.create<mlir::arith::IndexCastOp>(loc, wide, indices.back());
+    Value shift = b.create<mlir::arith::MulIOp>(
+        loc, k,
+        b.create<mlir::arith::ConstantOp>(loc, b.getIntegerAttr(wide, toBits)));
+    Value part =
+        b.create<mlir::arith::ShRUIOp>(loc, asInt(*v, fromBits), shift);
+    return fromInt(
+        b.create<mlir::arith::TruncIOp>(loc, b.getIntegerType(toBits), part));
+  }
+  int64_t parts = toBits / fromBits;
+  Value result =
+      b.create<mlir::arith::ConstantOp>(loc, b.getIntegerAttr(wide, 0));
+  SmallVector<Value> at(indices.begin(), indices.end());
+  for (int64_t k = 0; k < parts; ++k) {
+    at.push_back(b.create<mlir::arith::ConstantIndexOp>(loc, k));
+    auto v = emitOperand(instruction, 0, at);
+    at.pop_back();
+    if (mlir::failed(v))
+      return mlir::failure();
+    Value part = b.create<mlir::arith::ExtUIOp>(loc, wide, asInt(*v, fromBits));
+    if (k > 0)
+      part = b.create<mlir::arith::ShLIOp>(
+          loc, part,
+          b.create<mlir::arith::ConstantOp>(
+              loc, b.getIntegerAttr(wide, k * fromBits)));
+    result = b.create<mlir::arith::OrIOp>(loc, result, part);
+  }
+  return fromInt(result);
 }
 
 mlir::FailureOr<Value>

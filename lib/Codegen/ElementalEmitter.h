@@ -105,6 +105,11 @@ private:
   mlir::FailureOr<mlir::Value>
   emitDynamicUpdateSlice(const HloInstruction &instruction,
                          mlir::ValueRange indices);
+  /// bitcast-convert to a narrower or wider type (a minor dim added or
+  /// dropped).
+  mlir::FailureOr<mlir::Value>
+  emitBitcastConvertWidths(const HloInstruction &instruction,
+                           mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value> emitConstant(const HloInstruction &instruction,
                                             mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value> emitIota(const HloInstruction &instruction,

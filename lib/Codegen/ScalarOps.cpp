@@ -535,6 +535,83 @@ mlir::FailureOr<Value> ScalarOpEmitter::convert(Value x, PrimitiveType from,
 }
 
 mlir::FailureOr<Value>
+ScalarOpEmitter::reducePrecision(const HloInstruction &instruction, Value x,
+                                 PrimitiveType type) {
+  auto attribute = [&](const char *key) -> std::optional<int64_t> {
+    const std::string *text = instruction.rawAttribute(key);
+    if (!text || text->empty() || text->size() > 3 ||
+        text->find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    int64_t value = 0;
+    for (char digit : *text)
+      value = value * 10 + (digit - '0');
+    return value;
+  };
+  std::optional<int64_t> exponentBits = attribute("exponent_bits"),
+                         mantissaBits = attribute("mantissa_bits");
+  if (!exponentBits || !mantissaBits || *exponentBits < 1)
+    return fail("expected exponent_bits >= 1 and mantissa_bits >= 0");
+  if (!isFloat(type))
+    return fail("reduce-precision of " + std::string(primitiveTypeName(type)) +
+                " is not supported by the compiler");
+  // The evaluator's algorithm (reducePrecisionBits, EvaluatorComplex.cpp) on
+  // the bits: f64 as 11 + 52 bits, every other float widened to f32 (exact),
+  // reduced as 8 + 23 bits, then rounded back to its type.
+  Value w = widen(x, type);
+  bool isF64 = w.getType().isF64();
+  int exponentWidth = isF64 ? 11 : 8, mantissaWidth = isF64 ? 52 : 23;
+  mlir::Type intType = isF64 ? b.getI64Type() : b.getI32Type();
+  auto c = [&](uint64_t v) {
+    return intConst(intType, static_cast<int64_t>(v));
+  };
+  using P = arith::CmpIPredicate;
+  uint64_t signMask = uint64_t(1) << (exponentWidth + mantissaWidth);
+  uint64_t exponentMask = ((uint64_t(1) << exponentWidth) - 1) << mantissaWidth;
+  Value original = b.create<arith::BitcastOp>(loc, intType, w);
+  Value bits = original;
+  if (*mantissaBits < mantissaWidth) {
+    // Round to nearest even: add half an ulp of the narrow mantissa less
+    // one, plus its last bit, then clear the bits below it.
+    int shift = mantissaWidth - static_cast<int>(*mantissaBits);
+    uint64_t lastBit = uint64_t(1) << shift;
+    Value last = b.create<arith::ShRUIOp>(
+        loc, b.create<arith::AndIOp>(loc, bits, c(lastBit)), c(shift));
+    Value bias = b.create<arith::AddIOp>(loc, c((lastBit >> 1) - 1), last);
+    bits = b.create<arith::AndIOp>(
+        loc, b.create<arith::AddIOp>(loc, bits, bias), c(~(lastBit - 1)));
+  }
+  if (*exponentBits < exponentWidth) {
+    uint64_t exponentBias = (uint64_t(1) << (exponentWidth - 1)) - 1;
+    uint64_t reducedBias = (uint64_t(1) << (*exponentBits - 1)) - 1;
+    Value exponent = b.create<arith::ShRUIOp>(
+        loc, b.create<arith::AndIOp>(loc, bits, c(exponentMask)),
+        c(mantissaWidth));
+    Value sign = b.create<arith::AndIOp>(loc, bits, c(signMask));
+    Value overflow = b.create<arith::CmpIOp>(loc, P::ugt, exponent,
+                                             c(exponentBias + reducedBias));
+    Value underflow = b.create<arith::CmpIOp>(loc, P::ule, exponent,
+                                              c(exponentBias - reducedBias));
+    Value infinity = b.create<arith::OrIOp>(loc, sign, c(exponentMask));
+    bits = b.create<arith::SelectOp>(loc, overflow, infinity, bits);
+    bits = b.create<arith::SelectOp>(loc, underflow, sign, bits);
+  }
+  // NaN stays NaN: itself, or (no mantissa bits left) the sign with all
+  // exponent bits, an infinity.
+  Value isNaN = b.create<arith::CmpIOp>(
+      loc, P::ugt, b.create<arith::AndIOp>(loc, original, c(~signMask)),
+      c(exponentMask));
+  Value nanBits =
+      *mantissaBits > 0
+          ? original
+          : Value(b.create<arith::OrIOp>(
+                loc, b.create<arith::AndIOp>(loc, original, c(signMask)),
+                c(exponentMask)));
+  bits = b.create<arith::SelectOp>(loc, isNaN, nanBits, bits);
+  Value r = b.create<arith::BitcastOp>(loc, w.getType(), bits);
+  return narrow(r, type, /*excessPrecisionAllowed=*/false);
+}
+
+mlir::FailureOr<Value>
 ScalarOpEmitter::emit(const HloInstruction &instruction, mlir::ValueRange args,
                       llvm::ArrayRef<PrimitiveType> argTypes,
                       PrimitiveType resultType) {
@@ -550,6 +627,8 @@ ScalarOpEmitter::emit(const HloInstruction &instruction, mlir::ValueRange args,
                   "supported by the compiler yet");
     return Value(b.create<arith::BitcastOp>(loc, toType, args[0]));
   }
+  case HloOpcode::ReducePrecision:
+    return reducePrecision(instruction, args[0], argTypes[0]);
   case HloOpcode::Compare:
     return compare(instruction.attributes(), args[0], args[1], argTypes[0]);
   case HloOpcode::Select:

@@ -37,6 +37,11 @@ public:
                                        PrimitiveType type);
   /// convert's semantics: float -> int saturates, NaN -> 0; x -> pred is
   /// x != 0.
+  /// XLA's reduce-precision (exponent_bits, mantissa_bits) of a float, bit
+  /// for bit as the evaluator.
+  mlir::FailureOr<mlir::Value>
+  reducePrecision(const HloInstruction &instruction, mlir::Value x,
+                  PrimitiveType type);
   mlir::FailureOr<mlir::Value> convert(mlir::Value x, PrimitiveType from,
                                        PrimitiveType to);
 

@@ -68,6 +68,10 @@ bool isElementwiseOfOneParameter(
     // walked.
     if (!broadcast && (!isElementwise(opcode) || opcode == HloOpcode::Map))
       return false;
+    // A bitcast-convert between widths reads several elements, or a part.
+    if (opcode == HloOpcode::BitcastConvert &&
+        instruction->operand(0)->shape().dims != instruction->shape().dims)
+      return false;
     if (broadcast && (instruction->operandCount() != 1 ||
                       instruction->operand(0)->shape().rank() != 0))
       return false;

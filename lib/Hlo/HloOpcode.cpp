@@ -101,6 +101,7 @@ bool isElementwise(HloOpcode opcode) {
   case HloOpcode::Compare:
   case HloOpcode::Convert:
   case HloOpcode::BitcastConvert:
+  case HloOpcode::ReducePrecision:
   case HloOpcode::Map:
     return true;
   default:

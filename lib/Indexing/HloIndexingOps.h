@@ -34,11 +34,11 @@ llvm::SmallVector<mlir::AffineExpr> dimExprs(size_t count,
 Error unsupported(const HloInstruction &instruction, const std::string &why);
 
 /// Ops whose output element i reads element i of each operand: XLA's
-/// elementwise ops, and real, imag, complex and reduce-precision, which the
-/// compiler does not emit (so isElementwise leaves them out).
+/// elementwise ops, and real, imag and complex, which the compiler does not
+/// emit (so isElementwise leaves them out).
 inline bool hasElementwiseMaps(HloOpcode op) {
   return isElementwise(op) || op == HloOpcode::Real || op == HloOpcode::Imag ||
-         op == HloOpcode::Complex || op == HloOpcode::ReducePrecision;
+         op == HloOpcode::Complex;
 }
 
 /// Whether the op has maps here; the others (gather, scatter, sort,

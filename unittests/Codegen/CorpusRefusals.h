@@ -17,8 +17,6 @@ namespace tessel {
 /// Modules the compiler refuses, and a piece of the message it must give.
 inline const std::map<std::string, std::string> &knownRefusals() {
   static const std::map<std::string, std::string> refusals = {
-      {"bitcast_convert_f32/module.hlo",
-       "bitcast-convert between types of different widths"},
       {"converts_f32/module.hlo", "element type f8e4m3fn is not supported"},
       {"converts_f32/optimized.hlo", "element type f8e4m3fn is not supported"},
       // The ops of issue 14 that the evaluator runs and the compiler not.
@@ -35,12 +33,8 @@ inline const std::map<std::string, std::string> &knownRefusals() {
       {"gather_f32/optimized.hlo", "(gather): this op is not supported"},
       {"random_u32/module.hlo", "(while): tuple-shaped values inside a fusion"},
       {"random_u32/optimized.hlo", "%call (call): operand 0 is a tuple"},
-      {"reduce_precision_f32/module.hlo",
-       "(reduce-precision): this op is not supported"},
-      {"reduce_precision_f32/optimized.hlo",
-       "(reduce-precision): this op is not supported"},
       {"rng_bit_generator_u32/module.hlo",
-       "bitcast-convert between types of different widths"},
+       "(rng-bit-generator): tuple-shaped values inside a fusion"},
       {"rng_bit_generator_u32/optimized.hlo",
        "%bitcast_concatenate_fusion (fusion): this op is not supported"},
       {"sort_f32/module.hlo", "(sort): this op is not supported"},

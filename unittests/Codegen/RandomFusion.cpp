@@ -259,7 +259,56 @@ bool RandomFusionGenerator::growCompareOrSelect(const Value &x) {
   return true;
 }
 
+/// The types of `bits` bits that bitcast-convert reaches (no pred).
+static std::vector<PrimitiveType> typesOfWidth(int bits) {
+  using P = PrimitiveType;
+  switch (bits) {
+  case 8:
+    return sameWidth(P::S8);
+  case 16:
+    return sameWidth(P::S16);
+  case 32:
+    return sameWidth(P::S32);
+  case 64:
+    return sameWidth(P::S64);
+  default:
+    return {};
+  }
+}
+
 bool RandomFusionGenerator::growConvert(const Value &x) {
+  if (isFloatType(x.type) && chance(15)) {
+    // reduce-precision to any narrower format, sometimes none narrower.
+    bool f64 = x.type == PrimitiveType::F64;
+    int64_t exponent = uniform(1, f64 ? 11 : 8);
+    int64_t mantissa = uniform(0, f64 ? 52 : 23);
+    add(x.type, x.dims,
+        "reduce-precision(" + x.name +
+            "), exponent_bits=" + std::to_string(exponent) +
+            ", mantissa_bits=" + std::to_string(mantissa));
+    return true;
+  }
+  int bits = bitWidth(x.type);
+  if (!sameWidth(x.type).empty() && chance(15)) {
+    // bitcast-convert between widths: a minor dim of n parts dropped into
+    // one wider element, or one element split into n narrower parts.
+    int64_t last = x.dims.empty() ? 0 : x.dims.back();
+    if ((last == 2 || last == 4) && bits * last <= 64 && chance(50)) {
+      std::vector<int64_t> dims(x.dims.begin(), x.dims.end() - 1);
+      add(oneOf(rng, typesOfWidth(bits * static_cast<int>(last))), dims,
+          "bitcast-convert(" + x.name + ")");
+      return true;
+    }
+    int64_t parts = chance(50) ? 2 : 4;
+    if (bits / parts < 8 || x.dims.size() >= 5 ||
+        product(x.dims) * parts > elementBudget)
+      return false;
+    std::vector<int64_t> dims = x.dims;
+    dims.push_back(parts);
+    add(oneOf(rng, typesOfWidth(bits / static_cast<int>(parts))), dims,
+        "bitcast-convert(" + canonicalNaNs(x) + ")");
+    return true;
+  }
   if (chance(30)) {
     std::vector<PrimitiveType> types = sameWidth(x.type);
     if (types.empty())
@@ -269,27 +318,31 @@ bool RandomFusionGenerator::growConvert(const Value &x) {
       add(to, x.dims, "bitcast-convert(" + x.name + ")");
       return true;
     }
-    // The sign of a NaN is not part of the value: LLVM may fold
-    // -7 + -x into -7 - x, whose NaN has x's sign. Before its bits become
-    // an integer, every NaN is made one NaN.
-    std::string nan = add(x.type, {}, "constant(nan)").name;
-    std::string nans =
-        x.dims.empty()
-            ? nan
-            : add(x.type, x.dims, "broadcast(" + nan + "), dimensions={}").name;
-    std::string isNaN =
-        add(PrimitiveType::Pred, x.dims,
-            "compare(" + x.name + ", " + x.name + "), direction=NE")
-            .name;
-    std::string canonical =
-        add(x.type, x.dims,
-            "select(" + isNaN + ", " + nans + ", " + x.name + ")")
-            .name;
-    add(to, x.dims, "bitcast-convert(" + canonical + ")");
+    add(to, x.dims, "bitcast-convert(" + canonicalNaNs(x) + ")");
     return true;
   }
   add(randomType(), x.dims, "convert(" + x.name + ")");
   return true;
+}
+
+std::string RandomFusionGenerator::canonicalNaNs(const Value &x) {
+  if (!isFloatType(x.type))
+    return x.name;
+  // The sign of a NaN is not part of the value: LLVM may fold -7 + -x into
+  // -7 - x, whose NaN has x's sign. Before its bits become integers, every
+  // NaN is made one NaN.
+  std::string nan = add(x.type, {}, "constant(nan)").name;
+  std::string nans =
+      x.dims.empty()
+          ? nan
+          : add(x.type, x.dims, "broadcast(" + nan + "), dimensions={}").name;
+  std::string isNaN =
+      add(PrimitiveType::Pred, x.dims,
+          "compare(" + x.name + ", " + x.name + "), direction=NE")
+          .name;
+  return add(x.type, x.dims,
+             "select(" + isNaN + ", " + nans + ", " + x.name + ")")
+      .name;
 }
 
 bool RandomFusionGenerator::growBroadcast(const Value &x) {

@@ -85,6 +85,8 @@ private:
   bool growBinary(const Value &x);
   bool growCompareOrSelect(const Value &x);
   bool growConvert(const Value &x);
+  /// x with every NaN replaced by one NaN (floats), as a new value's name.
+  std::string canonicalNaNs(const Value &x);
   bool growBroadcast(const Value &x);
   bool growReshape(const Value &x);
   bool growTranspose(const Value &x);

@@ -141,6 +141,7 @@ TEST(RandomFusionGeneratorTest, MakesValidModulesOfEveryKind) {
                          " iota(",
                          " convert(",
                          " bitcast-convert(",
+                         " reduce-precision(",
                          " compare(",
                          " select(",
                          " clamp(",

@@ -230,6 +230,12 @@ TEST(TableLookupTest, OnlyElementwiseKernelsOfOneNarrowInputAreTabulated) {
                          "  %kb = u8[1024,4] broadcast(%k), dimensions={1}\n"
                          "  ROOT %r = u8[1024,4] add(%p, %kb)\n",
                          "u8[1024,4]")},
+      {"a bitcast-convert between widths (an element reads its neighbour)",
+       elementwiseModule("u8[1024,2]",
+                         "  %w = u16[1024] bitcast-convert(%p)\n"
+                         "  %n = u16[1024] not(%w)\n"
+                         "  ROOT %r = u8[1024,2] bitcast-convert(%n)\n",
+                         "u8[1024,2]")},
       {"a reduce",
        "HloModule m\nadd {\n  %a = s32[] parameter(0)\n"
        "  %b = s32[] parameter(1)\n  ROOT %c = s32[] add(%a, %b)\n}\n"

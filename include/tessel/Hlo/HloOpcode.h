@@ -162,8 +162,9 @@ bool isElementwiseUnary(HloOpcode opcode);
 /// add, ..., shift-right-arithmetic: two operands of one shape.
 bool isElementwiseBinary(HloOpcode opcode);
 /// Elementwise in the sense of indexing: every operand is read at the output
-/// index (unary, binary, select, clamp, compare, convert, bitcast-convert of
-/// one width, map).
+/// index (unary, binary, select, clamp, compare, convert, reduce-precision,
+/// map, bitcast-convert). A bitcast-convert between widths adds or drops a
+/// minor dim, so callers that need the output index compare the dims.
 bool isElementwise(HloOpcode opcode);
 
 } // namespace tessel
