@@ -4,6 +4,7 @@
 #include "ScalarOps.h"
 #include "tessel/Dialect/ErrorDiagnostics.h"
 #include "tessel/Dialect/TesselDialect.h"
+#include "tessel/Hlo/GatherDimensions.h"
 #include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Indexing/HloIndexing.h"
 
@@ -11,6 +12,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+
+#include <limits>
 
 namespace tessel {
 
@@ -279,6 +282,8 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
     return single(emitDot(instruction, indices));
   case HloOpcode::DynamicSlice:
     return single(emitDynamicSlice(instruction, indices));
+  case HloOpcode::Gather:
+    return single(emitGather(instruction, indices));
   case HloOpcode::BitcastConvert:
     if (instruction.operand(0)->shape().dims != shape.dims)
       return single(emitBitcastConvertWidths(instruction, indices));
@@ -945,6 +950,65 @@ mlir::FailureOr<SmallVector<Value>> ElementalEmitter::emitStartIndices(
     starts.push_back(start);
   }
   return starts;
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitGather(const HloInstruction &instruction,
+                             ValueRange indices) {
+  // The evaluator's walk (EvaluatorGather.cpp) at one output index.
+  Expected<GatherDimensions> g = getGatherDimensions(instruction);
+  if (!g)
+    return fail(instruction, g.error().message);
+  Location loc = b.getUnknownLoc();
+  const Shape &operand = instruction.operand(0)->shape();
+  const Shape &startIndices = instruction.operand(1)->shape();
+  PrimitiveType indexType = startIndices.elementType;
+  SmallVector<Value> batch;
+  for (int64_t p : g->batchPositions)
+    batch.push_back(indices[p]);
+  Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
+  SmallVector<Value> from(operand.rank(), zero);
+  for (size_t k = 0; k < g->startIndexMap.size(); ++k) {
+    SmallVector<Value> at;
+    for (int64_t d = 0, next = 0; d < startIndices.rank(); ++d)
+      at.push_back(d == g->indexVectorDim
+                       ? Value(b.create<mlir::arith::ConstantIndexOp>(loc, k))
+                       : batch[next++]);
+    auto v = emitOperand(instruction, 1, at);
+    if (mlir::failed(v))
+      return mlir::failure();
+    Value start;
+    if (isUnsignedInteger(indexType)) {
+      start = b.create<mlir::arith::IndexCastUIOp>(loc, b.getIndexType(), *v);
+      // A u64 past INT64_MAX is out of range: the largest start, as the
+      // evaluator saturates it.
+      if (bitWidth(indexType) == 64) {
+        Value negative = b.create<mlir::arith::CmpIOp>(
+            loc, mlir::arith::CmpIPredicate::slt, start, zero);
+        start = b.create<mlir::arith::SelectOp>(
+            loc, negative,
+            b.create<mlir::arith::ConstantIndexOp>(
+                loc, std::numeric_limits<int64_t>::max()),
+            start);
+      }
+    } else {
+      start = b.create<mlir::arith::IndexCastOp>(loc, b.getIndexType(), *v);
+    }
+    int64_t d = g->startIndexMap[k];
+    Value max = b.create<mlir::arith::ConstantIndexOp>(
+        loc, operand.dims[d] - g->sliceSizes[d]);
+    start = b.create<mlir::arith::MaxSIOp>(loc, start, zero);
+    from[d] = b.create<mlir::arith::MinSIOp>(loc, start, max);
+  }
+  for (size_t k = 0; k < g->operandBatchingDims.size(); ++k) {
+    int64_t dim = g->startIndicesBatchingDims[k];
+    from[g->operandBatchingDims[k]] =
+        batch[dim < g->indexVectorDim ? dim : dim - 1];
+  }
+  for (size_t w = 0; w < g->windowDims.size(); ++w)
+    from[g->windowDims[w]] = b.create<mlir::arith::AddIOp>(
+        loc, from[g->windowDims[w]], indices[g->offsetDims[w]]);
+  return emitOperand(instruction, 0, from);
 }
 
 mlir::FailureOr<Value>

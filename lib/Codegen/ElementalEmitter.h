@@ -102,6 +102,10 @@ private:
   emitCall(const HloInstruction &instruction, mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value>
   emitDynamicSlice(const HloInstruction &instruction, mlir::ValueRange indices);
+  /// gather: the start vector read from the indices at the output's batch
+  /// position, clamped as XLA and the evaluator clamp it.
+  mlir::FailureOr<mlir::Value> emitGather(const HloInstruction &instruction,
+                                          mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value>
   emitDynamicUpdateSlice(const HloInstruction &instruction,
                          mlir::ValueRange indices);

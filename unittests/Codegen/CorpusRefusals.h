@@ -29,8 +29,6 @@ inline const std::map<std::string, std::string> &knownRefusals() {
       {"convolution_f32/module.hlo", "(convolution): this op is not supported"},
       {"convolution_f32/optimized.hlo",
        "(convolution): this op is not supported"},
-      {"gather_f32/module.hlo", "(gather): this op is not supported"},
-      {"gather_f32/optimized.hlo", "(gather): this op is not supported"},
       {"random_u32/module.hlo", "(while): tuple-shaped values inside a fusion"},
       {"random_u32/optimized.hlo", "%call (call): operand 0 is a tuple"},
       {"rng_bit_generator_u32/module.hlo",
