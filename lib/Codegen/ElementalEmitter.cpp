@@ -30,6 +30,12 @@ mlir::Type getStorageType(PrimitiveType type, mlir::MLIRContext *context,
     return b.getI1Type();
   case PrimitiveType::S8:
   case PrimitiveType::U8:
+  // The f8 types are bytes; ScalarOps decodes and encodes them.
+  case PrimitiveType::F8E5M2:
+  case PrimitiveType::F8E4M3FN:
+  case PrimitiveType::F8E4M3FNUZ:
+  case PrimitiveType::F8E4M3B11FNUZ:
+  case PrimitiveType::F8E5M2FNUZ:
     return b.getI8Type();
   case PrimitiveType::S16:
   case PrimitiveType::U16:
@@ -52,7 +58,7 @@ mlir::Type getStorageType(PrimitiveType type, mlir::MLIRContext *context,
     if (error)
       *error = "element type " + std::string(primitiveTypeName(type)) +
                " is not supported by the compiler (supported: pred, s8-s64, "
-               "u8-u64, f16, bf16, f32, f64)";
+               "u8-u64, f16, bf16, f32, f64 and the f8 types)";
     return nullptr;
   }
 }

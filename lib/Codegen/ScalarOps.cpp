@@ -3,6 +3,7 @@
 
 #include "ElementalEmitter.h"
 #include "tessel/Codegen/Passes.h"
+#include "tessel/Hlo/FloatTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -17,8 +18,17 @@ using mlir::Value;
 namespace arith = mlir::arith;
 namespace math = mlir::math;
 
+/// The f8 types: stored as i8, computed in f32 through FloatTypes.h's
+/// formats.
+static bool isF8(PrimitiveType type) {
+  return floatFormat(type).has_value() && type != PrimitiveType::BF16 &&
+         type != PrimitiveType::F16;
+}
+
+/// Floats that compute in f32 and round back after every op.
 static bool isNarrowFloat(PrimitiveType type) {
-  return type == PrimitiveType::BF16 || type == PrimitiveType::F16;
+  return type == PrimitiveType::BF16 || type == PrimitiveType::F16 ||
+         isF8(type);
 }
 
 mlir::LogicalResult ScalarOpEmitter::fail(const std::string &message) {
@@ -35,6 +45,8 @@ Value ScalarOpEmitter::floatConst(mlir::Type type, double value) {
 }
 
 Value ScalarOpEmitter::widen(Value x, PrimitiveType type) {
+  if (isF8(type))
+    return decodeF8(x, type);
   if (isNarrowFloat(type))
     return b.create<arith::ExtFOp>(loc, b.getF32Type(), x);
   return x;
@@ -42,6 +54,8 @@ Value ScalarOpEmitter::widen(Value x, PrimitiveType type) {
 
 Value ScalarOpEmitter::narrow(Value x, PrimitiveType type,
                               bool excessPrecisionAllowed) {
+  if (isF8(type))
+    return encodeF8(x, type);
   if (!isNarrowFloat(type))
     return x;
   auto trunc =
@@ -49,6 +63,149 @@ Value ScalarOpEmitter::narrow(Value x, PrimitiveType type,
   if (excessPrecisionAllowed)
     trunc->setAttr(kExcessPrecisionAttr, b.getUnitAttr());
   return trunc;
+}
+
+Value ScalarOpEmitter::decodeF8(Value x, PrimitiveType type) {
+  FloatFormat f = *floatFormat(type);
+  int m = f.mantissaBits, e = f.exponentBits;
+  mlir::Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  using P = arith::CmpIPredicate;
+  Value bits = b.create<arith::ExtUIOp>(loc, i32, x);
+  Value sign = b.create<arith::ShRUIOp>(loc, bits, intConst(i32, e + m));
+  int64_t expMax = (int64_t(1) << e) - 1, mantMask = (int64_t(1) << m) - 1;
+  Value exponent = b.create<arith::AndIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, bits, intConst(i32, m)),
+      intConst(i32, expMax));
+  Value mantissa = b.create<arith::AndIOp>(loc, bits, intConst(i32, mantMask));
+  Value negative = b.create<arith::CmpIOp>(loc, P::ne, sign, intConst(i32, 0));
+  // Normal: the same value in f32's fields.
+  Value normal = b.create<arith::OrIOp>(
+      loc, b.create<arith::ShLIOp>(loc, sign, intConst(i32, 31)),
+      b.create<arith::OrIOp>(
+          loc,
+          b.create<arith::ShLIOp>(
+              loc,
+              b.create<arith::AddIOp>(loc, exponent,
+                                      intConst(i32, 127 - f.bias)),
+              intConst(i32, 23)),
+          b.create<arith::ShLIOp>(loc, mantissa, intConst(i32, 23 - m))));
+  Value value = b.create<arith::BitcastOp>(loc, f32, normal);
+  // Subnormal: mantissa * 2^(1 - bias - m), exact in f32.
+  Value magnitude = b.create<arith::MulFOp>(
+      loc, b.create<arith::UIToFPOp>(loc, f32, mantissa),
+      floatConst(f32, std::ldexp(1.0, 1 - f.bias - m)));
+  Value subnormal = b.create<arith::SelectOp>(
+      loc, negative, b.create<arith::NegFOp>(loc, magnitude), magnitude);
+  value = b.create<arith::SelectOp>(
+      loc, b.create<arith::CmpIOp>(loc, P::eq, exponent, intConst(i32, 0)),
+      subnormal, value);
+  Value nan =
+      b.create<arith::SelectOp>(loc, negative, floatConst(f32, -std::nan("")),
+                                floatConst(f32, std::nan("")));
+  Value top =
+      b.create<arith::CmpIOp>(loc, P::eq, exponent, intConst(i32, expMax));
+  switch (f.nanStyle) {
+  case FloatFormat::NanStyle::Ieee: {
+    Value infinity = b.create<arith::SelectOp>(
+        loc, negative, floatConst(f32, -INFINITY), floatConst(f32, INFINITY));
+    Value isNaN =
+        b.create<arith::CmpIOp>(loc, P::ne, mantissa, intConst(i32, 0));
+    Value special = b.create<arith::SelectOp>(loc, isNaN, nan, infinity);
+    return b.create<arith::SelectOp>(loc, top, special, value);
+  }
+  case FloatFormat::NanStyle::AllOnes: {
+    Value isNaN = b.create<arith::AndIOp>(
+        loc, top,
+        b.create<arith::CmpIOp>(loc, P::eq, mantissa, intConst(i32, mantMask)));
+    return b.create<arith::SelectOp>(loc, isNaN, nan, value);
+  }
+  case FloatFormat::NanStyle::NegativeZero:
+  default: {
+    Value isNaN = b.create<arith::CmpIOp>(loc, P::eq, bits,
+                                          intConst(i32, int64_t(1) << (e + m)));
+    return b.create<arith::SelectOp>(loc, isNaN, floatConst(f32, std::nan("")),
+                                     value);
+  }
+  }
+}
+
+Value ScalarOpEmitter::encodeF8(Value x, PrimitiveType type) {
+  FloatFormat f = *floatFormat(type);
+  int m = f.mantissaBits, e = f.exponentBits;
+  bool isF64 = x.getType().isF64();
+  int srcMantissa = isF64 ? 52 : 23, srcBias = isF64 ? 1023 : 127;
+  int srcBits = isF64 ? 64 : 32;
+  mlir::Type intType = b.getIntegerType(srcBits);
+  auto c = [&](int64_t v) { return intConst(intType, v); };
+  using P = arith::CmpIPredicate;
+  int64_t signBit = int64_t(1) << (e + m);
+  int64_t expMax = (int64_t(1) << e) - 1, mantMask = (int64_t(1) << m) - 1;
+  Value bits = b.create<arith::BitcastOp>(loc, intType, x);
+  Value sign = b.create<arith::ShLIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, bits, c(srcBits - 1)), c(e + m));
+  Value magnitudeBits = b.create<arith::AndIOp>(
+      loc, bits, c(isF64 ? INT64_MAX : int64_t(0x7fffffff)));
+  // The NaN pattern and the largest finite magnitude (encodeFloat's).
+  Value nanBits;
+  int64_t maxFinite;
+  switch (f.nanStyle) {
+  case FloatFormat::NanStyle::Ieee:
+    nanBits = b.create<arith::OrIOp>(
+        loc, sign, c((expMax << m) | (int64_t(1) << (m - 1))));
+    maxFinite = ((expMax - 1) << m) | mantMask;
+    break;
+  case FloatFormat::NanStyle::AllOnes:
+    nanBits = b.create<arith::OrIOp>(loc, sign, c((expMax << m) | mantMask));
+    maxFinite = (expMax << m) | (mantMask - 1);
+    break;
+  case FloatFormat::NanStyle::NegativeZero:
+  default:
+    nanBits = c(signBit);
+    maxFinite = (expMax << m) | mantMask;
+    break;
+  }
+  Value overflow =
+      f.hasInfinity() ? Value(b.create<arith::OrIOp>(loc, sign, c(expMax << m)))
+                      : nanBits;
+  // Normal results: round the source's fields to m mantissa bits (to
+  // nearest, ties to even: add half a unit less one plus the last kept
+  // bit), then rebias the exponent.
+  int shift = srcMantissa - m;
+  Value last = b.create<arith::AndIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, magnitudeBits, c(shift)), c(1));
+  Value rounded = b.create<arith::ShRUIOp>(
+      loc,
+      b.create<arith::AddIOp>(
+          loc, magnitudeBits,
+          b.create<arith::AddIOp>(loc, c((int64_t(1) << (shift - 1)) - 1),
+                                  last)),
+      c(shift));
+  Value normal =
+      b.create<arith::SubIOp>(loc, rounded, c(int64_t(srcBias - f.bias) << m));
+  // Below the smallest normal: units of the subnormal quantum, rounded to
+  // nearest even (2^m carries into the smallest normal's pattern).
+  int minNormal = 1 - f.bias;
+  Value scaled = b.create<arith::MulFOp>(
+      loc, b.create<math::AbsFOp>(loc, x),
+      floatConst(x.getType(), std::ldexp(1.0, m - minNormal)));
+  Value units = b.create<arith::FPToUIOp>(
+      loc, intType, b.create<math::RoundEvenOp>(loc, scaled));
+  Value isSubnormal =
+      b.create<arith::CmpIOp>(loc, P::ult, magnitudeBits,
+                              c(int64_t(minNormal + srcBias) << srcMantissa));
+  Value encoded = b.create<arith::SelectOp>(loc, isSubnormal, units, normal);
+  Value result = b.create<arith::OrIOp>(loc, sign, encoded);
+  if (!f.hasNegativeZero())
+    result = b.create<arith::SelectOp>(
+        loc, b.create<arith::CmpIOp>(loc, P::eq, encoded, c(0)), c(0), result);
+  result = b.create<arith::SelectOp>(
+      loc, b.create<arith::CmpIOp>(loc, P::ugt, encoded, c(maxFinite)),
+      overflow, result);
+  Value isNaN = b.create<arith::CmpIOp>(
+      loc, P::ugt, magnitudeBits,
+      c(isF64 ? int64_t(0x7ff0000000000000) : int64_t(0x7f800000)));
+  result = b.create<arith::SelectOp>(loc, isNaN, nanBits, result);
+  return b.create<arith::TruncIOp>(loc, b.getI8Type(), result);
 }
 
 Value ScalarOpEmitter::floatUnary(HloOpcode op, Value x) {
@@ -405,7 +562,9 @@ Value ScalarOpEmitter::totalOrderCompare(ComparisonDirection dir, Value x,
   unsigned width = x.getType().getIntOrFloatBitWidth();
   mlir::Type intType = b.getIntegerType(width);
   auto key = [&](Value v) -> Value {
-    Value bits = b.create<arith::BitcastOp>(loc, intType, v);
+    Value bits = v.getType() == intType
+                     ? v
+                     : Value(b.create<arith::BitcastOp>(loc, intType, v));
     Value sign =
         b.create<arith::ShRSIOp>(loc, bits, intConst(intType, width - 1));
     Value flip = b.create<arith::ShRUIOp>(loc, sign, intConst(intType, 1));
@@ -468,6 +627,8 @@ mlir::FailureOr<Value> ScalarOpEmitter::convert(Value x, PrimitiveType from,
   if (isFloat(from) && isFloat(to)) {
     // Through f32 for bf16/f16 sources; one rounding to the target.
     Value w = widen(x, from);
+    if (isF8(to)) // from f32 or f64 bits at once, NaN to the type's NaN
+      return encodeF8(w, to);
     mlir::Type wideTo = isNarrowFloat(to) ? b.getF32Type() : toType;
     unsigned fromBits = w.getType().getIntOrFloatBitWidth();
     unsigned toBits = wideTo.getIntOrFloatBitWidth();
@@ -625,6 +786,8 @@ ScalarOpEmitter::emit(const HloInstruction &instruction, mlir::ValueRange args,
         toType.getIntOrFloatBitWidth())
       return fail("bitcast-convert between types of different widths is not "
                   "supported by the compiler yet");
+    if (args[0].getType() == toType) // f8 and s8/u8 are all i8
+      return args[0];
     return Value(b.create<arith::BitcastOp>(loc, toType, args[0]));
   }
   case HloOpcode::ReducePrecision:

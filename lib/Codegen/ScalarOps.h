@@ -35,21 +35,28 @@ public:
   mlir::FailureOr<mlir::Value> compare(const HloAttributes &attributes,
                                        mlir::Value x, mlir::Value y,
                                        PrimitiveType type);
-  /// convert's semantics: float -> int saturates, NaN -> 0; x -> pred is
-  /// x != 0.
   /// XLA's reduce-precision (exponent_bits, mantissa_bits) of a float, bit
   /// for bit as the evaluator.
   mlir::FailureOr<mlir::Value>
   reducePrecision(const HloInstruction &instruction, mlir::Value x,
                   PrimitiveType type);
+  /// convert's semantics: float -> int saturates, NaN -> 0; x -> pred is
+  /// x != 0.
   mlir::FailureOr<mlir::Value> convert(mlir::Value x, PrimitiveType from,
                                        PrimitiveType to);
 
   const std::string &error() const { return errorMessage; }
 
 private:
-  /// bf16/f16 widen to f32; others unchanged.
+  /// bf16/f16 widen to f32, the f8 types (stored as i8) are decoded to
+  /// f32 (exactly); others unchanged.
   mlir::Value widen(mlir::Value x, PrimitiveType type);
+  /// The f8 bits (i8) of the f32 or f64 value `x`, rounded to nearest even
+  /// as FloatTypes.h's encodeFloat: overflow to infinity or NaN, NaN to the
+  /// type's NaN.
+  mlir::Value encodeF8(mlir::Value x, PrimitiveType type);
+  /// The exact f32 value of the f8 bits `x` (decodeFloat).
+  mlir::Value decodeF8(mlir::Value x, PrimitiveType type);
   /// Back from widen()'s type to the storage type. The rounding after an
   /// op is marked kExcessPrecisionAttr (--excess-precision may skip it);
   /// a convert's is not: the HLO asks for it.

@@ -17,8 +17,6 @@ namespace tessel {
 /// Modules the compiler refuses, and a piece of the message it must give.
 inline const std::map<std::string, std::string> &knownRefusals() {
   static const std::map<std::string, std::string> refusals = {
-      {"converts_f32/module.hlo", "element type f8e4m3fn is not supported"},
-      {"converts_f32/optimized.hlo", "element type f8e4m3fn is not supported"},
       // The ops of issue 14 that the evaluator runs and the compiler not.
       {"complex_c64/module.hlo", "element type c64 is not supported"},
       {"complex_c64/optimized.hlo", "element type c64 is not supported"},

@@ -119,8 +119,8 @@ std::string findPtxas() {
 const char *refusalOf(const std::string &path) {
   if (const std::string *message = knownRefusalOf(path))
     return message->c_str();
-  if (path.find("_f8_epilogue") != std::string::npos)
-    return "element type f8e4m3fn is not supported";
+  if (path.find("_s4_epilogue") != std::string::npos)
+    return "element type s4 is not supported";
   return "";
 }
 

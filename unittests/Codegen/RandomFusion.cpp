@@ -31,10 +31,7 @@ std::string list(const std::vector<int64_t> &values) {
   return text + "}";
 }
 
-bool isFloatType(PrimitiveType t) {
-  return t == PrimitiveType::F16 || t == PrimitiveType::BF16 ||
-         t == PrimitiveType::F32 || t == PrimitiveType::F64;
-}
+bool isFloatType(PrimitiveType t) { return isFloat(t); }
 
 /// The integer type of the same width, for bitcast-convert.
 std::vector<PrimitiveType> sameWidth(PrimitiveType t) {
@@ -51,7 +48,14 @@ std::vector<PrimitiveType> sameWidth(PrimitiveType t) {
     return {P::F16, P::BF16, P::S16, P::U16};
   case P::S8:
   case P::U8:
-    return {P::S8, P::U8};
+  case P::F8E5M2:
+  case P::F8E4M3FN:
+  case P::F8E4M3FNUZ:
+  case P::F8E4M3B11FNUZ:
+  case P::F8E5M2FNUZ:
+    return {P::S8,        P::U8,         P::F8E5M2,
+            P::F8E4M3FN,  P::F8E4M3FNUZ, P::F8E4M3B11FNUZ,
+            P::F8E5M2FNUZ};
   case P::F64:
   case P::S64:
   case P::U64:
@@ -73,8 +77,10 @@ PrimitiveType RandomFusionGenerator::randomType() {
   static const std::vector<P> common = {P::F32, P::F32, P::BF16, P::BF16,
                                         P::F16, P::S32, P::S32,  P::S8,
                                         P::U8,  P::Pred};
-  static const std::vector<P> rare = {P::F64, P::S16, P::U16,
-                                      P::U32, P::S64, P::U64};
+  static const std::vector<P> rare = {
+      P::F64,        P::S16,           P::U16,       P::U32,
+      P::S64,        P::U64,           P::F8E5M2,    P::F8E4M3FN,
+      P::F8E4M3FNUZ, P::F8E4M3B11FNUZ, P::F8E5M2FNUZ};
   return chance(85) ? oneOf(rng, common) : oneOf(rng, rare);
 }
 

@@ -151,6 +151,7 @@ TEST(RandomFusionGeneratorTest, MakesValidModulesOfEveryKind) {
                          " bf16[",
                          " f16[",
                          " s8[",
+                         " f8e4m3fn[",
                          " pred[",
                          " tuple("})
     EXPECT_NE(all.find(op), std::string::npos) << op;
