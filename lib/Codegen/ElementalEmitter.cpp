@@ -4,6 +4,7 @@
 #include "ScalarOps.h"
 #include "tessel/Dialect/ErrorDiagnostics.h"
 #include "tessel/Dialect/TesselDialect.h"
+#include "tessel/Hlo/ConvolutionDimensions.h"
 #include "tessel/Hlo/GatherDimensions.h"
 #include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Indexing/HloIndexing.h"
@@ -290,6 +291,8 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
     return single(emitDynamicSlice(instruction, indices));
   case HloOpcode::Gather:
     return single(emitGather(instruction, indices));
+  case HloOpcode::Convolution:
+    return single(emitConvolution(instruction, indices));
   case HloOpcode::BitcastConvert:
     if (instruction.operand(0)->shape().dims != shape.dims)
       return single(emitBitcastConvertWidths(instruction, indices));
@@ -923,6 +926,151 @@ ElementalEmitter::emitDot(const HloInstruction &instruction,
         if (mlir::failed(product) || mlir::failed(next))
           return fail(instruction, ops.error());
         return SmallVector<Value>{*next};
+      });
+  if (mlir::failed(sum))
+    return mlir::failure();
+  auto result = ops.convert(sum->front(), accPrim, resultType);
+  if (mlir::failed(result))
+    return fail(instruction, ops.error());
+  return *result;
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitConvolution(const HloInstruction &instruction,
+                                  ValueRange indices) {
+  // The evaluator's sum (EvaluatorConvolution.cpp) at one output index:
+  // kernel positions in row-major order, input features inside; floats
+  // accumulate in f64 and round once, integers wrap.
+  Expected<ConvolutionDimensions> c = getConvolutionDimensions(instruction);
+  if (!c)
+    return fail(instruction, c.error().message);
+  Location loc = b.getUnknownLoc();
+  const Shape &lhs = instruction.operand(0)->shape();
+  const Shape &rhs = instruction.operand(1)->shape();
+  PrimitiveType resultType = instruction.shape().elementType;
+  bool isFloatResult = isFloat(resultType);
+  for (PrimitiveType t : {lhs.elementType, rhs.elementType, resultType})
+    if (t == PrimitiveType::Pred || isFloat(t) != isFloatResult)
+      return fail(instruction,
+                  "a convolution of " +
+                      std::string(primitiveTypeName(lhs.elementType)) +
+                      " and " +
+                      std::string(primitiveTypeName(rhs.elementType)) +
+                      " into " + std::string(primitiveTypeName(resultType)) +
+                      " is not supported by the compiler (all float or all "
+                      "integer)");
+  size_t spatial = c->lhs.spatial.size();
+  int64_t batch = lhs.dims[c->lhs.first];
+  int64_t kernelIn = rhs.dims[c->rhs.first],
+          kernelOut = rhs.dims[c->rhs.second];
+  int64_t outGroupSize = kernelOut / c->featureGroups;
+  int64_t batchGroupOut = kernelOut / c->batchGroups;
+  int64_t batchGroupSize = batch / c->batchGroups;
+  auto index = [&](int64_t v) -> Value {
+    return b.create<mlir::arith::ConstantIndexOp>(loc, v);
+  };
+  Value n = indices[c->out.first], f = indices[c->out.second];
+  // The lhs batch (batch groups) and first input feature (feature groups).
+  Value lhsBatch = b.create<mlir::arith::AddIOp>(
+      loc, n,
+      b.create<mlir::arith::MulIOp>(
+          loc, b.create<mlir::arith::DivUIOp>(loc, f, index(batchGroupOut)),
+          index(batchGroupSize)));
+  Value firstFeature = b.create<mlir::arith::MulIOp>(
+      loc, b.create<mlir::arith::DivUIOp>(loc, f, index(outGroupSize)),
+      index(kernelIn));
+  ScalarOpEmitter ops(b, loc);
+  PrimitiveType accPrim = isFloatResult ? PrimitiveType::F64 : resultType;
+  mlir::Type accType = getStorageType(accPrim, b.getContext());
+  Value zero = isFloatResult ? Value(b.create<mlir::arith::ConstantOp>(
+                                   loc, b.getF64FloatAttr(0.0)))
+                             : Value(b.create<mlir::arith::ConstantOp>(
+                                   loc, b.getIntegerAttr(accType, 0)));
+  SmallVector<int64_t> kernelDims;
+  for (int64_t d : c->rhs.spatial)
+    kernelDims.push_back(rhs.dims[d]);
+  using mlir::arith::CmpIPredicate;
+  auto sum = emitLoopNest(
+      b, loc, kernelDims, {zero},
+      [&](ValueRange k,
+          ValueRange accs) -> mlir::FailureOr<SmallVector<Value>> {
+        Scope scope(*this);
+        SmallVector<Value> lhsIndex(lhs.rank()), rhsIndex(rhs.rank());
+        lhsIndex[c->lhs.first] = lhsBatch;
+        rhsIndex[c->rhs.second] = f;
+        Value inside = b.create<mlir::arith::ConstantIntOp>(loc, 1, 1);
+        for (size_t s = 0; s < spatial; ++s) {
+          const WindowDim &w = c->window[s];
+          // p = y * stride + k * rhs_dilate - pad_low in the dilated input.
+          Value p = b.create<mlir::arith::SubIOp>(
+              loc,
+              b.create<mlir::arith::AddIOp>(
+                  loc,
+                  b.create<mlir::arith::MulIOp>(loc, indices[c->out.spatial[s]],
+                                                index(w.stride)),
+                  b.create<mlir::arith::MulIOp>(loc, k[s],
+                                                index(w.windowDilation))),
+              index(w.paddingLow));
+          Value q =
+              b.create<mlir::arith::DivSIOp>(loc, p, index(w.baseDilation));
+          Value ok = b.create<mlir::arith::AndIOp>(
+              loc,
+              b.create<mlir::arith::CmpIOp>(loc, CmpIPredicate::sge, p,
+                                            index(0)),
+              b.create<mlir::arith::CmpIOp>(
+                  loc, CmpIPredicate::eq,
+                  b.create<mlir::arith::RemSIOp>(loc, p, index(w.baseDilation)),
+                  index(0)));
+          ok = b.create<mlir::arith::AndIOp>(
+              loc, ok,
+              b.create<mlir::arith::CmpIOp>(
+                  loc, CmpIPredicate::slt, q,
+                  index(lhs.dims[c->lhs.spatial[s]])));
+          inside = b.create<mlir::arith::AndIOp>(loc, inside, ok);
+          lhsIndex[c->lhs.spatial[s]] = q;
+          rhsIndex[c->rhs.spatial[s]] =
+              w.reversal ? Value(b.create<mlir::arith::SubIOp>(
+                               loc, index(kernelDims[s] - 1), k[s]))
+                         : k[s];
+        }
+        // Outside the input (padding, between dilated elements) the
+        // position adds nothing and nothing is read.
+        auto ifOp = b.create<mlir::scf::IfOp>(loc, accType, inside, true);
+        mlir::OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        b.create<mlir::scf::YieldOp>(loc, accs[0]);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Scope thenScope(*this);
+        auto features = emitLoopNest(
+            b, loc, {kernelIn}, {accs[0]},
+            [&](ValueRange cs,
+                ValueRange inner) -> mlir::FailureOr<SmallVector<Value>> {
+              Scope innerScope(*this);
+              SmallVector<Value> li = lhsIndex, ri = rhsIndex;
+              li[c->lhs.second] =
+                  b.create<mlir::arith::AddIOp>(loc, firstFeature, cs[0]);
+              ri[c->rhs.first] = cs[0];
+              auto x = emitOperand(instruction, 0, li);
+              auto y = emitOperand(instruction, 1, ri);
+              if (mlir::failed(x) || mlir::failed(y))
+                return mlir::failure();
+              auto xa = ops.convert(*x, lhs.elementType, accPrim);
+              auto ya = ops.convert(*y, rhs.elementType, accPrim);
+              if (mlir::failed(xa) || mlir::failed(ya))
+                return fail(instruction, ops.error());
+              auto product = ops.binary(HloOpcode::Multiply, *xa, *ya, accPrim);
+              if (mlir::failed(product))
+                return fail(instruction, ops.error());
+              auto next =
+                  ops.binary(HloOpcode::Add, inner[0], *product, accPrim);
+              if (mlir::failed(next))
+                return fail(instruction, ops.error());
+              return SmallVector<Value>{*next};
+            });
+        if (mlir::failed(features))
+          return mlir::failure();
+        b.create<mlir::scf::YieldOp>(loc, features->front());
+        return SmallVector<Value>{ifOp.getResult(0)};
       });
   if (mlir::failed(sum))
     return mlir::failure();

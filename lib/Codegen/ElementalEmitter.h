@@ -96,6 +96,10 @@ private:
                     const std::vector<bool> &isReduced, mlir::Value init);
   mlir::FailureOr<mlir::Value> emitDot(const HloInstruction &instruction,
                                        mlir::ValueRange indices);
+  /// convolution in the evaluator's order (kernel positions, then input
+  /// features), floats summed in f64.
+  mlir::FailureOr<mlir::Value>
+  emitConvolution(const HloInstruction &instruction, mlir::ValueRange indices);
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emitReduceWindow(const HloInstruction &instruction, mlir::ValueRange indices);
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
