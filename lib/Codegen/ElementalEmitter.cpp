@@ -1080,28 +1080,43 @@ ElementalEmitter::emitConvolution(const HloInstruction &instruction,
   return *result;
 }
 
+Value ElementalEmitter::emitClampedStart(Value value, PrimitiveType type,
+                                         int64_t max) {
+  // As the evaluator: a u64 past INT64_MAX is out of range, the largest
+  // start; then XLA's clamp into [0, max].
+  Location loc = b.getUnknownLoc();
+  Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
+  Value start;
+  if (isUnsignedInteger(type)) {
+    start = b.create<mlir::arith::IndexCastUIOp>(loc, b.getIndexType(), value);
+    if (bitWidth(type) == 64) {
+      Value negative = b.create<mlir::arith::CmpIOp>(
+          loc, mlir::arith::CmpIPredicate::slt, start, zero);
+      start = b.create<mlir::arith::SelectOp>(
+          loc, negative,
+          b.create<mlir::arith::ConstantIndexOp>(
+              loc, std::numeric_limits<int64_t>::max()),
+          start);
+    }
+  } else {
+    start = b.create<mlir::arith::IndexCastOp>(loc, b.getIndexType(), value);
+  }
+  start = b.create<mlir::arith::MaxSIOp>(loc, start, zero);
+  return b.create<mlir::arith::MinSIOp>(
+      loc, start, b.create<mlir::arith::ConstantIndexOp>(loc, max));
+}
+
 mlir::FailureOr<SmallVector<Value>> ElementalEmitter::emitStartIndices(
     const HloInstruction &instruction, int64_t firstOperand,
     llvm::ArrayRef<int64_t> operandDims, llvm::ArrayRef<int64_t> sliceDims) {
-  Location loc = b.getUnknownLoc();
   SmallVector<Value> starts;
   for (size_t d = 0; d < operandDims.size(); ++d) {
     const HloInstruction *operand = instruction.operand(firstOperand + d);
     auto v = emitOperand(instruction, firstOperand + d, {});
     if (mlir::failed(v))
       return mlir::failure();
-    Value start = isUnsignedInteger(operand->shape().elementType)
-                      ? Value(b.create<mlir::arith::IndexCastUIOp>(
-                            loc, b.getIndexType(), *v))
-                      : Value(b.create<mlir::arith::IndexCastOp>(
-                            loc, b.getIndexType(), *v));
-    // XLA clamps the start so that the slice lies inside the operand.
-    Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
-    Value max = b.create<mlir::arith::ConstantIndexOp>(loc, operandDims[d] -
-                                                                sliceDims[d]);
-    start = b.create<mlir::arith::MaxSIOp>(loc, start, zero);
-    start = b.create<mlir::arith::MinSIOp>(loc, start, max);
-    starts.push_back(start);
+    starts.push_back(emitClampedStart(*v, operand->shape().elementType,
+                                      operandDims[d] - sliceDims[d]));
   }
   return starts;
 }
@@ -1131,28 +1146,9 @@ ElementalEmitter::emitGather(const HloInstruction &instruction,
     auto v = emitOperand(instruction, 1, at);
     if (mlir::failed(v))
       return mlir::failure();
-    Value start;
-    if (isUnsignedInteger(indexType)) {
-      start = b.create<mlir::arith::IndexCastUIOp>(loc, b.getIndexType(), *v);
-      // A u64 past INT64_MAX is out of range: the largest start, as the
-      // evaluator saturates it.
-      if (bitWidth(indexType) == 64) {
-        Value negative = b.create<mlir::arith::CmpIOp>(
-            loc, mlir::arith::CmpIPredicate::slt, start, zero);
-        start = b.create<mlir::arith::SelectOp>(
-            loc, negative,
-            b.create<mlir::arith::ConstantIndexOp>(
-                loc, std::numeric_limits<int64_t>::max()),
-            start);
-      }
-    } else {
-      start = b.create<mlir::arith::IndexCastOp>(loc, b.getIndexType(), *v);
-    }
     int64_t d = g->startIndexMap[k];
-    Value max = b.create<mlir::arith::ConstantIndexOp>(
-        loc, operand.dims[d] - g->sliceSizes[d]);
-    start = b.create<mlir::arith::MaxSIOp>(loc, start, zero);
-    from[d] = b.create<mlir::arith::MinSIOp>(loc, start, max);
+    from[d] =
+        emitClampedStart(*v, indexType, operand.dims[d] - g->sliceSizes[d]);
   }
   for (size_t k = 0; k < g->operandBatchingDims.size(); ++k) {
     int64_t dim = g->startIndicesBatchingDims[k];

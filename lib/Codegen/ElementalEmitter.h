@@ -69,6 +69,12 @@ public:
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emit(const HloInstruction &instruction, mlir::ValueRange indices);
 
+  /// An integer start index of `type` as an index clamped into [0, max],
+  /// as XLA and the evaluator clamp the starts of dynamic-slice,
+  /// dynamic-update-slice and gather (a u64 past INT64_MAX is max).
+  mlir::Value emitClampedStart(mlir::Value value, PrimitiveType type,
+                               int64_t max);
+
   /// Emits a scalar computation (a reducer, a map's function) on `args`.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emitScalarComputation(const HloComputation &computation,

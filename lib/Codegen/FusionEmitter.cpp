@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <functional>
+#include <set>
 
 namespace tessel {
 
@@ -858,17 +859,10 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitDynamicUpdateSliceEntry(
     auto value = emitter.emit(index, {});
     if (mlir::failed(value))
       return mlir::failure();
-    Value start = isUnsignedInteger(index.shape().elementType)
-                      ? Value(b.create<mlir::arith::IndexCastUIOp>(
-                            loc, b.getIndexType(), value->front()))
-                      : Value(b.create<mlir::arith::IndexCastOp>(
-                            loc, b.getIndexType(), value->front()));
     // XLA clamps the start so that the update lies inside the operand.
-    Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
-    Value max = b.create<mlir::arith::ConstantIndexOp>(
-        loc, dus.shape().dims[d] - update.dims[d]);
-    start = b.create<mlir::arith::MaxSIOp>(loc, start, zero);
-    starts.push_back(b.create<mlir::arith::MinSIOp>(loc, start, max));
+    starts.push_back(
+        emitter.emitClampedStart(value->front(), index.shape().elementType,
+                                 dus.shape().dims[d] - update.dims[d]));
   }
   // The update's elements, each to its place; nothing else is written.
   const HloInstruction &source = *dus.operand(1);
@@ -1328,6 +1322,26 @@ PartitionOptions getPartitionOptions(const FusionAnalysis &analysis) {
   return options;
 }
 
+/// The subgraphs `from` calls, directly or through others, `from`
+/// included: those whose root an instruction of a called one reads.
+static std::set<const Subgraph *>
+calledSubgraphs(const PartitionedComputation &partition,
+                std::vector<const Subgraph *> from) {
+  std::set<const Subgraph *> seen;
+  while (!from.empty()) {
+    const Subgraph *subgraph = from.back();
+    from.pop_back();
+    if (!subgraph || !seen.insert(subgraph).second)
+      continue;
+    for (const HloInstruction *instruction : subgraph->instructions)
+      for (const HloInstruction *operand : instruction->operands())
+        if (const Subgraph *callee = partition.subgraphOf(*operand))
+          if (callee != subgraph && !subgraph->contains(*operand))
+            from.push_back(callee);
+  }
+  return seen;
+}
+
 mlir::FailureOr<mlir::func::FuncOp>
 emitFusion(mlir::ModuleOp module, const HloComputation &computation,
            llvm::StringRef name, Target target,
@@ -1367,8 +1381,14 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
   // entry function itself.
   const Subgraph *heroSubgraph = partition->subgraphOf(*hero);
   const Subgraph *outputSubgraph = partition->subgraphOf(*output.instruction);
+  // Only the functions this kernel's output calls: another output of the
+  // computation (a kernel of its own) may call the hero's subgraph, which
+  // has no function here.
+  std::set<const Subgraph *> needed =
+      calledSubgraphs(*partition, {heroSubgraph, outputSubgraph});
   if (mlir::failed(emitter.emitSubgraphs([&](const Subgraph &subgraph) {
-        return &subgraph == heroSubgraph || &subgraph == outputSubgraph;
+        return &subgraph == heroSubgraph || &subgraph == outputSubgraph ||
+               !needed.count(&subgraph);
       })))
     return mlir::failure();
   auto entry =

@@ -44,8 +44,8 @@ std::string randomUpdate(std::mt19937 &rng, const char *type) {
     dims.push_back(1 + rng() % (rank > 2 ? 9 : 40));
     update.push_back(1 + rng() % dims.back());
   }
-  const char *indexTypes[] = {"s32", "u32", "s64", "s8"};
-  std::string indexType = indexTypes[rng() % 4];
+  const char *indexTypes[] = {"s32", "u32", "s64", "s8", "u64"};
+  std::string indexType = indexTypes[rng() % 5];
   std::string body = "  %op = " + shapeText(type, dims) + " parameter(0)\n" +
                      "  %p1 = " + shapeText(type, update) + " parameter(1)\n";
   std::string u = "%p1";
@@ -63,10 +63,14 @@ std::string randomUpdate(std::mt19937 &rng, const char *type) {
               std::to_string(params++) + ")\n";
     } else {
       int64_t value = static_cast<int64_t>(rng() % (dims[d] + 8)) - 3;
-      if (indexType[0] == 'u' && value < 0)
-        value = 0;
-      body += "  " + name + " = " + indexType + "[] constant(" +
-              std::to_string(value) + ")\n";
+      // Unsigned: the largest values instead of negative ones (a u64 past
+      // INT64_MAX clamps to the end, as the evaluator's).
+      std::string text = std::to_string(value);
+      if (indexType == "u64" && value < 0)
+        text = std::to_string(~uint64_t(0) - uint64_t(-value - 1));
+      else if (indexType[0] == 'u' && value < 0)
+        text = std::to_string(uint32_t(value));
+      body += "  " + name + " = " + indexType + "[] constant(" + text + ")\n";
     }
     starts += ", " + name;
   }
@@ -152,6 +156,24 @@ TEST(DynamicUpdateSliceEmitterTest, RandomStartsClampLikeTheEvaluator) {
     EXPECT_EQ(analyzeFusion(*module->entry()).kind,
               EmitterKind::DynamicUpdateSlice);
     std::vector<Literal> arguments = randomArguments(*module, 700 + trial);
+    EXPECT_EQ(checkBothLaunches(*module, arguments), "");
+  }
+}
+
+TEST(DynamicUpdateSliceEmitterTest, U64StartsPastInt64MaxClampToTheEnd) {
+  // As the evaluator: such a start is out of range high, so the update (or
+  // the slice) goes to the end, not to 0 as a wrapped index would put it.
+  auto module = parseTestModule(
+      "HloModule m\nENTRY e {\n  %op = f32[8] parameter(0)\n"
+      "  %u = f32[3] parameter(1)\n  %i = u64[] parameter(2)\n"
+      "  %d = f32[8] dynamic-update-slice(%op, %u, %i)\n"
+      "  %s = f32[2] dynamic-slice(%d, %i), dynamic_slice_sizes={2}\n"
+      "  ROOT %t = (f32[8], f32[2]) tuple(%d, %s)\n}\n");
+  ASSERT_TRUE(module);
+  for (uint64_t start : {~uint64_t(0), uint64_t(1) << 63, uint64_t(3)}) {
+    SCOPED_TRACE(start);
+    std::vector<Literal> arguments = randomArguments(*module, 91);
+    arguments[2].setBits(0, start);
     EXPECT_EQ(checkBothLaunches(*module, arguments), "");
   }
 }
