@@ -96,6 +96,8 @@ public:
 private:
   bool parseHeader(HloModule &module);
   bool parseProgramShape(ProgramShape &shape);
+  bool parseInputOutputAliases(std::vector<HloInputOutputAlias> &aliases);
+  bool parseShapeIndex(std::vector<int64_t> &index, const char *what);
   bool parseStackFrames(HloModule &module);
   bool parseComputation(HloModule &module, bool &sawEntry);
   bool parseSignature(size_t bodyOpen);
@@ -149,6 +151,7 @@ bool HloTextParser::parseHeader(HloModule &module) {
     return fail(namePos, "expected the module name after HloModule but found " +
                              found());
   module.setName(name);
+  bool sawAliases = false;
   // XLA's parser accepts a colon after the name (`HloModule m:`).
   if (peek() == ':')
     consume(':');
@@ -169,6 +172,16 @@ bool HloTextParser::parseHeader(HloModule &module) {
       module.setEntryComputationLayout(std::move(shape), location);
       continue;
     }
+    if (key == "input_output_alias") {
+      if (sawAliases)
+        return fail(keyPos, "input_output_alias is given twice");
+      sawAliases = true;
+      std::vector<HloInputOutputAlias> aliases;
+      if (!parseInputOutputAliases(aliases))
+        return false;
+      module.setInputOutputAliases(std::move(aliases));
+      continue;
+    }
     std::string value;
     if (!rawValue(value))
       return false;
@@ -180,6 +193,60 @@ bool HloTextParser::parseHeader(HloModule &module) {
                      "module header but found " +
                          found());
   return true;
+}
+
+/// `{ {0}: (0, {}, may-alias), {1}: (2, {1}) }`: output shape index,
+/// parameter number, parameter shape index and an optional kind. The
+/// verifier checks the numbers against the entry (HloVerifier.cpp).
+bool HloTextParser::parseInputOutputAliases(
+    std::vector<HloInputOutputAlias> &aliases) {
+  if (!expect('{', "'{' to open input_output_alias"))
+    return false;
+  while (peek() != '}') {
+    HloInputOutputAlias alias;
+    alias.location = locationOf((skipSpace(), pos));
+    if (!parseShapeIndex(alias.outputIndex, "an output shape index") ||
+        !expect(':', "':' after the output shape index") ||
+        !expect('(', "'(' before the aliased parameter") ||
+        !parseInt(alias.parameterNumber, "a parameter number") ||
+        !expect(',', "',' after the parameter number") ||
+        !parseShapeIndex(alias.parameterIndex, "a parameter shape index"))
+      return false;
+    if (consume(',')) {
+      size_t kindPos = (skipSpace(), pos);
+      std::string_view kind = word();
+      if (kind == "may-alias")
+        alias.kind = HloInputOutputAlias::Kind::MayAlias;
+      else if (kind == "must-alias")
+        alias.kind = HloInputOutputAlias::Kind::MustAlias;
+      else
+        return fail(kindPos, "expected may-alias or must-alias but found " +
+                                 (kind.empty() ? found() : quoted(kind)));
+    }
+    if (!expect(')', "')' after the aliased parameter"))
+      return false;
+    aliases.push_back(std::move(alias));
+    if (!consume(','))
+      break;
+  }
+  return expect('}', "',' or '}' in input_output_alias");
+}
+
+/// `{}`, `{1}`, `{0,2}`: indices into nested tuples.
+bool HloTextParser::parseShapeIndex(std::vector<int64_t> &index,
+                                    const char *what) {
+  index.clear();
+  if (!expect('{', (std::string("'{' to open ") + what).c_str()))
+    return false;
+  if (consume('}'))
+    return true;
+  do {
+    int64_t i = 0;
+    if (!parseInt(i, "a tuple index"))
+      return false;
+    index.push_back(i);
+  } while (consume(','));
+  return expect('}', "',' or '}' in a shape index");
 }
 
 bool HloTextParser::parseProgramShape(ProgramShape &shape) {

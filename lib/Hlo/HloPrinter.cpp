@@ -211,8 +211,28 @@ std::string ProgramShape::toString() const {
   return out + ")->" + result.toString();
 }
 
+static std::string shapeIndexString(const std::vector<int64_t> &index) {
+  std::string out = "{";
+  for (size_t i = 0; i < index.size(); ++i)
+    out += (i ? "," : "") + std::to_string(index[i]);
+  return out + "}";
+}
+
+std::string HloInputOutputAlias::toString() const {
+  return shapeIndexString(outputIndex) + ": (" +
+         std::to_string(parameterNumber) + ", " +
+         shapeIndexString(parameterIndex) + ", " +
+         (kind == Kind::MustAlias ? "must-alias" : "may-alias") + ")";
+}
+
 std::string HloModule::toString() const {
   std::string out = "HloModule " + theName;
+  if (!aliases.empty()) {
+    out += ", input_output_alias={ ";
+    for (size_t i = 0; i < aliases.size(); ++i)
+      out += (i ? ", " : "") + aliases[i].toString();
+    out += " }";
+  }
   if (entryLayout)
     out += ", entry_computation_layout={" + entryLayout->toString() + "}";
   for (const RawAttribute &attribute : raw)

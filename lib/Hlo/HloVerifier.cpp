@@ -778,6 +778,86 @@ bool compatibleShapes(const Shape &a, const Shape &b) {
          a.dynamicDims == b.dynamicDims;
 }
 
+/// Whether `a` and `b` are the same shape with the same layout, a missing
+/// layout read as the default one.
+static bool sameShapeAndLayout(const Shape &a, const Shape &b) {
+  if (a.isTuple() || b.isTuple()) {
+    if (a.isTuple() != b.isTuple() ||
+        a.tupleShapes.size() != b.tupleShapes.size())
+      return false;
+    for (size_t i = 0; i < a.tupleShapes.size(); ++i)
+      if (!sameShapeAndLayout(a.tupleShapes[i], b.tupleShapes[i]))
+        return false;
+    return true;
+  }
+  return compatibleShapes(a, b) && a.layoutOrDefault() == b.layoutOrDefault();
+}
+
+/// The subshape of `shape` at `index`, or nullptr when the index leaves it.
+static const Shape *subshapeAt(const Shape &shape,
+                               const std::vector<int64_t> &index) {
+  const Shape *at = &shape;
+  for (int64_t i : index) {
+    if (!at->isTuple() || i < 0 ||
+        i >= static_cast<int64_t>(at->tupleShapes.size()))
+      return nullptr;
+    at = &at->tupleShapes[i];
+  }
+  return at;
+}
+
+/// input_output_alias against the entry (HloModule.h): each parameter in
+/// range, both shape indices inside their shapes, the aliased shapes equal
+/// with their layouts, no output and no parameter buffer named twice.
+static Status verifyInputOutputAliases(const HloModule &module) {
+  ProgramShape program = module.entryProgramShape();
+  const std::vector<HloInputOutputAlias> &aliases = module.inputOutputAliases();
+  auto indexText = [](const std::vector<int64_t> &index) {
+    std::string out = "{";
+    for (size_t i = 0; i < index.size(); ++i)
+      out += (i ? "," : "") + std::to_string(index[i]);
+    return out + "}";
+  };
+  for (size_t a = 0; a < aliases.size(); ++a) {
+    const HloInputOutputAlias &alias = aliases[a];
+    auto fail = [&](const std::string &why) {
+      return errorAt(alias.location,
+                     "input_output_alias " + alias.toString() + ": " + why);
+    };
+    int64_t count = static_cast<int64_t>(program.parameters.size());
+    if (alias.parameterNumber >= count)
+      return fail("the entry has no parameter " +
+                  std::to_string(alias.parameterNumber) + " (it has " +
+                  std::to_string(count) + ")");
+    const Shape *output = subshapeAt(program.result, alias.outputIndex);
+    if (!output)
+      return fail("output index " + indexText(alias.outputIndex) +
+                  " is not in the result " + program.result.toString());
+    const Shape &parameterShape = program.parameters[alias.parameterNumber];
+    const Shape *parameter = subshapeAt(parameterShape, alias.parameterIndex);
+    if (!parameter)
+      return fail("parameter index " + indexText(alias.parameterIndex) +
+                  " is not in parameter " +
+                  std::to_string(alias.parameterNumber) + ", " +
+                  parameterShape.toString());
+    if (!sameShapeAndLayout(*output, *parameter))
+      return fail("the output is " + output->toString() + ", the parameter " +
+                  parameter->toString() +
+                  "; aliased buffers must have the same shape and layout");
+    for (size_t b = 0; b < a; ++b) {
+      if (aliases[b].outputIndex == alias.outputIndex)
+        return fail("output " + indexText(alias.outputIndex) +
+                    " is aliased twice");
+      if (aliases[b].parameterNumber == alias.parameterNumber &&
+          aliases[b].parameterIndex == alias.parameterIndex)
+        return fail("parameter " + std::to_string(alias.parameterNumber) + " " +
+                    indexText(alias.parameterIndex) +
+                    " is aliased to two outputs");
+    }
+  }
+  return {};
+}
+
 /// The most levels of calls (call, fusion, reduce, map, ...) a module may
 /// nest; the evaluator and the indexing analysis have the same limit.
 constexpr int kMaxCallNesting = 256;
@@ -879,7 +959,7 @@ Status verifyHloModule(const HloModule &module) {
                               module.entry()->name() + ": " + why);
     }
   }
-  return {};
+  return verifyInputOutputAliases(module);
 }
 
 } // namespace tessel

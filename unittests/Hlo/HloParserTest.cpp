@@ -1,5 +1,6 @@
 //===- HloParserTest.cpp - Parsing and printing HLO text ------------------===//
 #include "tessel/Hlo/HloParser.h"
+#include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Hlo/HloVerifier.h"
 #include "tessel/Support/Npy.h"
 
@@ -153,6 +154,98 @@ ENTRY %main (p: f32[4,6], q: s32[4,6]) -> f32[2,3] {
   ROOT %out = f32[2,3] add(%s, %w), control-predecessors={%cp}
 }
 )");
+}
+
+// input_output_alias is read into the module (output index, parameter,
+// parameter index, kind), printed back in XLA's form, and changes no value.
+TEST(HloParser, InputOutputAlias) {
+  const char *text =
+      R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias), {1}: (2, {}, must-alias), {2}: (1, {}) }, entry_computation_layout={(f32[4]{0}, f32[2]{0}, s32[3]{0})->(f32[4]{0}, s32[3]{0}, f32[2]{0})}
+
+ENTRY e {
+  a = f32[4]{0} parameter(0)
+  b = f32[2]{0} parameter(1)
+  c = s32[3]{0} parameter(2)
+  na = f32[4]{0} negate(a)
+  nc = s32[3]{0} negate(c)
+  nb = f32[2]{0} negate(b)
+  ROOT t = (f32[4]{0}, s32[3]{0}, f32[2]{0}) tuple(na, nc, nb)
+}
+)";
+  std::unique_ptr<HloModule> module = parse(text);
+  ASSERT_TRUE(module);
+  const std::vector<HloInputOutputAlias> &aliases =
+      module->inputOutputAliases();
+  ASSERT_EQ(aliases.size(), 3u);
+  EXPECT_EQ(aliases[1].outputIndex, std::vector<int64_t>{1});
+  EXPECT_EQ(aliases[1].parameterNumber, 2);
+  EXPECT_TRUE(aliases[1].parameterIndex.empty());
+  EXPECT_EQ(aliases[1].kind, HloInputOutputAlias::Kind::MustAlias);
+  EXPECT_EQ(aliases[2].kind, HloInputOutputAlias::Kind::MayAlias);
+  EXPECT_EQ(aliases[1].location.line, 1);
+  EXPECT_EQ(aliases[1].location.column, 60);
+  EXPECT_TRUE(module->rawAttributes().empty());
+  EXPECT_TRUE(verifyHloModule(*module));
+  // The kind is always printed (may-alias when it was left out).
+  EXPECT_EQ(module->toString().substr(0, module->toString().find('\n')),
+            "HloModule m, input_output_alias={ {0}: (0, {}, may-alias), {1}: "
+            "(2, {}, must-alias), {2}: (1, {}, may-alias) }, "
+            "entry_computation_layout={(f32[4]{0}, f32[2]{0}, "
+            "s32[3]{0})->(f32[4]{0}, s32[3]{0}, f32[2]{0})}");
+  expectRoundTrip(text);
+  std::unique_ptr<HloModule> again = parse(module->toString());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->inputOutputAliases(), aliases);
+  // Aliasing changes no value: the same results without the attribute.
+  std::string plain = text;
+  plain.erase(plain.find(", input_output_alias"),
+              plain.find(", entry_computation_layout") -
+                  plain.find(", input_output_alias"));
+  std::unique_ptr<HloModule> unaliased = parse(plain);
+  ASSERT_TRUE(unaliased);
+  EXPECT_TRUE(unaliased->inputOutputAliases().empty());
+  std::vector<Literal> arguments;
+  for (const Shape &shape : module->entryProgramShape().parameters) {
+    Literal literal(shape);
+    for (int64_t i = 0; i < literal.elementCount(); ++i)
+      literal.setDouble(i, static_cast<double>(i) - 1.5);
+    arguments.push_back(std::move(literal));
+  }
+  Expected<Literal> aliased = evaluateHloModule(*module, arguments);
+  Expected<Literal> reference = evaluateHloModule(*unaliased, arguments);
+  ASSERT_TRUE(aliased && reference);
+  EXPECT_EQ(aliased->toString(), reference->toString());
+  EXPECT_EQ(aliased->tupleElements()[0].getDouble(1), 0.5);
+}
+
+TEST(HloParser, InputOutputAliasErrors) {
+  auto header = [](const std::string &alias) {
+    return parseError("HloModule m, input_output_alias=" + alias +
+                      "\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n");
+  };
+  EXPECT_EQ(header("{ {}: (0, {}, may-alias) }"), "ok");
+  EXPECT_EQ(header("{}"), "ok");
+  EXPECT_EQ(header("{ {}: (0, {}, maybe) }"),
+            "1:47: expected may-alias or must-alias but found 'maybe'");
+  EXPECT_EQ(header("{ {} (0, {}) }"),
+            "1:38: expected ':' after the output shape index but found '('");
+  EXPECT_EQ(header("{ {}: 0 }"),
+            "1:39: expected '(' before the aliased parameter but found '0'");
+  EXPECT_EQ(header("{ {}: (x, {}) }"),
+            "1:40: expected a parameter number but found 'x'");
+  EXPECT_EQ(header("{ {}: (0) }"),
+            "1:41: expected ',' after the parameter number but found ')'");
+  EXPECT_EQ(header("{ {}: (0, 1) }"),
+            "1:43: expected '{' to open a parameter shape index but found '1'");
+  EXPECT_EQ(header("{ {-1}: (0, {}) }"),
+            "1:36: expected a tuple index but found '-1'");
+  EXPECT_EQ(header("{ {}: (0, {}) "),
+            "2:1: expected ',' or '}' in input_output_alias but found "
+            "'ENTRY'");
+  EXPECT_EQ(parseError("HloModule m, input_output_alias={}, "
+                       "input_output_alias={}\nENTRY e {\n  ROOT p = f32[2] "
+                       "parameter(0)\n}\n"),
+            "1:37: input_output_alias is given twice");
 }
 
 TEST(HloParser, UnsupportedOpsAreKeptVerbatim) {

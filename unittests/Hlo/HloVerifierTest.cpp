@@ -128,6 +128,57 @@ TEST(HloVerifier, ChecksCallsAndTheEntryLayout) {
             "(f32[])");
 }
 
+// input_output_alias against the entry: parameter numbers, shape indices,
+// shapes with layouts, and no buffer named twice, each at its position.
+TEST(HloVerifier, InputOutputAlias) {
+  auto verifyAlias = [](const std::string &alias,
+                        const std::string &result = "f32[4]{0}") {
+    std::string text =
+        "HloModule m, input_output_alias={ " + alias +
+        " }\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  b = f32[4]{0} "
+        "parameter(1)\n  c = f32[4]{0:T(2)} parameter(2)\n  d = (f32[4]{0}, "
+        "s32[2]{0}) parameter(3)\n  n = f32[4]{0} negate(a)\n  ROOT r = " +
+        result + " tuple(n, n)\n}\n";
+    if (result == "f32[4]{0}")
+      text.replace(text.find(" tuple(n, n)"), 12, " add(a, b)");
+    Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+    if (!module)
+      return "parse: " + lineColumnText(module.error());
+    Status problem = verifyHloModule(**module);
+    return problem ? std::string("ok") : lineColumnText(problem.error());
+  };
+  const std::string pair = "(f32[4]{0}, f32[4]{0})";
+  EXPECT_EQ(verifyAlias("{}: (0, {}, may-alias)"), "ok");
+  EXPECT_EQ(verifyAlias("{1}: (1, {}), {0}: (0, {}, must-alias)", pair), "ok");
+  EXPECT_EQ(verifyAlias("{}: (3, {0})"), "ok");
+  EXPECT_EQ(verifyAlias("{}: (4, {})"),
+            "1:35: input_output_alias {}: (4, {}, may-alias): the entry has "
+            "no parameter 4 (it has 4)");
+  EXPECT_EQ(verifyAlias("{0}: (0, {})"),
+            "1:35: input_output_alias {0}: (0, {}, may-alias): output index "
+            "{0} is not in the result f32[4]{0}");
+  EXPECT_EQ(verifyAlias("{2}: (0, {})", pair),
+            "1:35: input_output_alias {2}: (0, {}, may-alias): output index "
+            "{2} is not in the result (f32[4]{0}, f32[4]{0})");
+  EXPECT_EQ(verifyAlias("{}: (0, {0})"),
+            "1:35: input_output_alias {}: (0, {0}, may-alias): parameter "
+            "index {0} is not in parameter 0, f32[4]{0}");
+  EXPECT_EQ(verifyAlias("{}: (3, {1})"),
+            "1:35: input_output_alias {}: (3, {1}, may-alias): the output is "
+            "f32[4]{0}, the parameter s32[2]{0}; aliased buffers must have "
+            "the same shape and layout");
+  EXPECT_EQ(verifyAlias("{}: (2, {})"),
+            "1:35: input_output_alias {}: (2, {}, may-alias): the output is "
+            "f32[4]{0}, the parameter f32[4]{0:T(2)}; aliased buffers must "
+            "have the same shape and layout");
+  EXPECT_EQ(verifyAlias("{0}: (0, {}), {0}: (1, {})", pair),
+            "1:49: input_output_alias {0}: (1, {}, may-alias): output {0} is "
+            "aliased twice");
+  EXPECT_EQ(verifyAlias("{0}: (0, {}), {1}: (0, {})", pair),
+            "1:49: input_output_alias {1}: (0, {}, may-alias): parameter 0 {} "
+            "is aliased to two outputs");
+}
+
 TEST(HloVerifier, CallsNestAtMost256Deep) {
   auto chain = [](int levels) {
     std::string text = "HloModule m\nc0 {\n  p = f32[] parameter(0)\n"

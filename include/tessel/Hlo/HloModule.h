@@ -102,6 +102,36 @@ struct ProgramShape {
   std::string toString() const;
 };
 
+/// One entry of the module attribute `input_output_alias`: the ENTRY's
+/// output at `outputIndex` (a shape index into the result: `{}` for an
+/// array result, `{1}` for element 1 of a tuple) may live in the buffer of
+/// parameter `parameterNumber` at `parameterIndex`, which the caller then
+/// donates:
+///
+///   HloModule m, input_output_alias={ {0}: (0, {}, may-alias),
+///                                     {1}: (2, {}, must-alias) }
+///
+/// `may-alias` (XLA's default when the kind is left out): the caller may
+/// donate the buffer; `must-alias`: it must. Values do not change either
+/// way (the evaluator ignores it); the compiler may update the parameter's
+/// buffer in place (docs/codegen.md, "Dynamic-update-slice in place").
+struct HloInputOutputAlias {
+  enum class Kind { MayAlias, MustAlias };
+  std::vector<int64_t> outputIndex;
+  int64_t parameterNumber = 0;
+  std::vector<int64_t> parameterIndex;
+  Kind kind = Kind::MayAlias;
+  /// Where the entry starts (its output index), for the verifier.
+  SourceLocation location;
+  /// `{1}: (2, {}, must-alias)`.
+  std::string toString() const;
+  bool operator==(const HloInputOutputAlias &other) const {
+    return outputIndex == other.outputIndex &&
+           parameterNumber == other.parameterNumber &&
+           parameterIndex == other.parameterIndex && kind == other.kind;
+  }
+};
+
 /// One section of XLA's stack-frame index (FileNames, FunctionNames,
 /// FileLocations, StackFrames), kept verbatim.
 struct HloStackFrameSection {
@@ -147,7 +177,17 @@ public:
   /// entry's parameters and root. @pre entry() is set.
   ProgramShape entryProgramShape() const;
 
-  /// Header attributes other than entry_computation_layout, verbatim.
+  /// input_output_alias, in the order written (empty when the header has
+  /// none; verifyHloModule checks it against the entry).
+  const std::vector<HloInputOutputAlias> &inputOutputAliases() const {
+    return aliases;
+  }
+  void setInputOutputAliases(std::vector<HloInputOutputAlias> entries) {
+    aliases = std::move(entries);
+  }
+
+  /// Header attributes other than entry_computation_layout and
+  /// input_output_alias, verbatim.
   std::vector<RawAttribute> &mutableRawAttributes() { return raw; }
   const std::vector<RawAttribute> &rawAttributes() const { return raw; }
   std::vector<HloStackFrameSection> &mutableStackFrames() { return frames; }
@@ -168,6 +208,7 @@ private:
   HloComputation *theEntry = nullptr;
   std::optional<ProgramShape> entryLayout;
   SourceLocation entryLayoutLocation;
+  std::vector<HloInputOutputAlias> aliases;
   std::vector<RawAttribute> raw;
   std::vector<HloStackFrameSection> frames;
 };
