@@ -97,22 +97,31 @@ Expected<Literal> PlannedExecutable::run(const std::vector<Literal> &arguments,
       return physical.error();
     inputs.push_back(std::move(*physical));
   }
-  std::vector<std::string> outputs;
-  for (int b : plan.outputs)
-    outputs.emplace_back(bufferBytes(plan.buffers[b]), '\0');
+  // An output that aliases an input takes over the input's physical copy
+  // (the caller's arguments are not touched): it is updated in place.
+  std::vector<std::string> outputs(plan.outputs.size());
+  for (size_t i = 0; i < plan.outputs.size(); ++i)
+    if (i >= plan.outputAliases.size() || plan.outputAliases[i] < 0)
+      outputs[i].assign(bufferBytes(plan.buffers[plan.outputs[i]]), '\0');
   std::vector<const void *> in;
   for (const std::string &s : inputs)
     in.push_back(s.data());
   std::vector<void *> out;
-  for (std::string &s : outputs)
-    out.push_back(s.data());
+  for (size_t i = 0; i < outputs.size(); ++i)
+    out.push_back(i < plan.outputAliases.size() && plan.outputAliases[i] >= 0
+                      ? inputs[plan.outputAliases[i]].data()
+                      : outputs[i].data());
   Status ran = exe.runPhysical(in, out, options);
   if (!ran)
     return ran.error();
   std::vector<Literal> results;
   for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string &bytes =
+        i < plan.outputAliases.size() && plan.outputAliases[i] >= 0
+            ? inputs[plan.outputAliases[i]]
+            : outputs[i];
     Expected<Literal> literal =
-        fromPhysical(outputs[i], plan.buffers[plan.outputs[i]]);
+        fromPhysical(bytes, plan.buffers[plan.outputs[i]]);
     if (!literal)
       return literal.error();
     results.push_back(std::move(*literal));
@@ -483,6 +492,18 @@ Status CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
   std::vector<HostBuffer> temporaries;
   for (size_t i = 0; i < inputs.size(); ++i)
     buffers[plan.inputs[i]] = const_cast<void *>(inputs[i]);
+  // An output that aliases an input is that input's buffer: the caller's
+  // own pointer (donated), or else its output, which gets a copy of the
+  // input first.
+  for (size_t i = 0; i < plan.outputAliases.size(); ++i) {
+    int64_t p = plan.outputAliases[i];
+    if (p < 0)
+      continue;
+    if (outputs[i] != inputs[p])
+      std::memcpy(outputs[i], inputs[p],
+                  bufferBytes(plan.buffers[plan.inputs[p]]));
+    buffers[plan.inputs[p]] = outputs[i];
+  }
   for (size_t i = 0; i < outputs.size(); ++i)
     if (!buffers[plan.outputs[i]])
       buffers[plan.outputs[i]] = outputs[i];
@@ -560,13 +581,21 @@ std::string describeLaunch(const LaunchConfig &config) {
 
 /// --explain's line for an emitter that writes its output in place
 /// (dynamic-update-slice, scatter).
-const char *describeInPlace(bool reusesOperand) {
-  return reusesOperand
-             ? "  in place: the output buffer is the operand's (no later "
-               "kernel reads it); nothing is copied\n"
+std::string describeInPlace(const PlannedKernel &kernel) {
+  if (kernel.aliasedParameter >= 0)
+    return "  in place: the output buffer is parameter " +
+           std::to_string(kernel.aliasedParameter) +
+           "'s (input_output_alias; no later kernel reads it); nothing is "
+           "copied when the caller donates it\n";
+  return kernel.reusesOperand
+             ? std::string("  in place: the output buffer is the operand's "
+                           "(no later kernel reads it); nothing is copied\n")
              : "  in place: the operand's buffer is copied into the output "
                "buffer once before the kernel (it is an input, an output or "
-               "read later)\n";
+               "read later)\n" +
+                   (kernel.aliasRejection.empty()
+                        ? std::string()
+                        : "    (" + kernel.aliasRejection + ")\n");
 }
 
 /// Whether kernel `k` of `plan` may run without its emitter's code (as a
@@ -819,7 +848,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                 getScatterUpdateMap(scatter, unique, config, context.get())
                     .toString() +
                 "\n";
-        text += describeInPlace(kernel.reusesOperand);
+        text += describeInPlace(kernel);
       } else if (analysis.kind == EmitterKind::DynamicUpdateSlice) {
         const HloInstruction &dus = *analysis.hero;
         LaunchConfig config =
@@ -831,7 +860,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
             "  threads -> update: " +
             getDynamicUpdateSliceMap(dus, config, context.get()).toString() +
             "\n";
-        text += describeInPlace(kernel.reusesOperand);
+        text += describeInPlace(kernel);
       } else if (analysis.kind == EmitterKind::InputSlices) {
         const HloInstruction &input = *analysis.hero;
         LaunchConfig config =

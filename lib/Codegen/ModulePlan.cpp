@@ -402,6 +402,80 @@ static void reuseUpdatedBuffers(ModulePlan &plan) {
   }
 }
 
+/// The module's input_output_alias, where an in-place kernel (dynamic-
+/// update-slice, scatter) updates the aliased ENTRY parameter into the
+/// aliased output and no later kernel reads or writes the parameter: the
+/// output buffer becomes the parameter's, which the caller donates, and the
+/// copy before the kernel goes (see ModulePlan.h). Kernels before it read
+/// the parameter before it changes, since kernels run in plan order. Any
+/// other alias is left unused: the output gets a buffer of its own.
+static void useInputOutputAliases(ModulePlan &plan, const HloModule &module) {
+  plan.outputAliases.assign(plan.outputs.size(), -1);
+  auto contains = [](const std::vector<int> &buffers, int b) {
+    return std::count(buffers.begin(), buffers.end(), b);
+  };
+  for (const HloInputOutputAlias &alias : module.inputOutputAliases()) {
+    size_t o = 0;
+    if (plan.tupleResult) {
+      if (alias.outputIndex.size() != 1)
+        continue;
+      o = static_cast<size_t>(alias.outputIndex.front());
+    } else if (!alias.outputIndex.empty()) {
+      continue;
+    }
+    int64_t p = alias.parameterNumber;
+    if (!alias.parameterIndex.empty() || o >= plan.outputs.size() || p < 0 ||
+        p >= static_cast<int64_t>(plan.inputs.size()))
+      continue;
+    int parameter = plan.inputs[p], output = plan.outputs[o];
+    if (contains(plan.outputs, output) != 1 ||
+        contains(plan.inputs, parameter) != 1 ||
+        !(plan.buffers[parameter] == plan.buffers[output]))
+      continue;
+    // The kernel that writes the output must update the parameter in place,
+    // and be the last to touch it; the parameter must not be an output
+    // itself (it keeps its values there).
+    size_t k = 0;
+    while (k < plan.kernels.size() &&
+           !contains(plan.kernels[k].outputs, output))
+      ++k;
+    if (k == plan.kernels.size())
+      continue;
+    PlannedKernel &kernel = plan.kernels[k];
+    if (kernel.copyBefore == parameter && contains(plan.outputs, parameter)) {
+      kernel.aliasRejection = "input_output_alias gives it parameter " +
+                              std::to_string(p) +
+                              "'s buffer, but the parameter is an output too";
+      continue;
+    }
+    if (kernel.copyBefore != parameter || kernel.outputs.size() != 1 ||
+        contains(kernel.inputs, parameter) != 1)
+      continue;
+    std::string laterReader;
+    for (size_t j = k + 1; j < plan.kernels.size() && laterReader.empty(); ++j)
+      if (contains(plan.kernels[j].inputs, parameter) ||
+          contains(plan.kernels[j].outputs, parameter))
+        laterReader = plan.kernels[j].name;
+    if (!laterReader.empty()) {
+      kernel.aliasRejection = "input_output_alias gives it parameter " +
+                              std::to_string(p) + "'s buffer, but " +
+                              laterReader + " reads the parameter afterwards";
+      continue;
+    }
+    for (size_t j = k; j < plan.kernels.size(); ++j) {
+      std::replace(plan.kernels[j].inputs.begin(), plan.kernels[j].inputs.end(),
+                   output, parameter);
+      std::replace(plan.kernels[j].outputs.begin(),
+                   plan.kernels[j].outputs.end(), output, parameter);
+    }
+    plan.outputs[o] = parameter;
+    plan.outputAliases[o] = p;
+    kernel.copyBefore = -1;
+    kernel.aliasedParameter = p;
+    plan.buffers[output] = Shape(plan.buffers[output].elementType, {0});
+  }
+}
+
 /// Values of a split computation worth computing once and keeping a chunk
 /// of rows at a time (RowGroup::localBuffers): an exponential, log, tanh or
 /// logistic that a materialized value (`values`) reads and something else
@@ -796,6 +870,7 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
       plan.outputs.size() != 1)
     return Error("internal error: the ROOT has no buffer");
   reuseUpdatedBuffers(plan);
+  useInputOutputAliases(plan, module);
   return plan;
 }
 

@@ -38,6 +38,15 @@
 //           f = fusion(p0), calls=negate    kernel_0: writes 1
 //           ROOT d = fusion(f, u, i), calls=dus  kernel_1: updates 1
 //
+// An ENTRY parameter belongs to the caller, unless input_output_alias
+// names it for the output the in-place kernel writes and no later kernel
+// reads it: the output buffer is then the parameter's (the caller donates
+// it), and nothing is copied:
+//
+//   HloModule m, input_output_alias={ {}: (0, {}) }
+//   ENTRY { p0 = parameter(0)               buffer 0 (input 0, output)
+//           ROOT d = fusion(p0, u, i), calls=dus  kernel_0: updates 0
+//
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CODEGEN_MODULEPLAN_H
 #define TESSEL_LIB_CODEGEN_MODULEPLAN_H
@@ -70,6 +79,12 @@ struct PlannedKernel {
   /// The output buffer is that operand's own (nothing reads it afterwards),
   /// so nothing is copied.
   bool reusesOperand = false;
+  /// The output buffer is that of ENTRY parameter N, the operand, by the
+  /// module's input_output_alias (nothing reads it afterwards); -1 for none.
+  int64_t aliasedParameter = -1;
+  /// Why input_output_alias could not give the output the operand's
+  /// parameter buffer (for --explain), "" when it names none.
+  std::string aliasRejection;
 };
 
 /// Kernels of one split computation (softmax: the max, the sum, the
@@ -102,6 +117,10 @@ struct ModulePlan {
   std::vector<int> inputs;
   /// Buffer of each output (one, or one per ROOT tuple element).
   std::vector<int> outputs;
+  /// Per output, the ENTRY parameter whose buffer it is (input_output_alias,
+  /// where an in-place kernel updates it), -1 for none: its buffer is in
+  /// both `inputs` and `outputs` (Executable::outputAliases).
+  std::vector<int64_t> outputAliases;
   bool tupleResult = false;
   std::vector<PlannedKernel> kernels;
   std::vector<RowGroup> rowGroups;
@@ -126,6 +145,9 @@ public:
   std::vector<int64_t> inputBytes() const override;
   std::vector<int64_t> outputBytes() const override;
   std::vector<Shape> outputShapes() const override;
+  std::vector<int64_t> outputAliases() const override {
+    return plan.outputAliases;
+  }
   double compileMilliseconds() const override { return compileMs; }
 
   ModulePlan plan;

@@ -447,6 +447,12 @@ int runRun(int argc, char **argv) {
     };
     std::vector<HostBuffer> in, out;
     int64_t bytes = 0;
+    // An output that aliases an input (input_output_alias) is given the
+    // input's own buffer, donated: the kernels update it in place. Each run
+    // starts from a fresh copy of that input, restored untimed.
+    std::vector<int64_t> aliases = exe.outputAliases();
+    aliases.resize(exe.outputBytes().size(), -1);
+    std::vector<std::string> saved(arguments.size());
     for (size_t i = 0; i < arguments.size(); ++i) {
       Expected<std::string> physical =
           toPhysical(arguments[i], program.parameters[i]);
@@ -458,8 +464,11 @@ int runRun(int argc, char **argv) {
       std::memcpy(b->data(), physical->data(), physical->size());
       bytes += physical->size();
       in.push_back(std::move(*b));
+      if (std::count(aliases.begin(), aliases.end(), int64_t(i)))
+        saved[i] = std::move(*physical);
     }
-    for (int64_t size : exe.outputBytes()) {
+    for (size_t o = 0; o < aliases.size(); ++o) {
+      int64_t size = aliases[o] >= 0 ? 0 : exe.outputBytes()[o];
       Expected<HostBuffer> b = buffer(size, 0);
       if (!b)
         return cli::fail(b.error());
@@ -470,8 +479,14 @@ int runRun(int argc, char **argv) {
     for (const HostBuffer &b : in)
       inPtrs.push_back(b.data());
     std::vector<void *> outPtrs;
-    for (HostBuffer &b : out)
-      outPtrs.push_back(b.data());
+    for (size_t o = 0; o < out.size(); ++o)
+      outPtrs.push_back(aliases[o] >= 0 ? in[aliases[o]].data()
+                                        : out[o].data());
+    for (size_t o = 0; o < aliases.size(); ++o)
+      if (aliases[o] >= 0)
+        llvm::outs() << "output " << o << " updates input " << aliases[o]
+                     << " in place (input_output_alias; the input is "
+                        "restored before each run, untimed)\n";
     int workers = threads > 0
                       ? static_cast<int>(threads)
                       : static_cast<int>(std::thread::hardware_concurrency());
@@ -482,6 +497,9 @@ int runRun(int argc, char **argv) {
       return cli::fail(!copySrc ? copySrc.error() : copyDst.error());
     std::vector<double> kernelTimes, copyTimes;
     for (int r = 0; r < repeat; ++r) {
+      for (size_t p = 0; p < saved.size(); ++p)
+        if (!saved[p].empty())
+          std::memcpy(in[p].data(), saved[p].data(), saved[p].size());
       auto t0 = std::chrono::steady_clock::now();
       Status ran = exe.runPhysical(inPtrs, outPtrs, runOptions);
       auto t1 = std::chrono::steady_clock::now();

@@ -5,7 +5,8 @@
 // updates with start indices in and out of range (XLA's clamping) against
 // the evaluator with the CPU's and the GPU's launch, and the aliased case:
 // the output buffer is the operand's, and the kernel writes only the
-// update's elements.
+// update's elements. With input_output_alias an ENTRY parameter's buffer is
+// updated in place too, unless something reads the parameter afterwards.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelCheck.h"
@@ -13,6 +14,7 @@
 #include "tessel/Codegen/FusionEmitter.h"
 #include "tessel/Codegen/HeroAnalysis.h"
 #include "tessel/Dialect/ErrorDiagnostics.h"
+#include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Hlo/HloParser.h"
 #include "tessel/Indexing/BruteForce.h"
 
@@ -249,6 +251,138 @@ TEST(DynamicUpdateSliceEmitterTest, AliasedOperandBufferIsUpdatedInPlace) {
       enumerateDomain(getDynamicUpdateSliceMap(dus, config, &context), 1 << 22);
   ASSERT_TRUE(points);
   EXPECT_EQ(points->size(), 35u);
+}
+
+/// jax's form with a donated operand: the ENTRY's parameter 0 is the
+/// output's buffer.
+const char *kEntryAliased =
+    R"(HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+ENTRY e {
+  x = f32[64,48]{1,0} parameter(0)
+  u = f32[5,7]{1,0} parameter(1)
+  i = s32[] parameter(2)
+  a = f32[5,7]{1,0} abs(u)
+  three = s32[] constant(3)
+  ROOT d = f32[64,48]{1,0} dynamic-update-slice(x, a, i, three)
+}
+)";
+
+/// The explain text of `module` ("" on failure).
+std::string explainOf(const HloModule &module) {
+  Expected<std::string> explain =
+      emitHloModule(module, EmitKind::Explain, CompileOptions{});
+  EXPECT_TRUE(explain) << explain.error().message;
+  return explain ? *explain : "";
+}
+
+TEST(DynamicUpdateSliceEmitterTest, AliasedEntryParameterIsUpdatedInPlace) {
+  auto module = parseTestModule(kEntryAliased);
+  ASSERT_TRUE(module);
+  std::string explain = explainOf(*module);
+  EXPECT_NE(explain.find("in place: the output buffer is parameter 0's "
+                         "(input_output_alias"),
+            std::string::npos)
+      << explain;
+  for (int32_t start : {3, -20, 1000, 59}) {
+    std::vector<Literal> arguments = randomArguments(*module, 77);
+    arguments[2] = Literal::scalar(PrimitiveType::S32, start);
+    EXPECT_EQ(checkBothLaunches(*module, arguments), "") << start;
+  }
+  Expected<std::shared_ptr<Executable>> exe =
+      Executable::compile(*module, CompileOptions{});
+  ASSERT_TRUE(exe) << exe.error().message;
+  EXPECT_EQ((*exe)->outputAliases(), std::vector<int64_t>{0});
+  std::vector<Literal> arguments = randomArguments(*module, 78);
+  arguments[2] = Literal::scalar(PrimitiveType::S32, 11);
+  Expected<Literal> want = evaluateHloModule(*module, arguments);
+  ASSERT_TRUE(want);
+  std::vector<std::string> in;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    Expected<std::string> physical =
+        toPhysical(arguments[i], module->entry()->parameters()[i]->shape());
+    ASSERT_TRUE(physical);
+    in.push_back(std::move(*physical));
+  }
+  std::vector<const void *> inPtrs;
+  for (const std::string &s : in)
+    inPtrs.push_back(s.data());
+  // Another output buffer: the input is copied into it and stays as it was.
+  std::string original = in[0], out(in[0].size(), '\0');
+  ASSERT_TRUE((*exe)->runPhysical(inPtrs, {out.data()}));
+  EXPECT_EQ(in[0], original);
+  Expected<Literal> copied =
+      fromPhysical(out, module->entry()->root()->shape());
+  ASSERT_TRUE(copied);
+  EXPECT_EQ(copied->toString(), want->toString());
+  // The input's own buffer, donated: updated in place into the output.
+  ASSERT_TRUE((*exe)->runPhysical(inPtrs, {in[0].data()}));
+  EXPECT_NE(in[0], original);
+  Expected<Literal> donated =
+      fromPhysical(in[0], module->entry()->root()->shape());
+  ASSERT_TRUE(donated);
+  EXPECT_EQ(donated->toString(), want->toString());
+  // The kernel never reads the operand's argument.
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> ir =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
+  ErrorCapture capture(&context);
+  auto entry = emitFusion(*ir, *module->entry(), "k", Target::Cpu);
+  ASSERT_TRUE(mlir::succeeded(entry)) << capture.takeError("").message;
+  int operandReads = 0;
+  ir->walk([&](mlir::tensor::ExtractOp extract) {
+    auto argument = mlir::dyn_cast<mlir::BlockArgument>(extract.getTensor());
+    operandReads += argument && argument.getArgNumber() == 0;
+  });
+  EXPECT_EQ(operandReads, 0);
+}
+
+// The alias is used only where nothing reads the parameter after the
+// in-place kernel: a kernel that negates it before the update may run, one
+// after must see the original values (the parameter is copied), and so
+// must an output that is the parameter itself.
+TEST(DynamicUpdateSliceEmitterTest, AliasedParameterReadLaterIsCopied) {
+  auto moduleWith = [](const std::string &entry, const std::string &result) {
+    return parseTestModule(
+        "HloModule m, input_output_alias={ {0}: (0, {}) }\n"
+        "updated {\n  op = f32[64,48] parameter(0)\n  u = f32[5,7] "
+        "parameter(1)\n  i = s32[] parameter(2)\n  z = s32[] constant(0)\n"
+        "  ROOT d = f32[64,48] dynamic-update-slice(op, u, i, z)\n}\n"
+        "negated {\n  p = f32[64,48] parameter(0)\n  ROOT n = f32[64,48] "
+        "negate(p)\n}\nENTRY e {\n  p0 = f32[64,48] parameter(0)\n  p1 = "
+        "f32[5,7] parameter(1)\n  p2 = s32[] parameter(2)\n" +
+        entry + "  ROOT t = (f32[64,48], f32[64,48]) tuple(" + result +
+        ")\n}\n");
+  };
+  const std::string update = "  g = f32[64,48] fusion(p0, p1, p2), "
+                             "kind=kLoop, calls=updated\n";
+  const std::string negate =
+      "  n = f32[64,48] fusion(p0), kind=kLoop, calls=negated\n";
+  struct Case {
+    std::string entry, result;
+    bool inPlace;
+  } cases[] = {{negate + update, "g, n", true},
+               {update + negate, "g, n", false},
+               {update, "g, p0", false}};
+  for (const Case &c : cases) {
+    auto module = moduleWith(c.entry, c.result);
+    ASSERT_TRUE(module);
+    Expected<std::shared_ptr<Executable>> exe =
+        Executable::compile(*module, CompileOptions{});
+    ASSERT_TRUE(exe) << exe.error().message;
+    EXPECT_EQ((*exe)->outputAliases(),
+              (std::vector<int64_t>{c.inPlace ? 0 : -1, -1}))
+        << c.entry;
+    std::string explain = explainOf(*module);
+    EXPECT_EQ(explain.find("parameter 0's (input_output_alias") !=
+                  std::string::npos,
+              c.inPlace)
+        << explain;
+    for (int32_t start : {7, -3, 70}) {
+      std::vector<Literal> arguments = randomArguments(*module, 5);
+      arguments[2] = Literal::scalar(PrimitiveType::S32, start);
+      EXPECT_EQ(checkBothLaunches(*module, arguments), "") << c.entry;
+    }
+  }
 }
 
 } // namespace

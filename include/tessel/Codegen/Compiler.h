@@ -127,6 +127,10 @@ public:
                                 const RunOptions &options = {}) = 0;
   /// Runs on physical buffers, no conversion: the timed path of `tessel run
   /// --repeat`. `outputs` must hold one buffer of the right size per output.
+  /// An output that aliases an input (outputAliases) may be given the
+  /// input's own pointer: the input is then donated, updated in place into
+  /// the output. Given another buffer, the input is copied into it first and
+  /// stays as it was.
   virtual Status runPhysical(const std::vector<const void *> &inputs,
                              const std::vector<void *> &outputs,
                              const RunOptions &options = {}) = 0;
@@ -144,6 +148,10 @@ public:
   virtual std::vector<int64_t> outputBytes() const = 0;
   /// The shapes of the outputs (one, or one per ROOT tuple element).
   virtual std::vector<Shape> outputShapes() const = 0;
+  /// Per output, the ENTRY parameter whose buffer the kernels update in
+  /// place into it (the module's input_output_alias, where the compiler
+  /// uses it: docs/codegen.md), -1 for none; empty when no output aliases.
+  virtual std::vector<int64_t> outputAliases() const { return {}; }
   /// Milliseconds spent from HLO to a callable kernel.
   virtual double compileMilliseconds() const = 0;
   /// The kernels that run as a table lookup (CompileOptions::tables).
