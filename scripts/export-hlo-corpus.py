@@ -270,6 +270,55 @@ def scatters(x, idx, v):
             jax.vmap(lambda r, i, w: r.at[i].add(w))(x[:3], idx[:3], v[:3, 0]))
 
 
+def _variadic_scatter_primitive():
+    """A primitive that lowers to one stablehlo.scatter of two operands and
+    two updates (jax's own scatters take one operand): a row scatter whose
+    combiner keeps, per element, the pair whose first value is larger (an
+    argmax), as XLA writes variadic scatters."""
+    from jax.extend.core import Primitive
+    from jax.interpreters import mlir
+    from jax._src.lib.mlir import ir
+    from jax._src.lib.mlir.dialects import hlo
+
+    p = Primitive("argmax_scatter")
+    p.multiple_results = True
+    p.def_abstract_eval(lambda x, k, idx, v, j: [jax.core.ShapedArray(x.shape, x.dtype),
+                                                 jax.core.ShapedArray(k.shape, k.dtype)])
+
+    def lower(ctx, x, k, idx, v, j):
+        types = [mlir.aval_to_ir_type(ctx.module_context, a) for a in ctx.avals_out]
+        numbers = hlo.ScatterDimensionNumbers.get(
+            update_window_dims=[1], inserted_window_dims=[0], input_batching_dims=[],
+            scatter_indices_batching_dims=[], scattered_dims_to_operand_dims=[0],
+            index_vector_dim=1)
+        op = hlo.ScatterOp(types, [x, k], idx, [v, j], numbers,
+                           indices_are_sorted=ir.BoolAttr.get(False),
+                           unique_indices=ir.BoolAttr.get(False))
+        scalars = [mlir.aval_to_ir_type(ctx.module_context,
+                                        jax.core.ShapedArray((), a.dtype))
+                   for a in ctx.avals_out]
+        block = op.update_computation.blocks.append(*scalars, *scalars)
+        with ir.InsertionPoint(block):
+            x0, k0, x1, k1 = block.arguments
+            greater = hlo.compare(x1, x0, hlo.ComparisonDirectionAttr.get("GT"))
+            hlo.return_([hlo.select(greater, x1, x0), hlo.select(greater, k1, k0)])
+        return op.results
+
+    mlir.register_lowering(p, lower)
+    return p
+
+
+def variadic_scatters(x, idx, v):
+    """Rows of `v` (with their row numbers) scattered into `x` (with -1):
+    each element keeps the larger value and where it came from; one row
+    index out of range, two rows colliding."""
+    argmax_scatter = _variadic_scatter_primitive()
+    k = jnp.full(x.shape, -1, jnp.int32)
+    j = jnp.broadcast_to(jnp.arange(v.shape[0], dtype=jnp.int32)[:, None], v.shape)
+    values, rows = argmax_scatter.bind(x, k, idx[:, None], v, j)
+    return values, rows
+
+
 def sorts(x, k):
     return (jnp.sort(x, axis=1), jnp.argsort(x, axis=0, stable=True).astype(jnp.int32),
             jnp.sort(k), jnp.argsort(-k, descending=True).astype(jnp.int32),
@@ -380,6 +429,9 @@ CASES = [
     ("scatter_f32", scatters,
      [rand(47, (6, 5), F32), np.array([1, 3, 1, 5, 8, 0], np.int32),
       rand(48, (6, 5), F32)], 0, 0),
+    ("scatter_variadic_f32", variadic_scatters,
+     [rand(59, (6, 5), F32), np.array([1, 3, 1, 5, 8, 0], np.int32),
+      rand(60, (6, 5), F32)], 0, 0),
     ("sort_f32", sorts,
      [np.concatenate([rand(49, (6, 7), F32),
                       np.array([[np.nan, -0.0, 0.0, 1, 1, -np.inf, np.inf]], F32)]),

@@ -544,9 +544,10 @@ Status CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
     // An in-place dynamic-update-slice or scatter updates a copy of its
     // operand.
     const PlannedKernel &planned = plan.kernels[k];
-    if (planned.copyBefore >= 0)
-      std::memcpy(buffers[planned.outputs.front()], buffers[planned.copyBefore],
-                  bufferBytes(plan.buffers[planned.copyBefore]));
+    for (size_t slot = 0; slot < planned.inPlace.size(); ++slot)
+      if (int from = planned.inPlace[slot].copyBefore; from >= 0)
+        std::memcpy(buffers[planned.outputs[slot]], buffers[from],
+                    bufferBytes(plan.buffers[from]));
     if (lookups[k]) {
       runLookup(*lookups[k], tables[k], pointers[k], threads);
     } else if (moves[k]) {
@@ -579,23 +580,31 @@ std::string describeLaunch(const LaunchConfig &config) {
          std::to_string(config.numThreads);
 }
 
-/// --explain's line for an emitter that writes its output in place
-/// (dynamic-update-slice, scatter).
+/// --explain's lines for an emitter that writes its outputs in place
+/// (dynamic-update-slice, scatter): one, or one per element of a variadic
+/// scatter.
 std::string describeInPlace(const PlannedKernel &kernel) {
-  if (kernel.aliasedParameter >= 0)
-    return "  in place: the output buffer is parameter " +
-           std::to_string(kernel.aliasedParameter) +
-           "'s (input_output_alias; no later kernel reads it); nothing is "
-           "copied when the caller donates it\n";
-  return kernel.reusesOperand
-             ? std::string("  in place: the output buffer is the operand's "
-                           "(no later kernel reads it); nothing is copied\n")
-             : "  in place: the operand's buffer is copied into the output "
-               "buffer once before the kernel (it is an input, an output or "
-               "read later)\n" +
-                   (kernel.aliasRejection.empty()
-                        ? std::string()
-                        : "    (" + kernel.aliasRejection + ")\n");
+  std::string text;
+  for (size_t slot = 0; slot < kernel.inPlace.size(); ++slot) {
+    const InPlaceOutput &inPlace = kernel.inPlace[slot];
+    text += kernel.inPlace.size() > 1
+                ? "  in place, output " + std::to_string(slot) + ": "
+                : std::string("  in place: ");
+    if (inPlace.aliasedParameter >= 0)
+      text += "the output buffer is parameter " +
+              std::to_string(inPlace.aliasedParameter) +
+              "'s (input_output_alias; no later kernel reads it); nothing is "
+              "copied when the caller donates it\n";
+    else if (inPlace.reusesOperand)
+      text += "the output buffer is the operand's (no later kernel reads "
+              "it); nothing is copied\n";
+    else
+      text += "the operand's buffer is copied into the output buffer once "
+              "before the kernel (it is an input, an output or read later)\n";
+    if (!inPlace.aliasRejection.empty())
+      text += "    (" + inPlace.aliasRejection + ")\n";
+  }
+  return text;
 }
 
 /// Whether kernel `k` of `plan` may run without its emitter's code (as a

@@ -413,7 +413,7 @@ public:
                               const FusionOutput &output, Target target);
   mlir::FailureOr<mlir::func::FuncOp>
   emitScatterEntry(llvm::StringRef name, const FusionAnalysis &analysis,
-                   const FusionOutput &output, Target target);
+                   llvm::ArrayRef<FusionOutput> outputs, Target target);
   mlir::FailureOr<mlir::func::FuncOp>
   emitInputSlicesEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                        llvm::ArrayRef<FusionOutput> outputs, Target target);
@@ -883,10 +883,9 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitDynamicUpdateSliceEntry(
   return e->function;
 }
 
-mlir::FailureOr<mlir::func::FuncOp>
-FusionEmitter::emitScatterEntry(llvm::StringRef name,
-                                const FusionAnalysis &analysis,
-                                const FusionOutput &output, Target target) {
+mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitScatterEntry(
+    llvm::StringRef name, const FusionAnalysis &analysis,
+    llvm::ArrayRef<FusionOutput> outputs, Target target) {
   mlir::MLIRContext *context = b.getContext();
   mlir::Location loc = b.getUnknownLoc();
   const HloInstruction &scatter = *analysis.hero;
@@ -894,31 +893,42 @@ FusionEmitter::emitScatterEntry(llvm::StringRef name,
   if (!dimsOr)
     return cannotCompile(scatter, context, dimsOr.error().message);
   const ScatterDimensions &dims = *dimsOr;
+  int64_t n = dims.operands;
+  if (static_cast<int64_t>(outputs.size()) != n)
+    return cannotCompile(scatter, context,
+                         "the kernel writes " + std::to_string(outputs.size()) +
+                             " of its " + std::to_string(n) + " results");
+  for (const FusionOutput &output : outputs) {
+    std::string typeError;
+    if (!getStorageType(output.shape().elementType, context, &typeError))
+      return cannotCompile(scatter, context, typeError);
+  }
   LaunchConfig config = getScatterLaunch(scatter, dims.uniqueIndices, target);
-  auto e = beginHeroEntry(name, scatter, output, config, /*tileShape=*/{});
-  if (mlir::failed(e))
-    return mlir::failure();
-  const HloInstruction &indices = *scatter.operand(1);
-  const HloInstruction &updates = *scatter.operand(2);
+  KernelEntry e = beginEntry(name, outputs, config);
+  const HloInstruction &indices = *scatter.operand(n);
+  const HloInstruction &updates0 = *scatter.operand(n + 1);
   int64_t count = 1;
-  for (int64_t d : updates.shape().dims)
+  for (int64_t d : updates0.shape().dims)
     count *= d;
   if (count == 0) {
-    // No updates: the output is the operand, in the buffer already.
-    b.create<mlir::func::ReturnOp>(loc, e->out);
-    return e->function;
+    // No updates: the outputs are the operands, in the buffers already.
+    b.create<mlir::func::ReturnOp>(loc, e.outs);
+    return e.function;
   }
-  const std::vector<int64_t> &operandDims = scatter.shape().dims;
+  const std::vector<int64_t> &operandDims = outputs.front().shape().dims;
   int64_t rank = static_cast<int64_t>(operandDims.size());
   int64_t indicesRank = indices.shape().rank();
   using mlir::arith::CmpIPredicate;
   auto constant = [&](int64_t v) -> Value {
     return b.create<mlir::arith::ConstantIndexOp>(loc, v);
   };
+  SmallVector<mlir::Type> outTypes;
+  for (Value out : e.outs)
+    outTypes.push_back(out.getType());
   bool failed = false;
   auto loop = b.create<LoopOp>(
       loc, getScatterUpdateMap(scatter, dims.uniqueIndices, config, context),
-      mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{e->out},
+      mlir::ValueRange{e.th, e.bl}, e.outs,
       [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
           mlir::ValueRange u, mlir::ValueRange iters) {
         // The start of the window: index vector components and batch
@@ -933,7 +943,7 @@ FusionEmitter::emitScatterEntry(llvm::StringRef name,
             at.push_back(d == dims.indexVectorDim
                              ? constant(static_cast<int64_t>(k))
                              : batch[next++]);
-          Value v = readOutside(indices, e->params, at)[0];
+          Value v = readOutside(indices, e.params, at)[0];
           start[dims.scatterDimsToOperandDims[k]] =
               isUnsignedInteger(indices.shape().elementType)
                   ? Value(b.create<mlir::arith::IndexCastUIOp>(
@@ -966,38 +976,42 @@ FusionEmitter::emitScatterEntry(llvm::StringRef name,
           to[d] = b.create<mlir::arith::AddIOp>(l, to[d],
                                                 u[dims.updateWindowDims[w]]);
         }
-        Value out = iters[0];
-        auto branch = b.create<mlir::scf::IfOp>(l, out.getType(), fits,
+        auto branch = b.create<mlir::scf::IfOp>(l, outTypes, fits,
                                                 /*withElseRegion=*/true);
         {
           mlir::OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(branch.thenBlock());
-          Value current = b.create<mlir::tensor::ExtractOp>(l, out, to);
-          Value update = readOutside(updates, e->params, u)[0];
+          // The combiner takes the n current elements, then the n updates
+          // (the evaluator's order), and returns the n new ones.
+          SmallVector<Value> args;
+          for (Value out : iters)
+            args.push_back(b.create<mlir::tensor::ExtractOp>(l, out, to));
+          for (int64_t k = 0; k < n; ++k)
+            args.push_back(
+                readOutside(*scatter.operand(n + 1 + k), e.params, u)[0]);
           ElementalEmitter emitter(b,
                                    [](const HloInstruction &, mlir::ValueRange)
                                        -> std::optional<SmallVector<Value>> {
                                      return std::nullopt;
                                    });
-          auto combined =
-              emitter.emitScalarComputation(*dims.combiner, {current, update});
-          Value next = current;
-          if (mlir::failed(combined)) {
+          auto combined = emitter.emitScalarComputation(*dims.combiner, args);
+          if (mlir::failed(combined) ||
+              static_cast<int64_t>(combined->size()) != n)
             failed = true;
-          } else {
-            next = combined->front();
-          }
-          Value inserted = b.create<mlir::tensor::InsertOp>(l, next, out, to);
+          SmallVector<Value> inserted;
+          for (int64_t k = 0; k < n; ++k)
+            inserted.push_back(b.create<mlir::tensor::InsertOp>(
+                l, failed ? args[k] : (*combined)[k], iters[k], to));
           b.create<mlir::scf::YieldOp>(l, inserted);
           b.setInsertionPointToStart(branch.elseBlock());
-          b.create<mlir::scf::YieldOp>(l, out);
+          b.create<mlir::scf::YieldOp>(l, iters);
         }
-        b.create<YieldOp>(l, branch.getResult(0));
+        b.create<YieldOp>(l, branch.getResults());
       });
   if (failed)
     return mlir::failure();
   b.create<mlir::func::ReturnOp>(loc, loop.getResults());
-  return e->function;
+  return e.function;
 }
 
 mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitInputSlicesEntry(
@@ -1226,12 +1240,17 @@ IndexingMap getDynamicUpdateSliceMap(const HloInstruction &dus,
       getConcatenateOperandWalk(dus, *dus.operand(1)), config, context);
 }
 
+/// A scatter's first update (operand n + 1 of n operands).
+static const HloInstruction &firstScatterUpdate(const HloInstruction &scatter) {
+  return *scatter.operand(scatter.operandCount() / 2 + 1);
+}
+
 LaunchConfig getScatterLaunch(const HloInstruction &scatter, bool uniqueIndices,
                               Target target) {
   if (!uniqueIndices)
     return LaunchConfig{};
   LaunchConfig config =
-      getLoopLaunchConfig(scatter.operand(2)->shape(), target);
+      getLoopLaunchConfig(firstScatterUpdate(scatter).shape(), target);
   config.numBlocks *= config.vectorSize;
   config.vectorSize = 1;
   return config;
@@ -1240,7 +1259,7 @@ LaunchConfig getScatterLaunch(const HloInstruction &scatter, bool uniqueIndices,
 IndexingMap getScatterUpdateMap(const HloInstruction &scatter,
                                 bool uniqueIndices, const LaunchConfig &config,
                                 mlir::MLIRContext *context) {
-  const Shape &updates = scatter.operand(2)->shape();
+  const Shape &updates = firstScatterUpdate(scatter).shape();
   if (uniqueIndices)
     return getLoopThreadToOutputMap(updates, config, context);
   SmallVector<mlir::AffineExpr> results;
@@ -1292,8 +1311,13 @@ PartitionOptions getPartitionOptions(const FusionAnalysis &analysis) {
   if (analysis.kind == EmitterKind::Scatter) {
     const HloInstruction *hero = analysis.hero;
     options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
-      return &instruction == hero || &instruction == hero->operand(1) ||
-             &instruction == hero->operand(2);
+      if (&instruction == hero)
+        return true;
+      // The indices and the updates: operands n to 2n.
+      for (int64_t k = hero->operandCount() / 2; k < hero->operandCount(); ++k)
+        if (&instruction == hero->operand(k))
+          return true;
+      return false;
     };
     options.rootReason = "the scatter %" + hero->name() +
                          ", its indices or its updates (the entry reads "
@@ -1363,14 +1387,14 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
   std::vector<FusionOutput> all = getFusionOutputs(computation);
   FusionOutput output = outputs.empty() ? all.front() : all[outputs.front()];
   FusionEmitter emitter(module, computation, *partition, name.str() + "_");
+  std::vector<FusionOutput> selected;
+  for (int64_t i : outputs)
+    selected.push_back(all[i]);
+  if (outputs.empty())
+    selected = all;
   if (analysis.kind == EmitterKind::InputSlices) {
     // The slices are written by the entry itself; every other subgraph
     // (the sliced array's) is a function it calls.
-    std::vector<FusionOutput> selected;
-    for (int64_t i : outputs)
-      selected.push_back(all[i]);
-    if (outputs.empty())
-      selected = all;
     auto entry =
         mlir::failed(emitter.emitSubgraphs())
             ? mlir::FailureOr<mlir::func::FuncOp>(mlir::failure())
@@ -1399,7 +1423,7 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
       : analysis.kind == EmitterKind::DynamicUpdateSlice
           ? emitter.emitDynamicUpdateSliceEntry(name, analysis, output, target)
       : analysis.kind == EmitterKind::Scatter
-          ? emitter.emitScatterEntry(name, analysis, output, target)
+          ? emitter.emitScatterEntry(name, analysis, selected, target)
           : emitter.emitColumnReductionEntry(name, analysis, output, target);
   return entry;
 }

@@ -277,14 +277,15 @@ Status GpuExecutable::launch(const DeviceBuffers &buffers) {
     // An in-place dynamic-update-slice or scatter updates a copy of its
     // operand.
     const PlannedKernel &planned = plan.kernels[k];
-    int64_t copyBytes = planned.copyBefore >= 0
-                            ? bufferBytes(plan.buffers[planned.copyBefore])
-                            : 0;
-    if (copyBytes > 0)
-      if (CUresult r =
-              d.memcpyDtoD(buffers.pointers[planned.outputs.front()],
-                           buffers.pointers[planned.copyBefore], copyBytes))
-        return Error("CUDA: copy before " + kernel.name + ": " + d.message(r));
+    for (size_t slot = 0; slot < planned.inPlace.size(); ++slot) {
+      int from = planned.inPlace[slot].copyBefore;
+      int64_t copyBytes = from >= 0 ? bufferBytes(plan.buffers[from]) : 0;
+      if (copyBytes > 0)
+        if (CUresult r = d.memcpyDtoD(buffers.pointers[planned.outputs[slot]],
+                                      buffers.pointers[from], copyBytes))
+          return Error("CUDA: copy before " + kernel.name + ": " +
+                       d.message(r));
+    }
     if (CUresult r = d.launchKernel(kernel.function,
                                     static_cast<unsigned>(kernel.numBlocks), 1,
                                     1, static_cast<unsigned>(kernel.numThreads),

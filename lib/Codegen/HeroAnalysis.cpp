@@ -282,21 +282,27 @@ inputSlicesRejection(const std::vector<FusionOutput> &outputs,
   return "";
 }
 
-/// Why the operand buffer of `dus` (a dynamic-update-slice or a scatter,
-/// the kernel's one output) cannot be updated in place, or "" (see
-/// HeroAnalysis.h).
-static std::string inPlaceRejection(const HloInstruction &dus) {
-  const HloInstruction *operand = dus.operand(0);
+/// Why operand `k` of `dus` (a dynamic-update-slice or a scatter, whose
+/// value, or element k of it, is a kernel output) cannot be updated in
+/// place, or "" (see HeroAnalysis.h).
+static std::string inPlaceRejection(const HloInstruction &dus, int64_t k = 0) {
+  const HloInstruction *operand = dus.operand(k);
+  const Shape &shape =
+      dus.shape().isTuple() ? dus.shape().tupleShapes[k] : dus.shape();
   if (operand->opcode() != HloOpcode::Parameter)
     return "its operand %" + operand->name() +
            " is computed in the fusion, not a buffer it could reuse";
   if (operand->users().size() != 1)
     return "its operand %" + operand->name() +
            " has other users, which read the buffer it would update";
-  if (!(operand->shape() == dus.shape()) ||
+  for (int64_t j = 0; j < dus.operandCount(); ++j)
+    if (j != k && dus.operand(j) == operand)
+      return "its operand %" + operand->name() +
+             " is read twice by it, so one buffer cannot hold both results";
+  if (!(operand->shape() == shape) ||
       operand->shape().layoutOrDefault().minorToMajor !=
-          dus.shape().layoutOrDefault().minorToMajor ||
-      isTiled(operand->shape()) || isTiled(dus.shape()))
+          shape.layoutOrDefault().minorToMajor ||
+      isTiled(operand->shape()) || isTiled(shape))
     return "its operand's shape or layout differs from its own, so the "
            "bytes of the buffer cannot be reused";
   if (dus.opcode() == HloOpcode::Scatter)
@@ -315,12 +321,10 @@ static FusionAnalysis analyzeScatter(const HloInstruction &scatter,
                                      FusionAnalysis analysis) {
   std::string why;
   Expected<ScatterDimensions> dims = getScatterDimensions(scatter);
-  if (scatter.operandCount() != 3)
-    why = "it scatters several operands together (a variadic scatter)";
-  else if (!dims)
+  if (!dims)
     why = dims.error().message;
-  else
-    why = inPlaceRejection(scatter);
+  for (int64_t k = 0; dims && why.empty() && k < dims->operands; ++k)
+    why = inPlaceRejection(scatter, k);
   if (!why.empty()) {
     analysis.rejected.push_back("%" + scatter.name() +
                                 " is not a scatter hero: " + why);
@@ -328,11 +332,24 @@ static FusionAnalysis analyzeScatter(const HloInstruction &scatter,
   }
   analysis.kind = EmitterKind::Scatter;
   analysis.hero = &scatter;
+  std::string operands = "its operand, parameter %" +
+                         scatter.operand(0)->name() +
+                         ", which nothing else "
+                         "reads";
+  if (dims->operands > 1) {
+    operands = "its " + std::to_string(dims->operands) + " operands, ";
+    for (int64_t k = 0; k < dims->operands; ++k)
+      operands += (k ? ", %" : "parameters %") + scatter.operand(k)->name();
+    operands += ", which nothing else reads";
+  }
   analysis.reason =
-      "%" + scatter.name() + " scatters into its operand, parameter %" +
-      scatter.operand(0)->name() +
-      ", which nothing else reads: a loop over the updates combines each "
-      "element into the output buffer, which holds the operand already, " +
+      "%" + scatter.name() + " scatters into " + operands +
+      ": a loop over the updates combines each element into the output "
+      "buffer" +
+      (dims->operands > 1 ? "s, which hold the operands"
+                          : ", which holds "
+                            "the operand") +
+      " already, " +
       (dims->uniqueIndices
            ? std::string("a thread per element (unique_indices: no two "
                          "updates meet)")
@@ -373,6 +390,17 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
 
   if (outputs.size() == 1 && outputs.front().element < 0 &&
       outputs.front().instruction->opcode() == HloOpcode::Scatter)
+    return analyzeScatter(*outputs.front().instruction, analysis);
+  // A variadic scatter: the outputs are its elements, in order.
+  bool variadicScatter =
+      !outputs.empty() &&
+      outputs.front().instruction->opcode() == HloOpcode::Scatter &&
+      outputs.front().instruction->shape().isTuple() &&
+      outputs.size() == outputs.front().instruction->shape().tupleShapes.size();
+  for (size_t k = 0; variadicScatter && k < outputs.size(); ++k)
+    variadicScatter = outputs[k].instruction == outputs.front().instruction &&
+                      outputs[k].element == static_cast<int64_t>(k);
+  if (variadicScatter)
     return analyzeScatter(*outputs.front().instruction, analysis);
   // Dynamic-update-slice in place: the kernel's one output.
   if (outputs.size() == 1 && outputs.front().element < 0 &&

@@ -160,8 +160,9 @@ splitColumnSums(HloModule &scratch, const HloComputation &computation) {
 /// variadic reduce is read otherwise than through get-tuple-element (the
 /// computation is then compiled whole, as before). A scatter is the one
 /// output of a kernel of its own (the scatter emitter's), so it is
-/// materialized unless it is the ROOT, and so is the operand it updates in
-/// place unless that is a parameter already.
+/// materialized unless it is the ROOT (a variadic one through its
+/// get-tuple-elements, all made by one kernel), and so are the operands it
+/// updates in place unless they are parameters already.
 static std::vector<const HloInstruction *>
 materializedValues(const HloComputation &computation) {
   // Whether every element of `value` is read once, at its own index: by
@@ -193,12 +194,28 @@ materializedValues(const HloComputation &computation) {
     // emitter's), and the operand it updates in place a buffer: the
     // kernel's parameter.
     if (op == HloOpcode::Scatter) {
-      const HloInstruction *operand = instruction->operand(0);
-      if (operand->opcode() != HloOpcode::Parameter &&
-          std::find(values.begin(), values.end(), operand) == values.end())
-        values.push_back(operand);
-      if (instruction.get() != computation.root())
+      int64_t operands =
+          std::max<int64_t>((instruction->operandCount() - 1) / 2, int64_t(1));
+      for (int64_t k = 0; k < operands; ++k) {
+        const HloInstruction *operand = instruction->operand(k);
+        if (operand->opcode() != HloOpcode::Parameter &&
+            std::find(values.begin(), values.end(), operand) == values.end())
+          values.push_back(operand);
+      }
+      if (instruction.get() == computation.root())
+        continue;
+      if (instruction->shape().isArray()) {
         values.push_back(instruction.get());
+        continue;
+      }
+      // A variadic scatter: its elements, read through get-tuple-element,
+      // come from one kernel (addSplitComputation).
+      for (const HloInstruction *user : instruction->users()) {
+        if (user->opcode() != HloOpcode::GetTupleElement)
+          return {};
+        if (std::find(values.begin(), values.end(), user) == values.end())
+          values.push_back(user);
+      }
       continue;
     }
     if (op != HloOpcode::Reduce && op != HloOpcode::ReduceWindow &&
@@ -365,40 +382,63 @@ static bool isRowMajor(const Shape &shape) {
   return true;
 }
 
-/// In-place dynamic-update-slices whose operand buffer nothing reads
-/// afterwards update that buffer: their output buffer is renamed to it, and
-/// nothing is copied (see ModulePlan.h).
+/// Whether another output of `kernel` than `slot` is copied from `buffer`.
+static bool copiedTwice(const PlannedKernel &kernel, size_t slot, int buffer) {
+  for (size_t s = 0; s < kernel.inPlace.size(); ++s)
+    if (s != slot && kernel.inPlace[s].copyBefore == buffer)
+      return true;
+  return false;
+}
+
+/// Renames buffer `from` to `to` in kernels `first` on and in the outputs;
+/// `from` is not used any more.
+static void renameBuffer(ModulePlan &plan, size_t first, int from, int to) {
+  auto rename = [&](std::vector<int> &buffers) {
+    std::replace(buffers.begin(), buffers.end(), from, to);
+  };
+  for (size_t j = first; j < plan.kernels.size(); ++j) {
+    rename(plan.kernels[j].inputs);
+    rename(plan.kernels[j].outputs);
+  }
+  rename(plan.outputs);
+  plan.buffers[from] = Shape(plan.buffers[from].elementType, {0});
+}
+
+/// The first kernel after `k` that reads or writes `buffer`, or "".
+static std::string laterUser(const ModulePlan &plan, size_t k, int buffer) {
+  for (size_t j = k + 1; j < plan.kernels.size(); ++j)
+    if (std::count(plan.kernels[j].inputs.begin(), plan.kernels[j].inputs.end(),
+                   buffer) ||
+        std::count(plan.kernels[j].outputs.begin(),
+                   plan.kernels[j].outputs.end(), buffer))
+      return plan.kernels[j].name;
+  return "";
+}
+
+/// In-place dynamic-update-slices and scatters whose operand buffer nothing
+/// reads afterwards update that buffer: their output buffer is renamed to
+/// it, and nothing is copied (see ModulePlan.h).
 static void reuseUpdatedBuffers(ModulePlan &plan) {
   auto contains = [](const std::vector<int> &buffers, int b) {
     return std::count(buffers.begin(), buffers.end(), b);
   };
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     PlannedKernel &kernel = plan.kernels[k];
-    int operand = kernel.copyBefore;
-    if (operand < 0 || kernel.outputs.size() != 1)
-      continue;
-    int output = kernel.outputs.front();
-    bool reusable = !contains(plan.inputs, operand) &&
-                    !contains(plan.outputs, operand) &&
-                    contains(kernel.inputs, operand) == 1 &&
-                    plan.buffers[operand] == plan.buffers[output];
-    for (size_t j = k + 1; j < plan.kernels.size() && reusable; ++j)
-      reusable = !contains(plan.kernels[j].inputs, operand) &&
-                 !contains(plan.kernels[j].outputs, operand);
-    if (!reusable)
-      continue;
-    auto rename = [&](std::vector<int> &buffers) {
-      std::replace(buffers.begin(), buffers.end(), output, operand);
-    };
-    for (size_t j = k; j < plan.kernels.size(); ++j) {
-      rename(plan.kernels[j].inputs);
-      rename(plan.kernels[j].outputs);
+    for (size_t slot = 0; slot < kernel.inPlace.size(); ++slot) {
+      int operand = kernel.inPlace[slot].copyBefore;
+      if (operand < 0)
+        continue;
+      int output = kernel.outputs[slot];
+      if (contains(plan.inputs, operand) || contains(plan.outputs, operand) ||
+          contains(kernel.inputs, operand) != 1 ||
+          copiedTwice(kernel, slot, operand) ||
+          !(plan.buffers[operand] == plan.buffers[output]) ||
+          !laterUser(plan, k, operand).empty())
+        continue;
+      renameBuffer(plan, k, output, operand);
+      kernel.inPlace[slot].copyBefore = -1;
+      kernel.inPlace[slot].reusesOperand = true;
     }
-    rename(plan.outputs);
-    kernel.copyBefore = -1;
-    kernel.reusesOperand = true;
-    // The output's own buffer is not used any more.
-    plan.buffers[output] = Shape(plan.buffers[output].elementType, {0});
   }
 }
 
@@ -432,9 +472,9 @@ static void useInputOutputAliases(ModulePlan &plan, const HloModule &module) {
         contains(plan.inputs, parameter) != 1 ||
         !(plan.buffers[parameter] == plan.buffers[output]))
       continue;
-    // The kernel that writes the output must update the parameter in place,
-    // and be the last to touch it; the parameter must not be an output
-    // itself (it keeps its values there).
+    // The kernel that writes the output must update the parameter in place
+    // into it, and be the last to touch it; the parameter must not be an
+    // output itself (it keeps its values there).
     size_t k = 0;
     while (k < plan.kernels.size() &&
            !contains(plan.kernels[k].outputs, output))
@@ -442,37 +482,30 @@ static void useInputOutputAliases(ModulePlan &plan, const HloModule &module) {
     if (k == plan.kernels.size())
       continue;
     PlannedKernel &kernel = plan.kernels[k];
-    if (kernel.copyBefore == parameter && contains(plan.outputs, parameter)) {
-      kernel.aliasRejection = "input_output_alias gives it parameter " +
-                              std::to_string(p) +
-                              "'s buffer, but the parameter is an output too";
+    size_t slot = static_cast<size_t>(
+        std::find(kernel.outputs.begin(), kernel.outputs.end(), output) -
+        kernel.outputs.begin());
+    if (slot >= kernel.inPlace.size() ||
+        kernel.inPlace[slot].copyBefore != parameter)
+      continue;
+    InPlaceOutput &inPlace = kernel.inPlace[slot];
+    std::string why;
+    if (contains(plan.outputs, parameter))
+      why = "the parameter is an output too";
+    else if (contains(kernel.inputs, parameter) != 1 ||
+             copiedTwice(kernel, slot, parameter))
+      why = "the kernel reads the parameter twice";
+    else if (std::string later = laterUser(plan, k, parameter); !later.empty())
+      why = later + " reads the parameter afterwards";
+    if (!why.empty()) {
+      inPlace.aliasRejection = "input_output_alias gives it parameter " +
+                               std::to_string(p) + "'s buffer, but " + why;
       continue;
     }
-    if (kernel.copyBefore != parameter || kernel.outputs.size() != 1 ||
-        contains(kernel.inputs, parameter) != 1)
-      continue;
-    std::string laterReader;
-    for (size_t j = k + 1; j < plan.kernels.size() && laterReader.empty(); ++j)
-      if (contains(plan.kernels[j].inputs, parameter) ||
-          contains(plan.kernels[j].outputs, parameter))
-        laterReader = plan.kernels[j].name;
-    if (!laterReader.empty()) {
-      kernel.aliasRejection = "input_output_alias gives it parameter " +
-                              std::to_string(p) + "'s buffer, but " +
-                              laterReader + " reads the parameter afterwards";
-      continue;
-    }
-    for (size_t j = k; j < plan.kernels.size(); ++j) {
-      std::replace(plan.kernels[j].inputs.begin(), plan.kernels[j].inputs.end(),
-                   output, parameter);
-      std::replace(plan.kernels[j].outputs.begin(),
-                   plan.kernels[j].outputs.end(), output, parameter);
-    }
-    plan.outputs[o] = parameter;
+    renameBuffer(plan, k, output, parameter);
     plan.outputAliases[o] = p;
-    kernel.copyBefore = -1;
-    kernel.aliasedParameter = p;
-    plan.buffers[output] = Shape(plan.buffers[output].elementType, {0});
+    inPlace.copyBefore = -1;
+    inPlace.aliasedParameter = p;
   }
 }
 
@@ -592,10 +625,17 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
         }
       FusionAnalysis analysis =
           analyzeFusion(*computation, kernel.outputIndices);
+      // Each output of an in-place kernel starts as its operand (element k
+      // of a variadic scatter as operand k).
       if (analysis.kind == EmitterKind::DynamicUpdateSlice ||
           analysis.kind == EmitterKind::Scatter)
-        kernel.copyBefore =
-            inputs[analysis.hero->operand(0)->parameterNumber()];
+        for (int64_t i : kernel.outputIndices) {
+          int64_t k = std::max<int64_t>(outputs[i].element, 0);
+          InPlaceOutput inPlace;
+          inPlace.copyBefore =
+              inputs[analysis.hero->operand(k)->parameterNumber()];
+          kernel.inPlace.push_back(inPlace);
+        }
       plan.kernels.push_back(std::move(kernel));
     }
     return buffers;
@@ -688,11 +728,28 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
                        origin + ", the part that computes " + what);
     };
     for (const HloInstruction *value : values) {
+      if (bufferOf.count(value))
+        continue; // an element of a variadic scatter, made already
+      // The elements of a variadic scatter come from one kernel, the
+      // scatter's.
+      const HloInstruction *scatter =
+          value->opcode() == HloOpcode::GetTupleElement &&
+                  value->operand(0)->opcode() == HloOpcode::Scatter
+              ? value->operand(0)
+              : nullptr;
       Expected<std::vector<int>> buffers =
-          addPart({value}, "%" + value->name() + " once");
+          addPart({scatter ? scatter : value},
+                  "%" + (scatter ? scatter : value)->name() + " once");
       if (!buffers)
         return buffers.error();
-      bufferOf[value] = buffers->front();
+      if (!scatter) {
+        bufferOf[value] = buffers->front();
+        continue;
+      }
+      for (const HloInstruction *element : scatter->users())
+        if (element->opcode() == HloOpcode::GetTupleElement &&
+            element->tupleIndex() < static_cast<int64_t>(buffers->size()))
+          bufferOf[element] = (*buffers)[element->tupleIndex()];
     }
     // The rest. A parameter or a materialized value in the ROOT tuple only
     // names its buffer.

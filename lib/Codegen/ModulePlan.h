@@ -61,6 +61,24 @@
 
 namespace tessel {
 
+/// An output of an in-place kernel, which updates its operand without
+/// reading it: the output buffer must hold the operand's bytes before the
+/// kernel runs.
+struct InPlaceOutput {
+  /// The buffer copied into the output buffer before the kernel, -1 for
+  /// none (the output buffer is the operand's own).
+  int copyBefore = -1;
+  /// The output buffer is the operand's own (nothing reads it afterwards),
+  /// so nothing is copied.
+  bool reusesOperand = false;
+  /// The output buffer is that of ENTRY parameter N, the operand, by the
+  /// module's input_output_alias (nothing reads it afterwards); -1 for none.
+  int64_t aliasedParameter = -1;
+  /// Why input_output_alias could not give the output the operand's
+  /// parameter buffer (for --explain), "" when it names none.
+  std::string aliasRejection;
+};
+
 struct PlannedKernel {
   std::string name;
   /// Where the kernel comes from, for --explain: "fusion %f", "the ENTRY
@@ -72,19 +90,9 @@ struct PlannedKernel {
   /// writes: those of one dims (a loop writes one index space).
   std::vector<int64_t> outputIndices;
   std::vector<int> outputs; ///< buffer per written output
-  /// A buffer whose bytes the (one) output buffer must hold before the
-  /// kernel runs, -1 for none: the operand of an in-place
-  /// dynamic-update-slice, which the kernel updates without reading it.
-  int copyBefore = -1;
-  /// The output buffer is that operand's own (nothing reads it afterwards),
-  /// so nothing is copied.
-  bool reusesOperand = false;
-  /// The output buffer is that of ENTRY parameter N, the operand, by the
-  /// module's input_output_alias (nothing reads it afterwards); -1 for none.
-  int64_t aliasedParameter = -1;
-  /// Why input_output_alias could not give the output the operand's
-  /// parameter buffer (for --explain), "" when it names none.
-  std::string aliasRejection;
+  /// One per output of an in-place kernel (dynamic-update-slice, scatter;
+  /// several for a variadic scatter), empty for other kernels.
+  std::vector<InPlaceOutput> inPlace;
 };
 
 /// Kernels of one split computation (softmax: the max, the sum, the

@@ -8,16 +8,19 @@ namespace tessel {
 
 Expected<ScatterDimensions>
 getScatterDimensions(const HloInstruction &scatter) {
-  if (scatter.opcode() != HloOpcode::Scatter || scatter.operandCount() != 3)
-    return Error("a scatter of one operand has 3 operands");
+  if (scatter.opcode() != HloOpcode::Scatter || scatter.operandCount() < 3 ||
+      scatter.operandCount() % 2 != 1)
+    return Error("a scatter has n operands, the indices and n updates");
   // The evaluator's dimension numbers, checked as XLA's shape inference
   // checks them.
-  Expected<eval::ScatterDims> dims = eval::scatterDims(
-      scatter, {&scatter.operand(0)->shape(), &scatter.operand(1)->shape(),
-                &scatter.operand(2)->shape()});
+  std::vector<const Shape *> shapes;
+  for (const HloInstruction *operand : scatter.operands())
+    shapes.push_back(&operand->shape());
+  Expected<eval::ScatterDims> dims = eval::scatterDims(scatter, shapes);
   if (!dims)
     return dims.error();
   ScatterDimensions s;
+  s.operands = (scatter.operandCount() - 1) / 2;
   s.updateWindowDims = dims->updateWindowDims;
   s.scatterDimsToOperandDims = dims->toOperand;
   s.inputBatchingDims = dims->inputBatching;

@@ -5,8 +5,9 @@
 // window and batching dims, any index_vector_dim; index values that
 // collide and fall out of bounds; add, multiply, maximum and replace) with
 // producers and consumers against the evaluator, bit for bit, with the
-// CPU's and the GPU's launch; unique_indices scatters with a thread per
-// update.
+// CPU's and the GPU's launch; variadic scatters (several operands and
+// updates, one kernel writing every output); unique_indices scatters with a
+// thread per update.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelCheck.h"
@@ -22,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <random>
 
@@ -53,19 +55,132 @@ std::string combiner(const std::string &type, const std::string &op) {
          "[] " + op + "(a, b)\n}\n";
 }
 
+/// A variadic combiner `combine` of 2n parameters (the n current elements,
+/// then the n updates) returning n values: `ops[k]` on element k, or with
+/// `ops` {"argmax"} each element taken from the update where update 0 is
+/// greater than element 0 (jax's argmax-style pairs).
+std::string variadicCombiner(const std::vector<std::string> &types,
+                             const std::vector<std::string> &ops) {
+  size_t n = types.size();
+  std::string text = "combine {\n", tuple;
+  for (size_t k = 0; k < 2 * n; ++k)
+    text += "  p" + std::to_string(k) + " = " + types[k % n] + "[] parameter(" +
+            std::to_string(k) + ")\n";
+  if (ops.front() == "argmax")
+    text +=
+        "  gt = pred[] compare(p" + std::to_string(n) + ", p0), direction=GT\n";
+  for (size_t k = 0; k < n; ++k) {
+    std::string a = "p" + std::to_string(k), b = "p" + std::to_string(n + k);
+    std::string r = "r" + std::to_string(k);
+    if (ops.front() == "argmax")
+      text +=
+          "  " + r + " = " + types[k] + "[] select(gt, " + b + ", " + a + ")\n";
+    else if (ops[k] == "replace")
+      r = b;
+    else
+      text += "  " + r + " = " + types[k] + "[] " + ops[k] + "(" + a + ", " +
+              b + ")\n";
+    tuple += (k ? ", " : "") + r;
+  }
+  std::string shapes;
+  for (size_t k = 0; k < n; ++k)
+    shapes += (k ? ", " : "") + types[k] + "[]";
+  return text + "  ROOT t = (" + shapes + ") tuple(" + tuple + ")\n}\n";
+}
+
 struct RandomScatter {
   std::string text;
   /// The largest operand dim, for index values around the valid range.
   int64_t maxDim = 1;
+  /// The indices' parameter number (the number of operands).
+  int64_t indexParameter = 1;
 };
+
+/// The attributes after update_window_dims, to_apply included.
+std::string dimensionNumbers(const std::vector<int64_t> &inserted,
+                             const std::vector<int64_t> &toOperand,
+                             const std::vector<int64_t> &batching,
+                             const std::vector<int64_t> &indicesBatching,
+                             int64_t vectorDim) {
+  return ", inserted_window_dims=" + listText(inserted) +
+         ", scatter_dims_to_operand_dims=" + listText(toOperand) +
+         (batching.empty() ? std::string()
+                           : ", input_batching_dims=" + listText(batching) +
+                                 ", scatter_indices_batching_dims=" +
+                                 listText(indicesBatching)) +
+         ", index_vector_dim=" + std::to_string(vectorDim) +
+         ", to_apply=%combine\n";
+}
+
+/// The module of a variadic scatter of `types` with the given dims:
+/// operands %op<k> (parameters 0 to n-1, each sometimes negated first),
+/// %idx (parameter n), updates %up<k> (parameters n+1 to 2n, each
+/// sometimes negated); the scatter is the ROOT, or its elements are read
+/// through get-tuple-element by an epilogue (abs of element 0).
+RandomScatter variadicScatterText(
+    std::mt19937 &rng, const std::vector<std::string> &types,
+    const std::vector<std::string> &ops, const std::vector<int64_t> &dims,
+    const std::vector<int64_t> &indexDims,
+    const std::vector<int64_t> &updateDims, RandomScatter r,
+    const std::function<std::string(const std::string &, const std::string &)>
+        &scatterCall) {
+  size_t n = types.size();
+  std::string body, operands, updates, resultShape;
+  for (size_t k = 0; k < n; ++k)
+    body += "  %op" + std::to_string(k) + " = " + types[k] + dimsText(dims) +
+            " parameter(" + std::to_string(k) + ")\n";
+  body += "  %idx = s32" + dimsText(indexDims) + " parameter(" +
+          std::to_string(n) + ")\n";
+  for (size_t k = 0; k < n; ++k)
+    body += "  %up" + std::to_string(k) + " = " + types[k] +
+            dimsText(updateDims) + " parameter(" + std::to_string(n + 1 + k) +
+            ")\n";
+  for (size_t k = 0; k < n; ++k) {
+    std::string name = "%op" + std::to_string(k);
+    if (rng() % 100 < 25) {
+      body += "  %o" + std::to_string(k) + " = " + types[k] + dimsText(dims) +
+              " negate(" + name + ")\n";
+      name = "%o" + std::to_string(k);
+    }
+    operands += (k ? ", " : "") + name;
+    name = "%up" + std::to_string(k);
+    if (rng() % 100 < 25) {
+      body += "  %u" + std::to_string(k) + " = " + types[k] +
+              dimsText(updateDims) + " negate(" + name + ")\n";
+      name = "%u" + std::to_string(k);
+    }
+    updates += (k ? ", " : "") + name;
+    resultShape += (k ? ", " : "") + types[k] + dimsText(dims);
+  }
+  bool epilogue = rng() % 100 < 30;
+  body += std::string(epilogue ? "  %s = (" : "  ROOT %s = (") + resultShape +
+          ")" + scatterCall(operands, updates);
+  if (epilogue) {
+    std::string elements;
+    for (size_t k = 0; k < n; ++k) {
+      body += "  %g" + std::to_string(k) + " = " + types[k] + dimsText(dims) +
+              " get-tuple-element(%s), index=" + std::to_string(k) + "\n";
+      elements += (k ? ", %g" : "%a") + std::to_string(k);
+    }
+    body += "  %a0 = " + types[0] + dimsText(dims) + " abs(%g0)\n";
+    body += "  ROOT %t = (" + resultShape + ") tuple(" + elements + ")\n";
+  }
+  r.indexParameter = static_cast<int64_t>(n);
+  r.text = "HloModule m\n" + variadicCombiner(types, ops) + "ENTRY e {\n" +
+           body + "}\n";
+  return r;
+}
 
 /// A scatter with random dimension numbers: operand of rank 1 to 3, some
 /// dims inserted, sometimes one batching dim, the index vector at any
 /// position (or implicit), 0 to 2 more batch dims of the indices; the
 /// operand sometimes computed (a negate), the updates sometimes computed,
-/// and sometimes an epilogue after the scatter.
-RandomScatter randomScatter(std::mt19937 &rng, const std::string &type,
-                            const std::string &op) {
+/// and sometimes an epilogue after the scatter. With several `types` (and
+/// `ops` for them, see variadicCombiner) a variadic scatter of one operand
+/// and one update of each type.
+RandomScatter randomScatter(std::mt19937 &rng,
+                            const std::vector<std::string> &types,
+                            const std::vector<std::string> &ops) {
   auto chance = [&](int percent) {
     return static_cast<int>(rng() % 100) < percent;
   };
@@ -134,7 +249,17 @@ RandomScatter randomScatter(std::mt19937 &rng, const std::string &type,
       updateDims[p] = batch[b++];
     }
   }
-  std::string t = type;
+  if (types.size() > 1)
+    return variadicScatterText(
+        rng, types, ops, dims, indexDims, updateDims, r,
+        [&](const std::string &operands, const std::string &updates) {
+          return " scatter(" + operands + ", %idx, " + updates +
+                 "), update_window_dims=" + listText(updateWindowDims) +
+                 dimensionNumbers(inserted, toOperand, batching,
+                                  indicesBatching, vectorDim);
+        });
+  const std::string &t = types.front();
+  const std::string &op = ops.front();
   std::string body = "  %op = " + t + dimsText(dims) + " parameter(0)\n" +
                      "  %idx = s32" + dimsText(indexDims) + " parameter(1)\n" +
                      "  %up = " + t + dimsText(updateDims) + " parameter(2)\n";
@@ -151,14 +276,8 @@ RandomScatter randomScatter(std::mt19937 &rng, const std::string &type,
   body += std::string(epilogue ? "  %s = " : "  ROOT %s = ") + t +
           dimsText(dims) + " scatter(" + operand + ", %idx, " + updates +
           "), update_window_dims=" + listText(updateWindowDims) +
-          ", inserted_window_dims=" + listText(inserted) +
-          ", scatter_dims_to_operand_dims=" + listText(toOperand) +
-          (batching.empty() ? std::string()
-                            : ", input_batching_dims=" + listText(batching) +
-                                  ", scatter_indices_batching_dims=" +
-                                  listText(indicesBatching)) +
-          ", index_vector_dim=" + std::to_string(vectorDim) +
-          ", to_apply=%combine\n";
+          dimensionNumbers(inserted, toOperand, batching, indicesBatching,
+                           vectorDim);
   if (epilogue)
     body += "  ROOT %a = " + t + dimsText(dims) + " abs(%s)\n";
   r.text = "HloModule m\n" + combiner(t, op) + "ENTRY e {\n" + body + "}\n";
@@ -231,7 +350,7 @@ TEST(ScatterEmitterTest, MapsByEnumeration) {
   mlir::MLIRContext context;
   std::mt19937 rng(59);
   for (int trial = 0; trial < 40; ++trial) {
-    RandomScatter r = randomScatter(rng, "f32", "add");
+    RandomScatter r = randomScatter(rng, {"f32"}, {"add"});
     auto module = parseTestModule(r.text);
     ASSERT_TRUE(module);
     const HloInstruction *s = module->entry()->instruction("s");
@@ -270,7 +389,7 @@ TEST(ScatterEmitterTest, RandomScattersMatchTheEvaluatorBitForBit) {
   const char *ops[] = {"add", "multiply", "maximum", "replace", "add"};
   int checked = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    RandomScatter r = randomScatter(rng, types[trial % 4], ops[trial % 5]);
+    RandomScatter r = randomScatter(rng, {types[trial % 4]}, {ops[trial % 5]});
     SCOPED_TRACE(r.text);
     auto module = parseTestModule(r.text);
     ASSERT_TRUE(module);
@@ -279,6 +398,46 @@ TEST(ScatterEmitterTest, RandomScattersMatchTheEvaluatorBitForBit) {
     std::vector<Literal> arguments = randomArguments(*module, 1100 + trial);
     arguments[1] = indexValues(arguments[1].shape(), r.maxDim, rng);
     EXPECT_EQ(checkBothLaunches(*module, arguments), "");
+    ++checked;
+  }
+  EXPECT_EQ(checked, 40);
+}
+
+// Variadic scatters (2 or 3 operands of mixed types, one set of indices):
+// per-element combiners, or element 0 deciding for all (argmax-style), the
+// random dimension numbers and index values above; one kernel writes the n
+// outputs, bit for bit the evaluator's with both launches.
+TEST(ScatterEmitterTest, RandomVariadicScattersMatchTheEvaluatorBitForBit) {
+  std::mt19937 rng(71);
+  const char *types[] = {"f32", "bf16", "s32", "f16"};
+  const char *ops[] = {"add", "multiply", "maximum", "replace"};
+  int checked = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    size_t n = 2 + trial % 2;
+    std::vector<std::string> operandTypes, combine;
+    for (size_t k = 0; k < n; ++k) {
+      operandTypes.push_back(types[rng() % 4]);
+      combine.push_back(ops[rng() % 4]);
+    }
+    if (trial % 3 == 0)
+      combine = {"argmax"};
+    RandomScatter r = randomScatter(rng, operandTypes, combine);
+    SCOPED_TRACE(r.text);
+    auto module = parseTestModule(r.text);
+    ASSERT_TRUE(module);
+    Status problem = verifyHloModule(*module);
+    ASSERT_TRUE(problem) << problem.error().message;
+    std::vector<Literal> arguments = randomArguments(*module, 1500 + trial);
+    arguments[r.indexParameter] =
+        indexValues(arguments[r.indexParameter].shape(), r.maxDim, rng);
+    EXPECT_EQ(checkBothLaunches(*module, arguments), "");
+    Expected<std::string> explain =
+        emitHloModule(*module, EmitKind::Explain, CompileOptions{});
+    ASSERT_TRUE(explain) << explain.error().message;
+    EXPECT_NE(explain->find("emitter: scatter: %s scatters into its " +
+                            std::to_string(n) + " operands"),
+              std::string::npos)
+        << *explain;
     ++checked;
   }
   EXPECT_EQ(checked, 40);

@@ -62,6 +62,10 @@
 // run one after the other in the evaluator's (row-major) order, so that
 // colliding updates combine in the same order and the result is bit-exact;
 // with unique_indices no two updates meet and a thread takes each element.
+// A variadic scatter (n operands, n updates, a combiner of 2n parameters
+// returning n values) is a hero the same way when the kernel's outputs are
+// its n elements in order and each operand is such a parameter: the kernel
+// writes n outputs, combining the n elements at a place in one call.
 // Otherwise the loop emitter writes the fusion.
 //
 //===----------------------------------------------------------------------===//

@@ -18,6 +18,11 @@
 // along the matching batch dim; windowDims[w] adds u[updateWindowDims[w]].
 // An update whose whole window does not fit the operand is skipped.
 //
+// A variadic scatter updates n operands together, `scatter(x0, ..., xn-1,
+// idx, u0, ..., un-1)` of shape `(x0, ..., xn-1)`, with one set of indices:
+// to_apply takes the n current elements and then the n update elements and
+// returns the n new ones (a tuple).
+//
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_HLO_SCATTERDIMENSIONS_H
 #define TESSEL_HLO_SCATTERDIMENSIONS_H
@@ -30,6 +35,10 @@
 namespace tessel {
 
 struct ScatterDimensions {
+  /// How many operands (and updates) it scatters: operand k is the
+  /// instruction's operand k, the indices operand `operands`, update k
+  /// operand `operands + 1 + k`.
+  int64_t operands = 1;
   std::vector<int64_t> updateWindowDims;
   std::vector<int64_t> insertedWindowDims;
   std::vector<int64_t> scatterDimsToOperandDims;
@@ -51,8 +60,8 @@ struct ScatterDimensions {
   const HloComputation *combiner = nullptr;
 };
 
-/// The dimension numbers of a scatter of one operand; an error names the
-/// attribute that is missing or does not fit the shapes.
+/// The dimension numbers of a scatter of one or several operands; an error
+/// names the attribute that is missing or does not fit the shapes.
 Expected<ScatterDimensions> getScatterDimensions(const HloInstruction &scatter);
 
 } // namespace tessel
