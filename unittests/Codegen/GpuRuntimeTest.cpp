@@ -133,6 +133,47 @@ ENTRY %e {
                        "free 48000\n");
 }
 
+// An in-place dynamic-update-slice of an ENTRY parameter copies the
+// parameter into the output buffer on the device first; with
+// input_output_alias the output is the parameter's own buffer: no device
+// copy, the kernel's output argument is the parameter's allocation, and the
+// result comes back from it.
+TEST(GpuRuntimeTest, DonatedParameterIsUpdatedWithoutADeviceCopy) {
+  const std::string body = R"(
+ENTRY %e {
+  %x = f32[64,48] parameter(0)
+  %u = f32[5,7] parameter(1)
+  %i = s32[] parameter(2)
+  ROOT %d = f32[64,48] dynamic-update-slice(%x, %u, %i, %i)
+})";
+  for (bool aliased : {false, true}) {
+    std::string text = std::string("HloModule m") +
+                       (aliased ? ", input_output_alias={ {}: (0, {}) }" : "") +
+                       "\n" + body;
+    std::shared_ptr<Executable> exe = compile(text);
+    ASSERT_TRUE(exe);
+    EXPECT_EQ(exe->outputAliases(),
+              std::vector<int64_t>{aliased ? int64_t(0) : int64_t(-1)});
+    takeLog();
+    std::vector<Literal> arguments = {
+        randomLiteral(Shape(PrimitiveType::F32, {64, 48}), 1, false),
+        randomLiteral(Shape(PrimitiveType::F32, {5, 7}), 2, false),
+        Literal::scalar(PrimitiveType::S32, 9)};
+    Expected<Literal> y = exe->run(arguments);
+    ASSERT_TRUE(y) << y.error().message;
+    std::string log = takeLog();
+    EXPECT_EQ(log.find("device copy") != std::string::npos, !aliased) << log;
+    if (aliased) {
+      EXPECT_NE(log.find("args #0 #1 #2 #0\n"), std::string::npos) << log;
+    } else {
+      EXPECT_NE(log.find("device copy 12288\nlaunch kernel_0 grid 1x1x1 "
+                         "block 35x1x1 shared 0 args #0 #1 #2 #3\n"),
+                std::string::npos)
+          << log;
+    }
+  }
+}
+
 TEST(GpuRuntimeTest, TimingRunsTheKernelsAloneNextToADeviceCopy) {
   Expected<std::string> text =
       readFileBytes(std::string(TESSEL_EXAMPLES) + "/gelu_small.hlo");
