@@ -295,10 +295,6 @@ static std::string inPlaceRejection(const HloInstruction &dus, int64_t k = 0) {
   if (operand->users().size() != 1)
     return "its operand %" + operand->name() +
            " has other users, which read the buffer it would update";
-  for (int64_t j = 0; j < dus.operandCount(); ++j)
-    if (j != k && dus.operand(j) == operand)
-      return "its operand %" + operand->name() +
-             " is read twice by it, so one buffer cannot hold both results";
   if (!(operand->shape() == shape) ||
       operand->shape().layoutOrDefault().minorToMajor !=
           shape.layoutOrDefault().minorToMajor ||

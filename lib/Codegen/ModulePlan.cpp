@@ -431,6 +431,7 @@ static void reuseUpdatedBuffers(ModulePlan &plan) {
       int output = kernel.outputs[slot];
       if (contains(plan.inputs, operand) || contains(plan.outputs, operand) ||
           contains(kernel.inputs, operand) != 1 ||
+          kernel.inPlace[slot].operandRead ||
           copiedTwice(kernel, slot, operand) ||
           !(plan.buffers[operand] == plan.buffers[output]) ||
           !laterUser(plan, k, operand).empty())
@@ -492,9 +493,9 @@ static void useInputOutputAliases(ModulePlan &plan, const HloModule &module) {
     std::string why;
     if (contains(plan.outputs, parameter))
       why = "the parameter is an output too";
-    else if (contains(kernel.inputs, parameter) != 1 ||
+    else if (contains(kernel.inputs, parameter) != 1 || inPlace.operandRead ||
              copiedTwice(kernel, slot, parameter))
-      why = "the kernel reads the parameter twice";
+      why = "the kernel reads the parameter otherwise too";
     else if (std::string later = laterUser(plan, k, parameter); !later.empty())
       why = later + " reads the parameter afterwards";
     if (!why.empty()) {
@@ -631,9 +632,12 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
           analysis.kind == EmitterKind::Scatter)
         for (int64_t i : kernel.outputIndices) {
           int64_t k = std::max<int64_t>(outputs[i].element, 0);
+          const HloInstruction *hero = analysis.hero;
           InPlaceOutput inPlace;
-          inPlace.copyBefore =
-              inputs[analysis.hero->operand(k)->parameterNumber()];
+          inPlace.copyBefore = inputs[hero->operand(k)->parameterNumber()];
+          for (int64_t j = 0; j < hero->operandCount(); ++j)
+            inPlace.operandRead |=
+                j != k && hero->operand(j) == hero->operand(k);
           kernel.inPlace.push_back(inPlace);
         }
       plan.kernels.push_back(std::move(kernel));

@@ -68,6 +68,10 @@ struct InPlaceOutput {
   /// The buffer copied into the output buffer before the kernel, -1 for
   /// none (the output buffer is the operand's own).
   int copyBefore = -1;
+  /// The kernel reads the operand otherwise too (as the update, the
+  /// indices, or as another operand of a variadic scatter): its buffer must
+  /// keep its values, so it is copied, never updated.
+  bool operandRead = false;
   /// The output buffer is the operand's own (nothing reads it afterwards),
   /// so nothing is copied.
   bool reusesOperand = false;

@@ -443,6 +443,57 @@ TEST(ScatterEmitterTest, RandomVariadicScattersMatchTheEvaluatorBitForBit) {
   EXPECT_EQ(checked, 40);
 }
 
+// A scatter whose updates are its operand reads the operand while it
+// writes the output: the operand's buffer is copied, never updated in place,
+// neither a temporary (reused otherwise) nor a donated parameter. Row i
+// goes to row i + 1, so an update read from a buffer updated already would
+// carry every earlier row along.
+TEST(ScatterEmitterTest, OperandReadAsUpdatesIsCopied) {
+  const std::string scatter =
+      "scatter(op, idx, op), update_window_dims={1}, "
+      "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+      "index_vector_dim=1, to_apply=combine\n";
+  const std::string temporary =
+      "HloModule m\n" + combiner("f32", "add") +
+      "f {\n  op = f32[6,5] parameter(0)\n  idx = s32[6,1] parameter(1)\n"
+      "  ROOT s = f32[6,5] " +
+      scatter +
+      "}\nENTRY e {\n  p = f32[6,5] parameter(0)\n  idx = s32[6,1] "
+      "parameter(1)\n  n = f32[6,5] negate(p)\n  ROOT s = f32[6,5] "
+      "fusion(n, idx), kind=kLoop, calls=f\n}\n";
+  const std::string donated =
+      "HloModule m, input_output_alias={ {}: (0, {}) }\n" +
+      combiner("f32", "add") +
+      "ENTRY e {\n  op = f32[6,5] parameter(0)\n  idx = s32[6,1] "
+      "parameter(1)\n  ROOT s = f32[6,5] " +
+      scatter + "}\n";
+  for (const std::string &text : {temporary, donated}) {
+    SCOPED_TRACE(text);
+    auto module = parseTestModule(text);
+    ASSERT_TRUE(module);
+    std::vector<Literal> arguments = randomArguments(*module, 1700);
+    for (int64_t i = 0; i < 6; ++i)
+      arguments[1].setInt(i, (i + 1) % 6);
+    EXPECT_EQ(checkBothLaunches(*module, arguments), "");
+    Expected<std::string> explain =
+        emitHloModule(*module, EmitKind::Explain, CompileOptions{});
+    ASSERT_TRUE(explain) << explain.error().message;
+    EXPECT_NE(explain->find("emitter: scatter:"), std::string::npos)
+        << *explain;
+    EXPECT_NE(explain->find("the operand's buffer is copied into the output "
+                            "buffer once before the kernel"),
+              std::string::npos)
+        << *explain;
+    if (text == donated) {
+      EXPECT_NE(explain->find("(input_output_alias gives it parameter 0's "
+                              "buffer, but the kernel reads the parameter "
+                              "otherwise too)"),
+                std::string::npos)
+          << *explain;
+    }
+  }
+}
+
 TEST(ScatterEmitterTest, UniqueIndicesRunAThreadPerUpdate) {
   // Distinct positions (some out of bounds) of a rank-2 operand, one
   // element each: with unique_indices a thread takes each update.
