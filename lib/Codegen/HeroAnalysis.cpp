@@ -328,24 +328,21 @@ static FusionAnalysis analyzeScatter(const HloInstruction &scatter,
   }
   analysis.kind = EmitterKind::Scatter;
   analysis.hero = &scatter;
-  std::string operands = "its operand, parameter %" +
-                         scatter.operand(0)->name() +
-                         ", which nothing else "
-                         "reads";
+  std::string operands =
+      "its operand, parameter %" + scatter.operand(0)->name();
+  std::string buffers = "the output buffer, which holds the operand";
   if (dims->operands > 1) {
-    operands = "its " + std::to_string(dims->operands) + " operands, ";
+    operands =
+        "its " + std::to_string(dims->operands) + " operands, parameters ";
     for (int64_t k = 0; k < dims->operands; ++k)
-      operands += (k ? ", %" : "parameters %") + scatter.operand(k)->name();
-    operands += ", which nothing else reads";
+      operands += (k ? ", %" : "%") + scatter.operand(k)->name();
+    buffers = "the output buffers, which hold the operands";
   }
   analysis.reason =
       "%" + scatter.name() + " scatters into " + operands +
-      ": a loop over the updates combines each element into the output "
-      "buffer" +
-      (dims->operands > 1 ? "s, which hold the operands"
-                          : ", which holds "
-                            "the operand") +
-      " already, " +
+      ", which nothing else reads: a loop over the updates combines each "
+      "element into " +
+      buffers + " already, " +
       (dims->uniqueIndices
            ? std::string("a thread per element (unique_indices: no two "
                          "updates meet)")
