@@ -16,6 +16,7 @@
 #include "NvptxBackend.h"
 #include "Pipeline.h"
 #include "RelayoutKernel.h"
+#include "StreamingStores.h"
 #include "TableLookup.h"
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
@@ -187,6 +188,11 @@ struct CompiledKernel {
   int64_t numThreads = 1;
   int64_t numBlocks = 1;
   void (*function)(void **) = nullptr;
+  /// The copy with streaming stores into its outputs (StreamingStores.h),
+  /// run when they are all 64-byte aligned; null when there is none.
+  void (*streamFunction)(void **) = nullptr;
+  /// Its outputs: the last pointers of a call.
+  size_t numOutputs = 0;
 };
 
 class CpuExecutable : public PlannedExecutable {
@@ -266,7 +272,10 @@ void callKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
     args.push_back(&p);
   args.push_back(&begin);
   args.push_back(&end);
-  kernel.function(args.data());
+  bool aligned = kernel.streamFunction != nullptr;
+  for (size_t i = pointers.size() - kernel.numOutputs; i < pointers.size(); ++i)
+    aligned &= reinterpret_cast<uintptr_t>(pointers[i]) % 64 == 0;
+  (aligned ? kernel.streamFunction : kernel.function)(args.data());
 }
 
 void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
@@ -647,6 +656,65 @@ const VectorUnit &hostVectorUnit() {
   return unit;
 }
 
+/// A kernel that gets a copy with streaming stores: its name and the
+/// argument numbers of its outputs.
+struct StreamedKernel {
+  std::string name;
+  std::vector<unsigned> outputs;
+};
+
+/// The kernels of `plan` that get a streaming copy (StreamingStores.h): the
+/// transpose emitter's, where its outputs take at least the relayouts'
+/// streaming threshold (half the last-level cache); TESSEL_STREAM=0 or 1
+/// decides instead (tests).
+std::vector<StreamedKernel> streamedKernels(const ModulePlan &plan) {
+  std::vector<StreamedKernel> streamed;
+  const char *mode = std::getenv("TESSEL_STREAM");
+  bool force = mode && *mode;
+  if (force && mode[0] != '1')
+    return streamed;
+  for (const PlannedKernel &kernel : plan.kernels) {
+    if (analyzeFusion(*kernel.computation, kernel.outputIndices).kind !=
+        EmitterKind::Transpose)
+      continue;
+    int64_t bytes = 0;
+    for (int b : kernel.outputs)
+      bytes += bufferBytes(plan.buffers[b]);
+    if (!force && bytes < relayoutDefaultStreamingThreshold())
+      continue;
+    StreamedKernel s{kernel.name, {}};
+    for (size_t i = 0; i < kernel.outputs.size(); ++i)
+      s.outputs.push_back(static_cast<unsigned>(kernel.inputs.size() + i));
+    streamed.push_back(std::move(s));
+  }
+  return streamed;
+}
+
+/// translateForHost, plus the streaming copies of `streamed`.
+std::unique_ptr<llvm::Module>
+translateWithCopies(mlir::Operation *module, llvm::LLVMContext &context,
+                    llvm::TargetMachine &machine,
+                    const std::vector<StreamedKernel> &streamed) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateForHost(module, context, machine);
+  if (llvmModule)
+    for (const StreamedKernel &kernel : streamed)
+      addStreamingCopy(*llvmModule, kernel.name, kStreamSuffix, kernel.outputs);
+  return llvmModule;
+}
+
+/// -O3 for `machine`, then the streaming copies' stores marked.
+std::function<llvm::Error(llvm::Module *)>
+optimizer(llvm::TargetMachine *machine) {
+  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine);
+  return [optimize](llvm::Module *module) -> llvm::Error {
+    if (llvm::Error error = optimize(module))
+      return error;
+    markStreamingStores(*module);
+    return llvm::Error::success();
+  };
+}
+
 /// Whether kernel `k` could run as a table lookup with `options`, whether
 /// it pays or not.
 std::optional<TableLookup> possibleLookup(const ModulePlan &plan, size_t k,
@@ -718,9 +786,11 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
     return machine.error();
   // The options hold function_refs: the callables live in the executable.
   llvm::TargetMachine *target = machine->get();
-  exe->optimize = mlir::makeOptimizingTransformer(3, 0, target);
-  exe->build = [target](mlir::Operation *op, llvm::LLVMContext &context) {
-    return translateForHost(op, context, *target);
+  std::vector<StreamedKernel> streamed = streamedKernels(exe->plan);
+  exe->optimize = optimizer(target);
+  exe->build = [target, streamed](mlir::Operation *op,
+                                  llvm::LLVMContext &context) {
+    return translateWithCopies(op, context, *target, streamed);
   };
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = exe->optimize;
@@ -743,6 +813,16 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
       return Error("JIT: no kernel " + kernel.name + ": " +
                    llvmErrorMessage(function.takeError()));
     kernel.function = *function;
+    for (const StreamedKernel &s : streamed) {
+      if (s.name != kernel.name)
+        continue;
+      auto copy = exe->engine->lookupPacked(kernel.name + kStreamSuffix.str());
+      if (!copy)
+        return Error("JIT: no kernel " + kernel.name + kStreamSuffix.str() +
+                     ": " + llvmErrorMessage(copy.takeError()));
+      kernel.streamFunction = *copy;
+      kernel.numOutputs = s.outputs.size();
+    }
   }
   exe->kernels = std::move(kernels);
   exe->moves.resize(exe->kernels.size());
@@ -790,7 +870,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
       for (const std::string &rejected : analysis.rejected)
         text += "    (" + rejected + ")\n";
       if (analysis.kind == EmitterKind::Transpose) {
-        TransposeLaunch launch = getTransposeLaunch(analysis.transpose);
+        Target target = launchTarget(options);
+        TransposeLaunch launch = getTransposeLaunch(analysis.transpose, target);
         std::string tile;
         for (int64_t d : launch.tileShape)
           tile += std::to_string(d) + "x";
@@ -800,12 +881,12 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
             " (one column of padding)\n";
         text += "  phase 1, threads -> (operand, tile): " +
                 getTransposeReadMap(*analysis.hero, analysis.transpose,
-                                    context.get())
+                                    context.get(), target)
                     .toString() +
                 "\n";
         text += "  phase 2, threads -> (output, tile): " +
                 getTransposeWriteMap(*analysis.hero, analysis.transpose,
-                                     context.get())
+                                     context.get(), target)
                     .toString() +
                 "\n";
       } else if (analysis.kind == EmitterKind::ColumnReduction) {
@@ -1001,10 +1082,11 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
   if (!machine)
     return machine.error();
   llvm::LLVMContext llvmContext;
-  auto llvmModule = translateForHost(**mlirModule, llvmContext, **machine);
+  auto llvmModule = translateWithCopies(**mlirModule, llvmContext, **machine,
+                                        streamedKernels(*plan));
   if (!llvmModule)
     return Error("translation to LLVM IR failed");
-  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine->get());
+  auto optimize = optimizer(machine->get());
   if (llvm::Error error = optimize(llvmModule.get()))
     return Error("LLVM optimization failed: " +
                  llvmErrorMessage(std::move(error)));

@@ -147,48 +147,76 @@ IndexingMap getLoopThreadToOutputMap(const Shape &output,
 // The transpose emitter's maps
 //===----------------------------------------------------------------------===//
 
-static constexpr int64_t kTransposeTile = 32;
-static constexpr int64_t kTransposeThreads = 128;
-static constexpr int64_t kTransposeRowsPerPass = kTransposeThreads / 32;
+/// The shape of the transpose emitter's tile and threads: `rows` along the
+/// dim that becomes minor (the output's rows of a tile are that long),
+/// `cols` along the input's minor dim, `threads` per block. Both phases
+/// give each thread 8 elements: `threads / cols` tile rows per pass when
+/// reading, `threads / rows` output rows per pass when writing.
+struct TransposeTiling {
+  int64_t rows = 32;
+  int64_t cols = 32;
+  int64_t threads = 128;
+  int64_t readRowsPerPass() const { return threads / cols; }
+  int64_t writeRowsPerPass() const { return threads / rows; }
+  int64_t passes() const { return rows / readRowsPerPass(); }
+};
 
-/// Tiles per normalized dim: 32-wide along the two swapped dims, 1 wide
-/// along the others.
-static std::vector<int64_t> tileCounts(const NormalizedTranspose &n) {
+/// The GPU's tile: 32x32, 128 threads (32 columns by 4 rows), so that a
+/// warp reads one row of the tile. On the CPU a block's tile is 32 rows of
+/// 128 elements (512 threads, run as loops): each block reads 512
+/// contiguous bytes of each of its input rows (f32), which the hardware
+/// prefetchers follow, instead of 128.
+static TransposeTiling transposeTiling(Target target) {
+  if (target == Target::Gpu)
+    return {32, 32, 128};
+  return {32, 128, 512};
+}
+
+/// Tiles per normalized dim: `rows` along the dim that becomes minor,
+/// `cols` along the minor dim, 1 wide along the others.
+static std::vector<int64_t> tileCounts(const NormalizedTranspose &n,
+                                       const TransposeTiling &tiling) {
   std::vector<int64_t> counts = n.dims;
-  for (int64_t d : {n.minor(), n.toMinor()})
-    counts[d] = (n.dims[d] + kTransposeTile - 1) / kTransposeTile;
+  counts[n.toMinor()] = (n.dims[n.toMinor()] + tiling.rows - 1) / tiling.rows;
+  counts[n.minor()] = (n.dims[n.minor()] + tiling.cols - 1) / tiling.cols;
   return counts;
 }
 
-TransposeLaunch getTransposeLaunch(const NormalizedTranspose &n) {
+TransposeLaunch getTransposeLaunch(const NormalizedTranspose &n,
+                                   Target target) {
+  TransposeTiling tiling = transposeTiling(target);
   TransposeLaunch launch;
-  launch.config.numThreads = kTransposeThreads;
+  launch.config.numThreads = tiling.threads;
   launch.config.numBlocks = 1;
-  for (int64_t count : tileCounts(n))
+  for (int64_t count : tileCounts(n, tiling))
     launch.config.numBlocks *= count;
   launch.tileShape.assign(n.dims.size(), 1);
-  launch.tileShape[n.toMinor()] = kTransposeTile;
-  launch.tileShape[n.minor()] = kTransposeTile + 1;
+  launch.tileShape[n.toMinor()] = tiling.rows;
+  launch.tileShape[n.minor()] = tiling.cols + 1;
   return launch;
 }
 
 /// (th_x, bl_x)[i] -> (the real operand index of the transpose..., the tile
-/// index...), where the thread's column runs along normalized dim
-/// `colDim` and its rows along `rowDim`; `output` gives the result's index
-/// instead of the operand's.
+/// index...): reading (`output` false), a thread's column runs along the
+/// minor dim and its rows along the one that becomes minor; writing, the
+/// other way round, and the indices are the result's.
 static IndexingMap transposeMap(const HloInstruction &hero,
                                 const NormalizedTranspose &n, bool output,
-                                mlir::MLIRContext *context) {
+                                Target target, mlir::MLIRContext *context) {
+  TransposeTiling tiling = transposeTiling(target);
   int64_t colDim = output ? n.toMinor() : n.minor();
   int64_t rowDim = output ? n.minor() : n.toMinor();
-  TransposeLaunch launch = getTransposeLaunch(n);
-  std::vector<int64_t> counts = tileCounts(n);
+  int64_t colSize = output ? tiling.rows : tiling.cols;
+  int64_t rowSize = output ? tiling.cols : tiling.rows;
+  int64_t rowsPerPass =
+      output ? tiling.writeRowsPerPass() : tiling.readRowsPerPass();
+  TransposeLaunch launch = getTransposeLaunch(n, target);
+  std::vector<int64_t> counts = tileCounts(n, tiling);
   mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
   mlir::AffineExpr bl = mlir::getAffineDimExpr(1, context);
   mlir::AffineExpr i = mlir::getAffineSymbolExpr(0, context);
-  mlir::AffineExpr col = th % kTransposeTile;
-  mlir::AffineExpr row =
-      th.floorDiv(kTransposeTile) + i * kTransposeRowsPerPass;
+  mlir::AffineExpr col = th % colSize;
+  mlir::AffineExpr row = th.floorDiv(colSize) + i * rowsPerPass;
   size_t rank = n.dims.size();
   // The block's tile, normalized dims major to minor.
   std::vector<mlir::AffineExpr> normalized(rank);
@@ -200,8 +228,8 @@ static IndexingMap transposeMap(const HloInstruction &hero,
     stride *= counts[k];
     normalized[k] = tile;
   }
-  normalized[colDim] = normalized[colDim] * kTransposeTile + col;
-  normalized[rowDim] = normalized[rowDim] * kTransposeTile + row;
+  normalized[colDim] = normalized[colDim] * colSize + col;
+  normalized[rowDim] = normalized[rowDim] * rowSize + row;
   // Real operand dims from the merged normalized ones.
   const std::vector<int64_t> &operandDims = hero.operand(0)->shape().dims;
   std::vector<mlir::AffineExpr> operand(
@@ -234,11 +262,12 @@ static IndexingMap transposeMap(const HloInstruction &hero,
       IndexingVariable(0, launch.config.numThreads - 1, "th_x"),
       IndexingVariable(0, launch.config.numBlocks - 1, "bl_x")};
   std::vector<IndexingVariable> symbols = {
-      IndexingVariable(0, kTransposeTile / kTransposeRowsPerPass - 1, "i")};
+      IndexingVariable(0, tiling.passes() - 1, "i")};
   IndexingMap map(mlir::AffineMap::get(2, symbols.size(), results, context),
                   dims, symbols, {});
-  for (int64_t d : {colDim, rowDim})
-    if (n.dims[d] % kTransposeTile != 0)
+  for (auto [d, size] :
+       {std::pair(colDim, colSize), std::pair(rowDim, rowSize)})
+    if (n.dims[d] % size != 0)
       map.addConstraint(normalized[d], Interval(0, n.dims[d] - 1));
   map.simplify();
   return map;
@@ -246,14 +275,14 @@ static IndexingMap transposeMap(const HloInstruction &hero,
 
 IndexingMap getTransposeReadMap(const HloInstruction &hero,
                                 const NormalizedTranspose &n,
-                                mlir::MLIRContext *context) {
-  return transposeMap(hero, n, /*output=*/false, context);
+                                mlir::MLIRContext *context, Target target) {
+  return transposeMap(hero, n, /*output=*/false, target, context);
 }
 
 IndexingMap getTransposeWriteMap(const HloInstruction &hero,
                                  const NormalizedTranspose &n,
-                                 mlir::MLIRContext *context) {
-  return transposeMap(hero, n, /*output=*/true, context);
+                                 mlir::MLIRContext *context, Target target) {
+  return transposeMap(hero, n, /*output=*/true, target, context);
 }
 
 //===----------------------------------------------------------------------===//
@@ -400,7 +429,7 @@ public:
                 llvm::ArrayRef<int64_t> selected);
   mlir::FailureOr<mlir::func::FuncOp>
   emitTransposeEntry(llvm::StringRef name, const FusionAnalysis &analysis,
-                     const FusionOutput &output);
+                     const FusionOutput &output, Target target);
   mlir::FailureOr<mlir::func::FuncOp>
   emitColumnReductionEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                            const FusionOutput &output, Target target);
@@ -755,11 +784,11 @@ FusionEmitter::finishHeroEntry(const HeroEntry &e, const HloInstruction &hero,
 mlir::FailureOr<mlir::func::FuncOp>
 FusionEmitter::emitTransposeEntry(llvm::StringRef name,
                                   const FusionAnalysis &analysis,
-                                  const FusionOutput &output) {
+                                  const FusionOutput &output, Target target) {
   mlir::MLIRContext *context = b.getContext();
   mlir::Location loc = b.getUnknownLoc();
   const HloInstruction &hero = *analysis.hero;
-  TransposeLaunch launch = getTransposeLaunch(analysis.transpose);
+  TransposeLaunch launch = getTransposeLaunch(analysis.transpose, target);
   auto e = beginHeroEntry(name, hero, output, launch.config, launch.tileShape);
   if (mlir::failed(e))
     return mlir::failure();
@@ -769,7 +798,7 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
   const HloInstruction &operand = *hero.operand(0);
   size_t operandRank = operand.shape().rank();
   auto read = b.create<LoopOp>(
-      loc, getTransposeReadMap(hero, analysis.transpose, context),
+      loc, getTransposeReadMap(hero, analysis.transpose, context, target),
       mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{e->tile},
       [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
           mlir::ValueRange indices, mlir::ValueRange iters) {
@@ -784,7 +813,8 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
   // Phase 2: the tile read transposed, the epilogue, the output written
   // along its minor dim.
   return finishHeroEntry(
-      *e, hero, output, getTransposeWriteMap(hero, analysis.transpose, context),
+      *e, hero, output,
+      getTransposeWriteMap(hero, analysis.transpose, context, target),
       synced.getResult(0));
 }
 
@@ -1417,7 +1447,7 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
     return mlir::failure();
   auto entry =
       analysis.kind == EmitterKind::Transpose
-          ? emitter.emitTransposeEntry(name, analysis, output)
+          ? emitter.emitTransposeEntry(name, analysis, output, target)
       : analysis.kind == EmitterKind::Concatenate
           ? emitter.emitConcatenateEntry(name, analysis, output, target)
       : analysis.kind == EmitterKind::DynamicUpdateSlice

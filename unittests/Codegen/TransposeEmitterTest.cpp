@@ -48,10 +48,16 @@ TEST(HeroAnalysisTest, SeedTransposeGoesToTheTransposeEmitter) {
   EXPECT_EQ(analysis.hero->name(), "t");
   EXPECT_EQ(analysis.transpose.dims, (std::vector<int64_t>{20, 160, 170}));
   EXPECT_EQ(analysis.transpose.permutation, (std::vector<int64_t>{2, 1, 0}));
-  TransposeLaunch launch = getTransposeLaunch(analysis.transpose);
+  TransposeLaunch launch = getTransposeLaunch(analysis.transpose, Target::Gpu);
   EXPECT_EQ(launch.config.numThreads, 128);
   EXPECT_EQ(launch.config.numBlocks, 960);
   EXPECT_EQ(launch.tileShape, (std::vector<int64_t>{32, 1, 33}));
+  // On the CPU, tiles of 32 rows by 128 elements of the minor dim: 170
+  // takes 2 of them, 20 one, so 2 * 160 blocks.
+  TransposeLaunch cpu = getTransposeLaunch(analysis.transpose, Target::Cpu);
+  EXPECT_EQ(cpu.config.numThreads, 512);
+  EXPECT_EQ(cpu.config.numBlocks, 320);
+  EXPECT_EQ(cpu.tileShape, (std::vector<int64_t>{32, 1, 129}));
 }
 
 TEST(HeroAnalysisTest, SeedGeluGoesToTheLoopEmitter) {
@@ -139,9 +145,9 @@ ENTRY e {
 /// (in the same block) that the operand element it transposes went into.
 std::string checkTransposeMaps(const HloInstruction &hero,
                                const NormalizedTranspose &n,
-                               mlir::MLIRContext *context) {
-  IndexingMap read = getTransposeReadMap(hero, n, context);
-  IndexingMap write = getTransposeWriteMap(hero, n, context);
+                               mlir::MLIRContext *context, Target target) {
+  IndexingMap read = getTransposeReadMap(hero, n, context, target);
+  IndexingMap write = getTransposeWriteMap(hero, n, context, target);
   size_t rank = hero.shape().rank();
   Expected<std::vector<DomainPoint>> reads = enumerateDomain(read, 1 << 23);
   Expected<std::vector<DomainPoint>> writes = enumerateDomain(write, 1 << 23);
@@ -186,6 +192,16 @@ std::string checkTransposeMaps(const HloInstruction &hero,
   if (static_cast<int64_t>(written.size()) != elements)
     return "some result elements are not written";
   return "";
+}
+
+/// checkTransposeMaps for the CPU's and the GPU's launch.
+std::string checkTransposeMaps(const HloInstruction &hero,
+                               const NormalizedTranspose &n,
+                               mlir::MLIRContext *context) {
+  std::string cpu = checkTransposeMaps(hero, n, context, Target::Cpu);
+  std::string gpu = checkTransposeMaps(hero, n, context, Target::Gpu);
+  return (cpu.empty() ? "" : "cpu: " + cpu) +
+         (gpu.empty() ? "" : "gpu: " + gpu);
 }
 
 TEST(TransposeEmitterTest, SeedMapsByEnumeration) {

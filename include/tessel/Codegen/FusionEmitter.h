@@ -94,25 +94,29 @@ struct FusionOutput {
 /// of a ROOT tuple, with tuple-shaped values (variadic reduces) expanded.
 std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation);
 
-/// The transpose emitter's launch: 128 threads per block (32 columns by 4
-/// rows, each thread 8 rows of a 32x32 tile), one block per tile of the
-/// two swapped dims and per index of the others; the shared tile has the
-/// normalized input's rank, 32 along the two swapped dims (33 along the
+/// The transpose emitter's launch. GPU: 128 threads per block (32 columns
+/// by 4 rows, each thread 8 rows of a 32x32 tile), one block per tile of
+/// the two swapped dims and per index of the others; the shared tile has
+/// the normalized input's rank, 32 along the two swapped dims (33 along the
 /// minor one: a column of padding against bank conflicts) and 1 elsewhere.
 /// The seed's f32[20,160,170] -> [170,160,20]: 960 blocks,
-/// tensor<32x1x33xf32>.
+/// tensor<32x1x33xf32>. CPU: tiles of 32 rows by 128 elements of the
+/// input's minor dim (tensor<32x1x129xf32>), 512 threads, each 8 elements
+/// per phase as on the GPU: the seed's gets 320 blocks.
 struct TransposeLaunch {
   LaunchConfig config;
   std::vector<int64_t> tileShape;
 };
-TransposeLaunch getTransposeLaunch(const NormalizedTranspose &transpose);
+TransposeLaunch getTransposeLaunch(const NormalizedTranspose &transpose,
+                                   Target target = Target::Cpu);
 
 /// The transpose emitter's first phase: (th_x, bl_x)[i] -> (the operand
 /// index of `hero`..., the shared tile index...). Threads run along the
 /// input's minor dim.
 IndexingMap getTransposeReadMap(const HloInstruction &hero,
                                 const NormalizedTranspose &transpose,
-                                mlir::MLIRContext *context);
+                                mlir::MLIRContext *context,
+                                Target target = Target::Cpu);
 /// The second phase: (th_x, bl_x)[i] -> (the index of `hero`'s result...,
 /// the shared tile index...). Threads run along the output's minor dim.
 /// @post with the read map, every element is read and written exactly once
@@ -120,7 +124,8 @@ IndexingMap getTransposeReadMap(const HloInstruction &hero,
 ///       (FusionEmitterTest checks this by enumeration).
 IndexingMap getTransposeWriteMap(const HloInstruction &hero,
                                  const NormalizedTranspose &transpose,
-                                 mlir::MLIRContext *context);
+                                 mlir::MLIRContext *context,
+                                 Target target = Target::Cpu);
 
 /// The column-reduction emitter's launch: a thread per output element (up
 /// to 256 per block, consecutive in memory), the block's accumulators in a

@@ -1,0 +1,152 @@
+//===- StreamingStoresTest.cpp - Non-temporal stores into large outputs ---===//
+//
+// Which stores the streaming copy of a kernel marks non-temporal (parsed
+// LLVM IR, printed back), and that a transpose kernel with its streaming
+// copy gives the evaluator's bits into aligned outputs (the copy) and
+// unaligned ones (the kernel).
+//
+//===----------------------------------------------------------------------===//
+#include "StreamingStores.h"
+#include "KernelCheck.h"
+
+#include "tessel/Codegen/Compiler.h"
+#include "tessel/Hlo/HloEvaluator.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace tessel;
+
+namespace {
+
+/// @k stores a 64-byte vector at element 16 * %i of %out (aligned when %out
+/// is), one at element 16 * %i + 4 (never aligned to 64), a 16-byte one at
+/// element 4 * %i of %out, and one into %in.
+const char *kStores = R"(
+define void @k(ptr %in, ptr %out, i64 %i, <16 x float> %v, <4 x float> %w) {
+  %a = shl i64 %i, 4
+  %p = getelementptr float, ptr %out, i64 %a
+  store <16 x float> %v, ptr %p, align 4
+  %b = add i64 %a, 4
+  %q = getelementptr float, ptr %out, i64 %b
+  store <16 x float> %v, ptr %q, align 4
+  %c = shl i64 %i, 2
+  %r = getelementptr float, ptr %out, i64 %c
+  store <4 x float> %w, ptr %r, align 4
+  %s = getelementptr float, ptr %in, i64 %a
+  store <16 x float> %v, ptr %s, align 4
+  ret void
+}
+)";
+
+/// The module after addStreamingCopy(@k, outputs) and markStreamingStores,
+/// and how many stores were marked.
+std::string streamed(const std::vector<unsigned> &outputs, int &marked) {
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(kStores, diagnostic, context);
+  EXPECT_TRUE(module) << diagnostic.getMessage().str();
+  if (!module)
+    return "";
+  addStreamingCopy(*module, "k", kStreamSuffix, outputs);
+  marked = markStreamingStores(*module);
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  module->print(os, nullptr);
+  return printed;
+}
+
+int count(const std::string &text, const std::string &what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(StreamingStoresTest, AlignedVectorStoresIntoOutputsOnly) {
+  int marked = 0;
+  std::string text = streamed({1}, marked);
+  // The 64-byte store at a multiple of 16 elements and the 16-byte one at
+  // a multiple of 4; not the one 16 bytes off, not the one into %in.
+  EXPECT_EQ(marked, 2) << text;
+  size_t copy = text.find("define void @k_stream");
+  ASSERT_NE(copy, std::string::npos) << text;
+  std::string original = text.substr(0, copy), stream = text.substr(copy);
+  EXPECT_EQ(count(original, "!nontemporal"), 0) << text;
+  EXPECT_EQ(count(original, "sfence"), 0) << text;
+  EXPECT_EQ(count(stream, "!nontemporal"), 2) << text;
+  EXPECT_EQ(count(stream, "align 64, !nontemporal"), 1) << text;
+  EXPECT_EQ(count(stream, "align 16, !nontemporal"), 1) << text;
+  EXPECT_EQ(count(stream, "call void @llvm.x86.sse.sfence()"), 1) << text;
+  EXPECT_NE(stream.find("noinline"), std::string::npos) << text;
+}
+
+TEST(StreamingStoresTest, NothingMarkedWithoutOutputs) {
+  int marked = -1;
+  std::string text = streamed({}, marked);
+  EXPECT_EQ(marked, 0);
+  EXPECT_EQ(count(text, "!nontemporal"), 0) << text;
+  EXPECT_EQ(count(text, "sfence"), 0) << text;
+}
+
+/// A transpose fusion run with TESSEL_STREAM=1 (so that a small output gets
+/// the streaming copy): into a 64-byte aligned output (the copy runs) and
+/// one 16 bytes past a line (the kernel runs), both the evaluator's bits.
+TEST(StreamingStoresTest, TransposeIntoAlignedAndUnalignedOutputs) {
+  const char *text = R"(
+HloModule streamed
+ENTRY e {
+  %p = f32[96,160] parameter(0)
+  %n = f32[96,160] negate(%p)
+  %t = f32[160,96] transpose(%n), dimensions={1,0}
+  ROOT %a = f32[160,96] abs(%t)
+}
+)";
+  auto module = parseTestModule(text);
+  ASSERT_TRUE(module);
+  const char *saved = std::getenv("TESSEL_STREAM");
+  std::string previous = saved ? saved : "";
+  setenv("TESSEL_STREAM", "1", 1);
+  CompileOptions options;
+  Expected<std::string> assembly =
+      emitHloModule(*module, EmitKind::Asm, options);
+  Expected<std::shared_ptr<Executable>> exe =
+      Executable::compile(*module, options);
+  if (saved)
+    setenv("TESSEL_STREAM", previous.c_str(), 1);
+  else
+    unsetenv("TESSEL_STREAM");
+  ASSERT_TRUE(assembly) << assembly.error().message;
+  ASSERT_TRUE(exe) << exe.error().message;
+  EXPECT_NE(assembly->find("kernel_0_stream"), std::string::npos);
+  EXPECT_NE(assembly->find("movntps"), std::string::npos);
+
+  std::vector<Literal> arguments = randomArguments(*module, 3);
+  Expected<Literal> want = evaluateHloModule(*module, arguments);
+  ASSERT_TRUE(want) << want.error().message;
+  size_t bytes =
+      static_cast<size_t>(want->elementCount() * want->elementBytes());
+  for (size_t offset : {size_t(0), size_t(16)}) {
+    SCOPED_TRACE("output at " + std::to_string(offset) + " past a line");
+    std::vector<uint8_t> storage(bytes + 128, 0);
+    uintptr_t at = reinterpret_cast<uintptr_t>(storage.data());
+    uint8_t *out = storage.data() + (64 - at % 64) % 64 + offset;
+    RunOptions run;
+    run.threads = 2;
+    Status ran = (*exe)->runPhysical({arguments[0].data()}, {out}, run);
+    ASSERT_TRUE(ran) << ran.error().message;
+    EXPECT_EQ(std::memcmp(out, want->data(), bytes), 0);
+  }
+}
+
+} // namespace
