@@ -30,6 +30,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <thread>
 
 #include <unistd.h>
@@ -165,6 +166,14 @@ double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   size_t n = values.size();
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/// The CPU time of this process, every thread (a worker that waits for
+/// work spins a little, which counts too).
+double processCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 /// Copies `bytes` from `src` to `dst` in chunks over `threads` workers: the
@@ -495,20 +504,25 @@ int runRun(int argc, char **argv) {
                          copyDst = buffer(bytes / 2, 0);
     if (!copySrc || !copyDst)
       return cli::fail(!copySrc ? copySrc.error() : copyDst.error());
-    std::vector<double> kernelTimes, copyTimes;
+    std::vector<double> kernelTimes, copyTimes, kernelCpu, copyCpu;
     for (int r = 0; r < repeat; ++r) {
       for (size_t p = 0; p < saved.size(); ++p)
         if (!saved[p].empty())
           std::memcpy(in[p].data(), saved[p].data(), saved[p].size());
+      double c0 = processCpuSeconds();
       auto t0 = std::chrono::steady_clock::now();
       Status ran = exe.runPhysical(inPtrs, outPtrs, runOptions);
       auto t1 = std::chrono::steady_clock::now();
+      double c1 = processCpuSeconds();
       if (!ran)
         return cli::fail(ran.error());
       parallelCopy(copyDst->data(), copySrc->data(), bytes / 2, workers);
       auto t2 = std::chrono::steady_clock::now();
+      double c2 = processCpuSeconds();
       kernelTimes.push_back(std::chrono::duration<double>(t1 - t0).count());
       copyTimes.push_back(std::chrono::duration<double>(t2 - t1).count());
+      kernelCpu.push_back(c1 - c0);
+      copyCpu.push_back(c2 - c1);
     }
     double kernel = median(kernelTimes), copy = median(copyTimes);
     llvm::outs() << llvm::format(
@@ -520,6 +534,10 @@ int runRun(int argc, char **argv) {
         "copy of the same bytes: %.3f ms, %.2f GB/s; the kernels run at "
         "%.0f%% of copy speed\n",
         copy * 1e3, bytes / copy / 1e9, 100.0 * copy / kernel);
+    llvm::outs() << llvm::format(
+        "cpu time: %.3f ms median per run, copy %.3f ms (the process's CPU "
+        "time, all threads: steadier than the time on a busy machine)\n",
+        median(kernelCpu) * 1e3, median(copyCpu) * 1e3);
     llvm::outs() << llvm::format("compile: %.1f ms (HLO to callable kernels)\n",
                                  exe.compileMilliseconds());
   }
