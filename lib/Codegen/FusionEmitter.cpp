@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -172,6 +173,23 @@ static TransposeTiling transposeTiling(Target target) {
   return {32, 128, 512};
 }
 
+/// Lanes of the squares the CPU transposes in registers (8x8: a ymm per
+/// row of f32, an xmm of bf16).
+static constexpr int64_t kSquareLanes = 8;
+
+/// Whether the kernel transposes its tile in registers between the two
+/// phases (the CPU, elements of whole bytes): phase 1 fills the tile as on
+/// the GPU, squares of kSquareLanes x kSquareLanes go through vector
+/// registers into a second tile of `cols` rows of `rows` elements, and
+/// phase 2 reads that one along its rows, so that the thread loop reads
+/// consecutive elements instead of gathering a column. Pred elements (a
+/// vector of i1 is bits, a tile holds bytes) read the first tile
+/// transposed, as on the GPU.
+static bool transposesInRegisters(const HloInstruction &hero, Target target) {
+  return target == Target::Cpu &&
+         hero.shape().elementType != PrimitiveType::Pred;
+}
+
 /// Tiles per normalized dim: `rows` along the dim that becomes minor,
 /// `cols` along the minor dim, 1 wide along the others.
 static std::vector<int64_t> tileCounts(const NormalizedTranspose &n,
@@ -253,11 +271,17 @@ static IndexingMap transposeMap(const HloInstruction &hero,
   } else {
     results.assign(operand.begin(), operand.end());
   }
-  for (size_t k = 0; k < rank; ++k)
-    results.push_back(static_cast<int64_t>(k) == colDim ? col
-                      : static_cast<int64_t>(k) == rowDim
-                          ? row
-                          : mlir::getAffineConstantExpr(0, context));
+  if (output && transposesInRegisters(hero, target)) {
+    // The transposed tile: `cols` rows (the output's rows) of `rows`.
+    results.push_back(row);
+    results.push_back(col);
+  } else {
+    for (size_t k = 0; k < rank; ++k)
+      results.push_back(static_cast<int64_t>(k) == colDim ? col
+                        : static_cast<int64_t>(k) == rowDim
+                            ? row
+                            : mlir::getAffineConstantExpr(0, context));
+  }
   std::vector<IndexingVariable> dims = {
       IndexingVariable(0, launch.config.numThreads - 1, "th_x"),
       IndexingVariable(0, launch.config.numBlocks - 1, "bl_x")};
@@ -283,6 +307,26 @@ IndexingMap getTransposeWriteMap(const HloInstruction &hero,
                                  const NormalizedTranspose &n,
                                  mlir::MLIRContext *context, Target target) {
   return transposeMap(hero, n, /*output=*/true, target, context);
+}
+
+/// Between the phases on the CPU: (th_x, bl_x) -> (the first row, the first
+/// column) of the square of the tile that thread th_x transposes; the
+/// threads past the squares do nothing (th_x's range is the squares').
+static IndexingMap transposeSquaresMap(const NormalizedTranspose &n,
+                                       Target target,
+                                       mlir::MLIRContext *context) {
+  TransposeTiling tiling = transposeTiling(target);
+  TransposeLaunch launch = getTransposeLaunch(n, target);
+  int64_t across = tiling.cols / kSquareLanes;
+  int64_t squares = tiling.rows / kSquareLanes * across;
+  mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
+  SmallVector<mlir::AffineExpr> results = {th.floorDiv(across) * kSquareLanes,
+                                           (th % across) * kSquareLanes};
+  std::vector<IndexingVariable> dims = {
+      IndexingVariable(0, squares - 1, "th_x"),
+      IndexingVariable(0, launch.config.numBlocks - 1, "bl_x")};
+  return IndexingMap(mlir::AffineMap::get(2, 0, results, context), dims, {},
+                     {});
 }
 
 //===----------------------------------------------------------------------===//
@@ -500,6 +544,11 @@ private:
   finishHeroEntry(const HeroEntry &e, const HloInstruction &hero,
                   const FusionOutput &output, const IndexingMap &writeMap,
                   mlir::Value tile);
+  /// On the CPU, between the transpose emitter's phases: `tile` (after
+  /// the barrier) transposed in registers, square by square, into a second
+  /// tile, behind a second barrier; returns that tile.
+  mlir::Value emitTileTranspose(const NormalizedTranspose &n, mlir::Value tile,
+                                const HeroEntry &e, Target target);
 
   mlir::ModuleOp module;
   const HloComputation &computation;
@@ -809,13 +858,77 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
         b.create<YieldOp>(l, inserted);
       });
   auto synced = b.create<SyncThreadsOp>(loc, read.getResults());
+  Value tile = synced.getResult(0);
+  if (transposesInRegisters(hero, target))
+    tile = emitTileTranspose(analysis.transpose, tile, *e, target);
 
   // Phase 2: the tile read transposed, the epilogue, the output written
   // along its minor dim.
   return finishHeroEntry(
       *e, hero, output,
-      getTransposeWriteMap(hero, analysis.transpose, context, target),
-      synced.getResult(0));
+      getTransposeWriteMap(hero, analysis.transpose, context, target), tile);
+}
+
+Value FusionEmitter::emitTileTranspose(const NormalizedTranspose &n, Value tile,
+                                       const HeroEntry &e, Target target) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  TransposeTiling tiling = transposeTiling(target);
+  auto tileType = llvm::cast<mlir::RankedTensorType>(tile.getType());
+  mlir::Type element = tileType.getElementType();
+  Value transposed = b.create<AllocateSharedOp>(
+      loc, mlir::RankedTensorType::get({tiling.cols, tiling.rows}, element));
+  auto vectorType = mlir::VectorType::get({kSquareLanes}, element);
+  auto squares = b.create<LoopOp>(
+      loc, transposeSquaresMap(n, target, context),
+      mlir::ValueRange{e.th, e.bl}, mlir::ValueRange{transposed},
+      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange corner, mlir::ValueRange iters) {
+        auto plus = [&](Value v, int64_t k) -> Value {
+          if (k == 0)
+            return v;
+          return nb.create<mlir::arith::AddIOp>(
+              l, v, nb.create<mlir::arith::ConstantIndexOp>(l, k));
+        };
+        Value zero = nb.create<mlir::arith::ConstantIndexOp>(l, 0);
+        Value padding =
+            nb.create<mlir::arith::ConstantOp>(l, nb.getZeroAttr(element));
+        // The square's rows: row r0 + k of the tile, columns c0...
+        SmallVector<Value> rows;
+        for (int64_t k = 0; k < kSquareLanes; ++k) {
+          SmallVector<Value> at(tileType.getRank(), zero);
+          at[n.toMinor()] = plus(corner[0], k);
+          at[n.minor()] = corner[1];
+          rows.push_back(nb.create<mlir::vector::TransferReadOp>(
+              l, vectorType, tile, at, padding, llvm::ArrayRef<bool>{true}));
+        }
+        // ... transposed by swapping the off-diagonal blocks of halves,
+        // quarters, ...: rows i and i + h exchange the elements at columns
+        // with bit h set in row i with those without it in row i + h.
+        for (int64_t h = kSquareLanes / 2; h >= 1; h /= 2)
+          for (int64_t i = 0; i < kSquareLanes; ++i) {
+            if (i & h)
+              continue;
+            SmallVector<int64_t> low, high;
+            for (int64_t c = 0; c < kSquareLanes; ++c) {
+              low.push_back(c & h ? kSquareLanes + c - h : c);
+              high.push_back(c & h ? kSquareLanes + c : c + h);
+            }
+            Value a = rows[i], bv = rows[i + h];
+            rows[i] = nb.create<mlir::vector::ShuffleOp>(l, a, bv, low);
+            rows[i + h] = nb.create<mlir::vector::ShuffleOp>(l, a, bv, high);
+          }
+        // Row j is now column c0 + j: row c0 + j of the transposed tile.
+        Value next = iters[0];
+        for (int64_t j = 0; j < kSquareLanes; ++j)
+          next = nb.create<mlir::vector::TransferWriteOp>(
+                       l, rows[j], next,
+                       mlir::ValueRange{plus(corner[1], j), corner[0]},
+                       llvm::ArrayRef<bool>{true})
+                     .getResult();
+        nb.create<YieldOp>(l, next);
+      });
+  return b.create<SyncThreadsOp>(loc, squares.getResults()).getResult(0);
 }
 
 mlir::FailureOr<mlir::func::FuncOp>

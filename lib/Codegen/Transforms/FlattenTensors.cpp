@@ -17,6 +17,16 @@
 // vector_index). A tensor's layout is its encoding (a string, as HLO prints
 // layouts); no encoding means row-major.
 //
+// A vector transfer of a 1-D vector along the minor dim of a row-major
+// tensor (the transpose emitter's squares on the CPU) reads or writes
+// consecutive elements of the buffer from the offset of its first:
+//
+//   %v = vector.transfer_read %t[%i, %j], %pad : tensor<32x129xf32>,
+//   vector<8xf32>
+//     -> %o = tessel.apply_indexing #indexing_map(%i, %j)  // i * 129 + j
+//        %v = vector.transfer_read %t[%o], %pad : tensor<4128xf32>,
+//        vector<8xf32>
+//
 //===----------------------------------------------------------------------===//
 #include "../ElementalEmitter.h"
 #include "tessel/Codegen/Passes.h"
@@ -25,6 +35,7 @@
 #include "tessel/Layout/ShapeParser.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
 namespace tessel {
@@ -181,6 +192,29 @@ struct FlattenTensorsPass
     return mlir::Value(composeWithProducer(op).getResult(0));
   }
 
+  /// (d0) -> (d0): a 1-D vector of a 1-D tensor.
+  static mlir::AffineMap minorIdentity(mlir::Operation *op) {
+    return mlir::AffineMap::getMinorIdentityMap(1, 1, op->getContext());
+  }
+
+  /// The offset of a transfer's first element in the flattened tensor of
+  /// `type`; null when the tensor stays as it is. Only a 1-D vector along
+  /// the minor dim of a row-major tensor is flattened.
+  mlir::FailureOr<mlir::Value>
+  linearizeTransfer(mlir::OpBuilder &b, mlir::VectorTransferOpInterface op,
+                    mlir::Type type, mlir::ValueRange indices) {
+    if (!needsFlattening(type))
+      return mlir::Value();
+    auto tensor = llvm::cast<mlir::RankedTensorType>(type);
+    if (tensor.getEncoding() || op.getVectorType().getRank() != 1 ||
+        !op.getPermutationMap().isMinorIdentity()) {
+      op->emitOpError() << "flattens only 1-D vectors along the minor dim of a "
+                           "row-major tensor";
+      return mlir::failure();
+    }
+    return linearize(b, op, type, indices);
+  }
+
   void runOnOperation() override {
     mlir::ModuleOp module = getOperation();
     bool failed = false;
@@ -203,6 +237,25 @@ struct FlattenTensorsPass
         if (mlir::failed(offset))
           return void(failed = true);
         insert.getIndicesMutable().assign(*offset);
+      } else if (auto read = llvm::dyn_cast<mlir::vector::TransferReadOp>(op)) {
+        auto offset = linearizeTransfer(b, read, read.getSource().getType(),
+                                        read.getIndices());
+        if (mlir::failed(offset))
+          return void(failed = true);
+        if (*offset) {
+          read.getIndicesMutable().assign(*offset);
+          read.setPermutationMap(minorIdentity(op));
+        }
+      } else if (auto write =
+                     llvm::dyn_cast<mlir::vector::TransferWriteOp>(op)) {
+        auto offset = linearizeTransfer(b, write, write.getSource().getType(),
+                                        write.getIndices());
+        if (mlir::failed(offset))
+          return void(failed = true);
+        if (*offset) {
+          write.getIndicesMutable().assign(*offset);
+          write.setPermutationMap(minorIdentity(op));
+        }
       }
     });
     if (failed)
