@@ -199,6 +199,7 @@ def has_narrow_floats(sig):
 TIME_RE = re.compile(r"time: ([\d.]+) ms median of (\d+) runs, ([\d.]+) GB/s \((\d+) bytes")
 COPY_RE = re.compile(r"copy of the same bytes: ([\d.]+) ms, ([\d.]+) GB/s; the kernels run at (\d+)%")
 COMPILE_RE = re.compile(r"compile: ([\d.]+) ms")
+CPU_RE = re.compile(r"cpu time: ([\d.]+) ms median per run, copy ([\d.]+) ms")
 
 
 def pin(cpus):
@@ -226,9 +227,13 @@ def run_tessel(binary, hlo, repeat, threads, cpus, excess=False, extra=()):
     t, c, k = TIME_RE.search(out), COPY_RE.search(out), COMPILE_RE.search(out)
     if not (t and c and k):
         return {"error": [f"cannot parse tessel's output: {out!r}"], "cmd": " ".join(cmd)}
-    return {"ms": float(t.group(1)), "gbs": float(t.group(3)), "bytes": int(t.group(4)),
-            "copy_ms": float(c.group(1)), "copy_gbs": float(c.group(2)),
-            "compile_ms": float(k.group(1)), "cmd": " ".join(cmd)}
+    res = {"ms": float(t.group(1)), "gbs": float(t.group(3)), "bytes": int(t.group(4)),
+           "copy_ms": float(c.group(1)), "copy_gbs": float(c.group(2)),
+           "compile_ms": float(k.group(1)), "cmd": " ".join(cmd)}
+    cpu = CPU_RE.search(out)  # tessel builds that print the process's CPU time
+    if cpu:
+        res["cpu_ms"], res["copy_cpu_ms"] = float(cpu.group(1)), float(cpu.group(2))
+    return res
 
 
 # ---------------------------------------------------------------------------
@@ -581,6 +586,21 @@ def main():
             xa = [x for x in xla_all_rounds.get(c, []) if "error" not in x]
             row.append(fmt(med([x["ms"] for x in xa]), ".2f"))
         print("| " + " | ".join(row) + " |")
+
+    # CPU time (all threads of tessel's process), steadier than the wall
+    # time on a busy machine; only from tessel builds that print it.
+    cpu_lines = []
+    for (c, mode), results in rows.items():
+        timed = [x for x in results
+                 if "cpu_ms" in x and "error" not in x and not x.get("compile_only")]
+        if timed:
+            cpu_lines.append(
+                f"# {c} {mode}: tessel CPU time {med([x['cpu_ms'] for x in timed]):.2f} ms, "
+                f"copy {med([x['copy_cpu_ms'] for x in timed]):.2f} ms, "
+                f"{med([100 * x['copy_cpu_ms'] / x['cpu_ms'] for x in timed]):.0f}% of copy")
+    if cpu_lines:
+        print()
+        print("\n".join(cpu_lines))
 
     if xla:
         print()

@@ -665,17 +665,20 @@ struct StreamedKernel {
 
 /// The kernels of `plan` that get a streaming copy (StreamingStores.h): the
 /// transpose emitter's, where its outputs take at least the relayouts'
-/// streaming threshold (half the last-level cache); TESSEL_STREAM=0 or 1
-/// decides instead (tests).
-std::vector<StreamedKernel> streamedKernels(const ModulePlan &plan) {
+/// streaming threshold (half the last-level cache), unless they run as a
+/// relayout; TESSEL_STREAM=0 or 1 decides instead (tests).
+std::vector<StreamedKernel> streamedKernels(const ModulePlan &plan,
+                                            const CompileOptions &options) {
   std::vector<StreamedKernel> streamed;
   const char *mode = std::getenv("TESSEL_STREAM");
   bool force = mode && *mode;
   if (force && mode[0] != '1')
     return streamed;
-  for (const PlannedKernel &kernel : plan.kernels) {
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const PlannedKernel &kernel = plan.kernels[k];
     if (analyzeFusion(*kernel.computation, kernel.outputIndices).kind !=
-        EmitterKind::Transpose)
+            EmitterKind::Transpose ||
+        explainedMove(plan, k, options))
       continue;
     int64_t bytes = 0;
     for (int b : kernel.outputs)
@@ -786,7 +789,7 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
     return machine.error();
   // The options hold function_refs: the callables live in the executable.
   llvm::TargetMachine *target = machine->get();
-  std::vector<StreamedKernel> streamed = streamedKernels(exe->plan);
+  std::vector<StreamedKernel> streamed = streamedKernels(exe->plan, options);
   exe->optimize = optimizer(target);
   exe->build = [target, streamed](mlir::Operation *op,
                                   llvm::LLVMContext &context) {
@@ -1083,7 +1086,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
     return machine.error();
   llvm::LLVMContext llvmContext;
   auto llvmModule = translateWithCopies(**mlirModule, llvmContext, **machine,
-                                        streamedKernels(*plan));
+                                        streamedKernels(*plan, options));
   if (!llvmModule)
     return Error("translation to LLVM IR failed");
   auto optimize = optimizer(machine->get());
