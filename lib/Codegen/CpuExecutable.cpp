@@ -881,7 +881,17 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         text +=
             describeLaunch(launch.config) + " threads; shared tile " + tile +
             std::string(primitiveTypeName(analysis.hero->shape().elementType)) +
-            " (one column of padding)\n";
+            " (one column of padding)" +
+            (transposesInRegisters(*analysis.hero, target)
+                 ? "; 8x8 squares transposed in registers into a second "
+                   "tile of " +
+                       std::to_string(
+                           launch.tileShape[analysis.transpose.minor()] - 1) +
+                       "x" +
+                       std::to_string(
+                           launch.tileShape[analysis.transpose.toMinor()])
+                 : std::string()) +
+            "\n";
         text += "  phase 1, threads -> (operand, tile): " +
                 getTransposeReadMap(*analysis.hero, analysis.transpose,
                                     context.get(), target)

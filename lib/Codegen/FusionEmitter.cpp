@@ -185,7 +185,7 @@ static constexpr int64_t kSquareLanes = 8;
 /// consecutive elements instead of gathering a column. Pred elements (a
 /// vector of i1 is bits, a tile holds bytes) read the first tile
 /// transposed, as on the GPU.
-static bool transposesInRegisters(const HloInstruction &hero, Target target) {
+bool transposesInRegisters(const HloInstruction &hero, Target target) {
   return target == Target::Cpu &&
          hero.shape().elementType != PrimitiveType::Pred;
 }

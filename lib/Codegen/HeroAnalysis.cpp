@@ -517,7 +517,7 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
       hero->operand(0)->shape().toString() + " to " + hero->shape().toString() +
       " (physical dims normalized " + listString(n.dims, "[", "]") + " by " +
       listString(n.permutation, "{", "}") + "), moving the minor dim: " +
-      "tiles of 32x32 go through shared memory so that reads and writes " +
+      "tiles go through shared memory so that reads and writes " +
       "both run along a minor dim";
   return analysis;
 }

@@ -110,6 +110,11 @@ struct TransposeLaunch {
 TransposeLaunch getTransposeLaunch(const NormalizedTranspose &transpose,
                                    Target target = Target::Cpu);
 
+/// Whether the transpose emitter's kernel transposes its tile in registers
+/// between the phases, into a second tile that phase 2 reads along its
+/// rows (the CPU, elements of whole bytes; docs/codegen.md, "Heroes").
+bool transposesInRegisters(const HloInstruction &hero, Target target);
+
 /// The transpose emitter's first phase: (th_x, bl_x)[i] -> (the operand
 /// index of `hero`..., the shared tile index...). Threads run along the
 /// input's minor dim.
