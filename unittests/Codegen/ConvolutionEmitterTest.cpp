@@ -20,13 +20,6 @@ using namespace tessel;
 
 namespace {
 
-std::string dimsText(const std::vector<int64_t> &dims) {
-  std::string text = "[";
-  for (size_t d = 0; d < dims.size(); ++d)
-    text += (d ? "," : "") + std::to_string(dims[d]);
-  return text + "]";
-}
-
 /// Dims given in canonical order (two special dims, then the spatial ones)
 /// stored in the order `order` (order[d]: the canonical dim at position d),
 /// and the dim_labels letters for that order.
@@ -91,24 +84,25 @@ std::string randomConvolution(std::mt19937 &rng, const std::string &type) {
     rhsDilate += x + std::to_string(rd);
     reversal += x + std::to_string(rev);
   }
-  std::string body = "  %l = " + type + dimsText(lhs.dims()) +
-                     " parameter(0)\n  %r = " + type + dimsText(rhs.dims()) +
-                     " parameter(1)\n";
+  std::string body = "  %l = " + type + shapeText("", lhs.dims()) +
+                     " parameter(0)\n  %r = " + type +
+                     shapeText("", rhs.dims()) + " parameter(1)\n";
   std::string input = "%l";
   if (pick(0, 2) == 0) {
-    body += "  %n = " + type + dimsText(lhs.dims()) + " negate(%l)\n";
+    body += "  %n = " + type + shapeText("", lhs.dims()) + " negate(%l)\n";
     input = "%n";
   }
   bool epilogue = pick(0, 2) == 0;
   body += std::string(epilogue ? "  %c = " : "  ROOT %c = ") + type +
-          dimsText(out.dims()) + " convolution(" + input + ", %r), window={" +
-          size + " " + stride + " " + pad + " " + lhsDilate + " " + rhsDilate +
-          " " + reversal + "}, dim_labels=" + lhs.labels('b', 'f') + "_" +
-          rhs.labels('i', 'o') + "->" + out.labels('b', 'f') +
+          shapeText("", out.dims()) + " convolution(" + input +
+          ", %r), window={" + size + " " + stride + " " + pad + " " +
+          lhsDilate + " " + rhsDilate + " " + reversal +
+          "}, dim_labels=" + lhs.labels('b', 'f') + "_" + rhs.labels('i', 'o') +
+          "->" + out.labels('b', 'f') +
           ", feature_group_count=" + std::to_string(g) +
           ", batch_group_count=" + std::to_string(bg) + "\n";
   if (epilogue)
-    body += "  ROOT %a = " + type + dimsText(out.dims()) + " abs(%c)\n";
+    body += "  ROOT %a = " + type + shapeText("", out.dims()) + " abs(%c)\n";
   return "HloModule m\nENTRY e {\n" + body + "}\n";
 }
 

@@ -22,20 +22,6 @@ using namespace tessel;
 
 namespace {
 
-std::string dimsText(const std::vector<int64_t> &dims) {
-  std::string text = "[";
-  for (size_t d = 0; d < dims.size(); ++d)
-    text += (d ? "," : "") + std::to_string(dims[d]);
-  return text + "]";
-}
-
-std::string listText(const std::vector<int64_t> &values) {
-  std::string text = "{";
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? "," : "") + std::to_string(values[i]);
-  return text + "}";
-}
-
 bool contains(const std::vector<int64_t> &v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -122,18 +108,18 @@ RandomGather randomGather(std::mt19937 &rng, const std::string &type,
       outDims[p] = batch[b++];
   }
   const std::string &t = type;
-  std::string body = "  %op = " + t + dimsText(dims) + " parameter(0)\n" +
-                     "  %idx = " + indexType + dimsText(indexDims) +
+  std::string body = "  %op = " + t + shapeText("", dims) + " parameter(0)\n" +
+                     "  %idx = " + indexType + shapeText("", indexDims) +
                      " parameter(1)\n";
   std::string operand = "%op";
   if (chance(30)) {
-    body += "  %o = " + t + dimsText(dims) + " negate(%op)\n";
+    body += "  %o = " + t + shapeText("", dims) + " negate(%op)\n";
     operand = "%o";
   }
   bool epilogue = chance(30);
   body +=
       std::string(epilogue ? "  %g = " : "  ROOT %g = ") + t +
-      dimsText(outDims) + " gather(" + operand +
+      shapeText("", outDims) + " gather(" + operand +
       ", %idx), offset_dims=" + listText(offsetDims) +
       ", collapsed_slice_dims=" + listText(collapsed) +
       ", start_index_map=" + listText(startIndexMap) +
@@ -144,7 +130,7 @@ RandomGather randomGather(std::mt19937 &rng, const std::string &type,
       ", index_vector_dim=" + std::to_string(vectorDim) +
       ", slice_sizes=" + listText(sliceSizes) + "\n";
   if (epilogue)
-    body += "  ROOT %a = " + t + dimsText(outDims) + " abs(%g)\n";
+    body += "  ROOT %a = " + t + shapeText("", outDims) + " abs(%g)\n";
   r.text = "HloModule m\nENTRY e {\n" + body + "}\n";
   return r;
 }

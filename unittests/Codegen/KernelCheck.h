@@ -48,6 +48,19 @@ inline std::string shapeText(const std::string &type,
   return text + "]" + layout;
 }
 
+/// "a,b,...".
+inline std::string joinText(const std::vector<int64_t> &values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? "," : "") + std::to_string(values[i]);
+  return text;
+}
+
+/// "{a,b,...}", an HLO attribute's list.
+inline std::string listText(const std::vector<int64_t> &values) {
+  return "{" + joinText(values) + "}";
+}
+
 struct KernelCheckResult {
   /// Empty when the module compiled, ran and matched; otherwise what went
   /// wrong, for the test's message.

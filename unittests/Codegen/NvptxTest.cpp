@@ -145,13 +145,6 @@ std::vector<std::string> gpuTestModules() {
   return files;
 }
 
-std::string listText(const std::vector<int64_t> &values) {
-  std::string text;
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? "," : "") + std::to_string(values[i]);
-  return text;
-}
-
 /// One module of `count` fusions, each a transpose (of 2 to 4 dims, with a
 /// producer and a consumer) of every element type the emitters take;
 /// most are heroes of the transpose emitter, the rest loop fusions.
@@ -178,7 +171,7 @@ std::string randomTransposes(int count, uint64_t seed) {
     std::string name = "%fused_" + std::to_string(i);
     computations += name + " {\n  %p = " + in + " parameter(0)\n  %n = " + in +
                     " negate(%p)\n  %t = " + res +
-                    " transpose(%n), dimensions={" + listText(permutation) +
+                    " transpose(%n), dimensions={" + joinText(permutation) +
                     "}\n  ROOT %a = " + res + " add(%t, %t)\n}\n";
     std::string param = "%p" + std::to_string(i);
     entry += "  " + param + " = " + in + " parameter(" + std::to_string(i) +

@@ -34,18 +34,11 @@ std::shared_ptr<Executable> compile(const HloModule &module, bool relayouts,
   return exe ? *exe : nullptr;
 }
 
-std::string listText(const std::vector<int64_t> &values) {
-  std::string text;
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? "," : "") + std::to_string(values[i]);
-  return text;
-}
-
 /// `type[dims]{minor_to_major[:tiles]}`.
 std::string shapeText(const std::string &type, const std::vector<int64_t> &dims,
                       const std::vector<int64_t> &minorToMajor,
                       const std::string &tiles = "") {
-  return type + "[" + listText(dims) + "]{" + listText(minorToMajor) +
+  return type + "[" + joinText(dims) + "]{" + joinText(minorToMajor) +
          (tiles.empty() ? "" : ":" + tiles) + "}";
 }
 
@@ -85,7 +78,7 @@ std::string randomMove(std::mt19937_64 &random) {
     outDims[d] = dims[perm[d]];
   std::string out = shapeText(type, outDims, outOrder, tiles);
   std::string transpose =
-      out + " transpose(%p), dimensions={" + listText(perm) + "}";
+      out + " transpose(%p), dimensions={" + joinText(perm) + "}";
   if (kind == 0)
     return "HloModule m\nENTRY e {\n  %p = " + in +
            " parameter(0)\n  ROOT %t = " + transpose + "\n}\n";

@@ -31,20 +31,6 @@ using namespace tessel;
 
 namespace {
 
-std::string dimsText(const std::vector<int64_t> &dims) {
-  std::string text = "[";
-  for (size_t d = 0; d < dims.size(); ++d)
-    text += (d ? "," : "") + std::to_string(dims[d]);
-  return text + "]";
-}
-
-std::string listText(const std::vector<int64_t> &values) {
-  std::string text = "{";
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? "," : "") + std::to_string(values[i]);
-  return text + "}";
-}
-
 /// A combiner computation `combine` of `op` (add, multiply, maximum, or
 /// replace: the update wins).
 std::string combiner(const std::string &type, const std::string &op) {
@@ -127,30 +113,30 @@ RandomScatter variadicScatterText(
   size_t n = types.size();
   std::string body, operands, updates, resultShape;
   for (size_t k = 0; k < n; ++k)
-    body += "  %op" + std::to_string(k) + " = " + types[k] + dimsText(dims) +
-            " parameter(" + std::to_string(k) + ")\n";
-  body += "  %idx = s32" + dimsText(indexDims) + " parameter(" +
+    body += "  %op" + std::to_string(k) + " = " + types[k] +
+            shapeText("", dims) + " parameter(" + std::to_string(k) + ")\n";
+  body += "  %idx = s32" + shapeText("", indexDims) + " parameter(" +
           std::to_string(n) + ")\n";
   for (size_t k = 0; k < n; ++k)
     body += "  %up" + std::to_string(k) + " = " + types[k] +
-            dimsText(updateDims) + " parameter(" + std::to_string(n + 1 + k) +
-            ")\n";
+            shapeText("", updateDims) + " parameter(" +
+            std::to_string(n + 1 + k) + ")\n";
   for (size_t k = 0; k < n; ++k) {
     std::string name = "%op" + std::to_string(k);
     if (rng() % 100 < 25) {
-      body += "  %o" + std::to_string(k) + " = " + types[k] + dimsText(dims) +
-              " negate(" + name + ")\n";
+      body += "  %o" + std::to_string(k) + " = " + types[k] +
+              shapeText("", dims) + " negate(" + name + ")\n";
       name = "%o" + std::to_string(k);
     }
     operands += (k ? ", " : "") + name;
     name = "%up" + std::to_string(k);
     if (rng() % 100 < 25) {
       body += "  %u" + std::to_string(k) + " = " + types[k] +
-              dimsText(updateDims) + " negate(" + name + ")\n";
+              shapeText("", updateDims) + " negate(" + name + ")\n";
       name = "%u" + std::to_string(k);
     }
     updates += (k ? ", " : "") + name;
-    resultShape += (k ? ", " : "") + types[k] + dimsText(dims);
+    resultShape += (k ? ", " : "") + types[k] + shapeText("", dims);
   }
   bool epilogue = rng() % 100 < 30;
   body += std::string(epilogue ? "  %s = (" : "  ROOT %s = (") + resultShape +
@@ -158,11 +144,12 @@ RandomScatter variadicScatterText(
   if (epilogue) {
     std::string elements;
     for (size_t k = 0; k < n; ++k) {
-      body += "  %g" + std::to_string(k) + " = " + types[k] + dimsText(dims) +
+      body += "  %g" + std::to_string(k) + " = " + types[k] +
+              shapeText("", dims) +
               " get-tuple-element(%s), index=" + std::to_string(k) + "\n";
       elements += (k ? ", %g" : "%a") + std::to_string(k);
     }
-    body += "  %a0 = " + types[0] + dimsText(dims) + " abs(%g0)\n";
+    body += "  %a0 = " + types[0] + shapeText("", dims) + " abs(%g0)\n";
     body += "  ROOT %t = (" + resultShape + ") tuple(" + elements + ")\n";
   }
   r.indexParameter = static_cast<int64_t>(n);
@@ -260,26 +247,27 @@ RandomScatter randomScatter(std::mt19937 &rng,
         });
   const std::string &t = types.front();
   const std::string &op = ops.front();
-  std::string body = "  %op = " + t + dimsText(dims) + " parameter(0)\n" +
-                     "  %idx = s32" + dimsText(indexDims) + " parameter(1)\n" +
-                     "  %up = " + t + dimsText(updateDims) + " parameter(2)\n";
+  std::string body = "  %op = " + t + shapeText("", dims) + " parameter(0)\n" +
+                     "  %idx = s32" + shapeText("", indexDims) +
+                     " parameter(1)\n" + "  %up = " + t +
+                     shapeText("", updateDims) + " parameter(2)\n";
   std::string operand = "%op", updates = "%up";
   if (chance(30)) {
-    body += "  %o = " + t + dimsText(dims) + " negate(%op)\n";
+    body += "  %o = " + t + shapeText("", dims) + " negate(%op)\n";
     operand = "%o";
   }
   if (chance(30)) {
-    body += "  %u = " + t + dimsText(updateDims) + " negate(%up)\n";
+    body += "  %u = " + t + shapeText("", updateDims) + " negate(%up)\n";
     updates = "%u";
   }
   bool epilogue = chance(30);
   body += std::string(epilogue ? "  %s = " : "  ROOT %s = ") + t +
-          dimsText(dims) + " scatter(" + operand + ", %idx, " + updates +
+          shapeText("", dims) + " scatter(" + operand + ", %idx, " + updates +
           "), update_window_dims=" + listText(updateWindowDims) +
           dimensionNumbers(inserted, toOperand, batching, indicesBatching,
                            vectorDim);
   if (epilogue)
-    body += "  ROOT %a = " + t + dimsText(dims) + " abs(%s)\n";
+    body += "  ROOT %a = " + t + shapeText("", dims) + " abs(%s)\n";
   r.text = "HloModule m\n" + combiner(t, op) + "ENTRY e {\n" + body + "}\n";
   return r;
 }

@@ -250,13 +250,6 @@ RandomTranspose randomTranspose(std::mt19937 &rng) {
   }
 }
 
-std::string listText(const std::vector<int64_t> &values) {
-  std::string text;
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? "," : "") + std::to_string(values[i]);
-  return text;
-}
-
 TEST(TransposeEmitterTest, RandomMapsByEnumeration) {
   mlir::MLIRContext context;
   std::mt19937 rng(12);
@@ -269,7 +262,7 @@ TEST(TransposeEmitterTest, RandomMapsByEnumeration) {
     std::string text =
         "HloModule m\nENTRY e {\n  %p = " + shapeText("f32", t.dims) +
         " parameter(0)\n  ROOT %t = " + shapeText("f32", out) +
-        " transpose(%p), dimensions={" + listText(t.permutation) + "}\n}\n";
+        " transpose(%p), dimensions={" + joinText(t.permutation) + "}\n}\n";
     auto module = parseTestModule(text);
     ASSERT_TRUE(module);
     FusionAnalysis analysis = analyzeFusion(entry(*module));
@@ -315,11 +308,11 @@ TEST(TransposeEmitterTest, RandomTransposesMatchTheEvaluator) {
     std::string body;
     if (trial % 3 == 0 || isPred) {
       body = "  %p = " + in + " parameter(0)\n  ROOT %t = " + res +
-             " transpose(%p), dimensions={" + listText(t.permutation) + "}\n";
+             " transpose(%p), dimensions={" + joinText(t.permutation) + "}\n";
     } else {
       body = "  %p = " + in + " parameter(0)\n  %n = " + in +
              " negate(%p)\n  %t = " + res + " transpose(%n), dimensions={" +
-             listText(t.permutation) + "}\n  %q = " + res +
+             joinText(t.permutation) + "}\n  %q = " + res +
              " parameter(1)\n  %m = " + res +
              " multiply(%t, %q)\n  ROOT %a = " + res + " add(%m, %t)\n";
     }
