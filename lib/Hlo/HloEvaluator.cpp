@@ -83,6 +83,40 @@ bool reducesInPartials(const HloInstruction &reduce) {
          input.dims[last] >= 2 * kReductionPartials;
 }
 
+bool reducesInAnyOrder(const HloInstruction &reduce) {
+  if (reduce.opcode() != HloOpcode::Reduce || reduce.operandCount() != 2 ||
+      reduce.shape().isTuple())
+    return false;
+  std::optional<HloOpcode> op = simpleBinary(*reduce.calledComputation());
+  PrimitiveType type = reduce.shape().elementType;
+  if (!op || reduce.calledComputation()->root()->shape().elementType != type)
+    return false;
+  bool maxMin = *op == HloOpcode::Maximum || *op == HloOpcode::Minimum;
+  bool bitwise =
+      *op == HloOpcode::And || *op == HloOpcode::Or || *op == HloOpcode::Xor;
+  switch (type) {
+  case PrimitiveType::F16:
+  case PrimitiveType::BF16:
+  case PrimitiveType::F32:
+  case PrimitiveType::F64:
+    return maxMin;
+  case PrimitiveType::Pred:
+    return bitwise;
+  case PrimitiveType::S8:
+  case PrimitiveType::S16:
+  case PrimitiveType::S32:
+  case PrimitiveType::S64:
+  case PrimitiveType::U8:
+  case PrimitiveType::U16:
+  case PrimitiveType::U32:
+  case PrimitiveType::U64:
+    return maxMin || bitwise || *op == HloOpcode::Add ||
+           *op == HloOpcode::Multiply;
+  default:
+    return false;
+  }
+}
+
 bool sumsColumnsInSegments(const HloInstruction &reduce) {
   if (reduce.opcode() != HloOpcode::Reduce || reduce.operandCount() != 2 ||
       reduce.shape().isTuple())

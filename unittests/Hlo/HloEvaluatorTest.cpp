@@ -480,6 +480,88 @@ TEST(HloEvaluator, OnlyWideSumsAndNarrowMaxMinOverTheMinorDimArePartial) {
   EXPECT_TRUE(reduceOf("f32", "add", "64,4", "{0,1}", "0"));  // minor in memory
 }
 
+TEST(HloEvaluator, OrderFreeReducesGiveTheSameBitsInAnyOrder) {
+  // reducesInAnyOrder: the rows shuffled give the same bits (any NaN equal
+  // to any other), signed zeros, NaNs, infinities and wrapping included;
+  // the sums of floats, which it leaves out, do not.
+  struct Case {
+    const char *type, *op;
+    bool anyOrder;
+  } cases[] = {{"f32", "maximum", true},  {"f64", "minimum", true},
+               {"bf16", "maximum", true}, {"f16", "minimum", true},
+               {"s32", "add", true},      {"u8", "multiply", true},
+               {"s64", "maximum", true},  {"u16", "minimum", true},
+               {"s8", "xor", true},       {"pred", "or", true},
+               {"pred", "and", true},     {"f32", "add", false},
+               {"bf16", "add", false},    {"f64", "add", false}};
+  std::mt19937 rng(11);
+  const double specials[] = {0.0,      -0.0,      NAN,   -NAN,
+                             INFINITY, -INFINITY, 1e-40, -1e-40};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(c.type) + " " + c.op);
+    std::string type = c.type;
+    std::string text = "HloModule m\nr {\n  a = " + type +
+                       "[] parameter(0)\n  b = " + type +
+                       "[] parameter(1)\n  ROOT s = " + type + "[] " + c.op +
+                       "(a, b)\n}\nENTRY e {\n  p = " + type +
+                       "[6,300] parameter(0)\n  z = " + type +
+                       "[] parameter(1)\n  ROOT x = " + type +
+                       "[6] reduce(p, z), dimensions={1}, to_apply=r\n}\n";
+    auto module = parseHloModule(text);
+    ASSERT_TRUE(module) << text;
+    EXPECT_EQ(reducesInAnyOrder(*(*module)->entry()->root()), c.anyOrder);
+    Literal x((*module)->entry()->parameters()[0]->shape());
+    Literal init((*module)->entry()->parameters()[1]->shape());
+    bool isFloat = type[0] == 'f' || type[0] == 'b';
+    auto fill = [&](Literal &l, int64_t i) {
+      if (!isFloat)
+        l.setBits(i, (uint64_t(rng()) << 32) | rng());
+      else if (rng() % 8 == 0)
+        l.setDouble(i, specials[rng() % 8]);
+      else
+        l.setDouble(i, std::ldexp(double(int64_t(rng() % 2001) - 1000),
+                                  int(rng() % 80) - 40));
+    };
+    for (int64_t i = 0; i < x.elementCount(); ++i)
+      fill(x, i);
+    // Rows 0 to 2 finite, so that a float sum's bits can differ.
+    if (isFloat)
+      for (int64_t i = 0; i < 3 * 300; ++i)
+        if (!std::isfinite(x.getDouble(i)))
+          x.setDouble(i, 1.5);
+    // Row 4 only signed zeros: max and min must order them.
+    if (isFloat)
+      for (int64_t i = 4 * 300; i < 5 * 300; ++i)
+        x.setDouble(i, rng() % 2 ? 0.0 : -0.0);
+    fill(init, 0);
+    if (isFloat && !std::isfinite(init.getDouble(0)))
+      init.setDouble(0, rng() % 2 ? 0.0 : -0.0);
+    if (isFloat && std::isnan(init.getDouble(0)))
+      init.setDouble(0, 0.5);
+    Expected<Literal> want = evaluateHloModule(**module, {x, init});
+    ASSERT_TRUE(want);
+    bool anyDiffers = false;
+    for (int trial = 0; trial < 8; ++trial) {
+      Literal shuffled = x;
+      for (int64_t row = 0; row < 6; ++row)
+        for (int64_t k = 299; k > 0; --k) {
+          int64_t j = rng() % (k + 1);
+          uint64_t a = shuffled.getBits(row * 300 + k);
+          shuffled.setBits(row * 300 + k, shuffled.getBits(row * 300 + j));
+          shuffled.setBits(row * 300 + j, a);
+        }
+      Expected<Literal> got = evaluateHloModule(**module, {shuffled, init});
+      ASSERT_TRUE(got);
+      for (int64_t row = 0; row < 6; ++row) {
+        bool nan = isFloat && std::isnan(got->getDouble(row)) &&
+                   std::isnan(want->getDouble(row));
+        anyDiffers |= !nan && got->getBits(row) != want->getBits(row);
+      }
+    }
+    EXPECT_EQ(anyDiffers, !c.anyOrder);
+  }
+}
+
 namespace {
 
 /// f32[rows, columns] summed along dim 0 (a column sum), starting at `init`.

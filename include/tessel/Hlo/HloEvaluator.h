@@ -104,6 +104,18 @@ inline constexpr int64_t kReductionPartials = 16;
 /// sum of both (HloEvaluatorTest checks it on random rows).
 bool reducesInPartials(const HloInstruction &reduce);
 
+/// Whether the bits of `reduce`'s result do not depend on the order its
+/// elements are combined in, NaN payloads aside (a NaN stays a NaN, and
+/// kernel checks count any NaN equal to any other): a reduce of one operand
+/// by a lone maximum or minimum of f16, bf16, f32 or f64 (the evaluator
+/// orders +0 above -0, so max and min are associative and commutative in
+/// the bits), or a lone add, multiply, maximum, minimum, and, or or xor of
+/// an integer of 8 to 64 bits (wrapping arithmetic), or an and, or or xor
+/// of pred. The GPU's row reduction combines such reduces in any order
+/// (HeroAnalysis.h); HloEvaluatorTest checks that a reversed operand gives
+/// the same bits.
+bool reducesInAnyOrder(const HloInstruction &reduce);
+
 /// Rows per segment of the compiler's column-sum order.
 inline constexpr int64_t kColumnSumSegmentRows = 256;
 
