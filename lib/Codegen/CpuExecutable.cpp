@@ -864,8 +864,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
     for (const PlannedKernel &kernel : plan->kernels) {
       std::vector<FusionOutput> all = getFusionOutputs(*kernel.computation);
       const Shape &shape = all[kernel.outputIndices.front()].shape();
-      FusionAnalysis analysis =
-          analyzeFusion(*kernel.computation, kernel.outputIndices);
+      FusionAnalysis analysis = analyzeFusion(
+          *kernel.computation, kernel.outputIndices, launchTarget(options));
       text += kernel.name + ": " + kernel.origin + ", computation %" +
               kernel.computation->name() + "\n";
       text += "  emitter: " + std::string(emitterKindName(analysis.kind)) +
@@ -919,6 +919,37 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         text += "  threads -> (output, tile): " +
                 getColumnReductionWriteMap(*analysis.hero, analysis.reduction,
                                            context.get(), target)
+                    .toString() +
+                "\n";
+      } else if (analysis.kind == EmitterKind::RowReduction) {
+        const RowReduction &r = analysis.rowReduction;
+        RowReductionLaunch launch = getRowReductionLaunch(r);
+        int64_t tail = r.minor % kRowReductionLanes;
+        text +=
+            describeLaunch(launch.config) + " threads, " +
+            std::to_string(kRowReductionLanes) + " per row (" +
+            std::to_string(launch.rowsPerBlock) +
+            " rows per block); partial results in a shared tile " +
+            std::to_string(launch.tileShape[0]) + "x" +
+            std::to_string(launch.tileShape[1]) + "x" +
+            std::to_string(launch.tileShape[2]) + "x" +
+            std::string(primitiveTypeName(analysis.hero->shape().elementType)) +
+            " (row, run, lane); the 16 threads of a row read 16 "
+            "consecutive elements at a time (coalesced), then its first "
+            "thread folds the 16 in order" +
+            (tail ? " and the " + std::to_string(tail) + " past them" : "") +
+            "\n";
+        text += "  phase 1, (threads, run, chunk) -> (operand, tile): " +
+                getRowReductionReadMap(*analysis.hero, r, context.get())
+                    .toString() +
+                "\n";
+        if (tail)
+          text += "  phase 2, tail: (threads, run, t) -> operand: " +
+                  getRowReductionTailMap(*analysis.hero, r, context.get())
+                      .toString() +
+                  "\n";
+        text += "  phase 2, threads -> (output, tile row): " +
+                getRowReductionWriteMap(*analysis.hero, r, context.get())
                     .toString() +
                 "\n";
       } else if (analysis.kind == EmitterKind::Concatenate) {
@@ -1036,7 +1067,10 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         text += "  computes rather than a table lookup: " + costText(*lookup) +
                 "\n";
     }
+    // The GPU and --gpu-launch run one kernel at a time.
     for (const RowGroup &group : plan->rowGroups) {
+      if (launchTarget(options) != Target::Cpu)
+        break;
       std::string rows;
       for (int64_t d : group.rowDims)
         rows += (rows.empty() ? "" : "x") + std::to_string(d);
@@ -1064,7 +1098,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
       Expected<PartitionedComputation> partition =
           partitionComputation(*kernel.computation, context.get(),
                                getPartitionOptions(analyzeFusion(
-                                   *kernel.computation, kernel.outputIndices)));
+                                   *kernel.computation, kernel.outputIndices,
+                                   launchTarget(options))));
       if (!partition)
         return partition.error();
       text += kernel.name + ": computation " + kernel.computation->name() +

@@ -425,6 +425,177 @@ IndexingMap getColumnReductionWriteMap(const HloInstruction &reduce,
   return reductionMap(reduce, r, /*read=*/false, context, target);
 }
 
+//===----------------------------------------------------------------------===//
+// The GPU's row-reduction emitter's maps
+//===----------------------------------------------------------------------===//
+
+/// Rows per block (at most, when the partial results fit).
+static constexpr int64_t kRowReductionRows = 16;
+/// Chunks a thread of the row reduction reads before it combines them.
+static constexpr int64_t kRowReductionUnroll = 8;
+
+RowReductionLaunch getRowReductionLaunch(const RowReduction &r) {
+  RowReductionLaunch launch;
+  int64_t rows = std::min(kRowReductionRows, r.rows);
+  while (rows > 1 && rows * r.outer * kRowReductionLanes * r.elementBytes >
+                         kRowReductionTileBytes)
+    rows /= 2;
+  launch.rowsPerBlock = rows;
+  launch.config.numThreads = rows * kRowReductionLanes;
+  launch.config.numBlocks = (r.rows + rows - 1) / rows;
+  launch.tileShape = {rows, r.outer, kRowReductionLanes};
+  return launch;
+}
+
+/// The output index of row `row` (walked in the output's layout order, so
+/// that consecutive rows are consecutive in memory) and the operand index
+/// of its element at (outer, minor): the kept dims are the output's dims
+/// in order, the outer run is row-major over the other reduced dims.
+static void rowReductionIndices(const HloInstruction &reduce,
+                                const RowReduction &r, mlir::AffineExpr row,
+                                mlir::AffineExpr outer, mlir::AffineExpr minor,
+                                SmallVector<mlir::AffineExpr> *output,
+                                SmallVector<mlir::AffineExpr> *operandIndex,
+                                mlir::MLIRContext *context) {
+  mlir::AffineExpr zero = mlir::getAffineConstantExpr(0, context);
+  const Shape &result = reduce.shape();
+  output->assign(result.rank(), zero);
+  std::vector<int64_t> order = result.layoutOrDefault().minorToMajor;
+  int64_t stride = 1;
+  for (size_t k = 0; k < order.size(); ++k) {
+    int64_t dim = order[k];
+    mlir::AffineExpr e = stride == 1 ? row : row.floorDiv(stride);
+    if (k + 1 < order.size())
+      e = e % result.dims[dim];
+    (*output)[dim] = e;
+    stride *= result.dims[dim];
+  }
+  if (!operandIndex)
+    return;
+  const Shape &operand = reduce.operand(0)->shape();
+  operandIndex->assign(operand.rank(), zero);
+  std::vector<bool> isReduced(operand.rank(), false);
+  for (int64_t d : reduce.dimensions())
+    isReduced[d] = true;
+  size_t kept = 0;
+  for (int64_t d = 0; d < operand.rank(); ++d)
+    if (!isReduced[d])
+      (*operandIndex)[d] = (*output)[kept++];
+  stride = 1;
+  for (size_t j = r.outerDims.size(); j-- > 0;) {
+    int64_t dim = r.outerDims[j];
+    mlir::AffineExpr e = stride == 1 ? outer : outer.floorDiv(stride);
+    if (j > 0)
+      e = e % operand.dims[dim];
+    (*operandIndex)[dim] = e;
+    stride *= operand.dims[dim];
+  }
+  (*operandIndex)[r.minorDim] = minor;
+}
+
+/// A row-reduction map over `dims` (th_x and bl_x first) with `results`,
+/// restricted to real rows and, with `firstLane`, to lane 0 of each row.
+static IndexingMap rowReductionMap(const RowReduction &r,
+                                   const RowReductionLaunch &launch,
+                                   std::vector<IndexingVariable> dims,
+                                   llvm::ArrayRef<mlir::AffineExpr> results,
+                                   unsigned numSymbols, bool firstLane,
+                                   mlir::MLIRContext *context) {
+  mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
+  mlir::AffineExpr bl = mlir::getAffineDimExpr(1, context);
+  std::vector<IndexingVariable> symbols;
+  if (numSymbols)
+    symbols.push_back(IndexingVariable(0, r.outer - 1, "outer"));
+  size_t numDims = dims.size();
+  IndexingMap map(mlir::AffineMap::get(numDims, numSymbols, results, context),
+                  std::move(dims), std::move(symbols), {});
+  if (r.rows % launch.rowsPerBlock != 0)
+    map.addConstraint(bl * launch.rowsPerBlock +
+                          th.floorDiv(kRowReductionLanes),
+                      Interval(0, r.rows - 1));
+  if (firstLane)
+    map.addConstraint(th % kRowReductionLanes, Interval(0, 0));
+  map.simplify();
+  return map;
+}
+
+static std::vector<IndexingVariable>
+rowReductionDims(const RowReductionLaunch &launch) {
+  return {IndexingVariable(0, launch.config.numThreads - 1, "th_x"),
+          IndexingVariable(0, launch.config.numBlocks - 1, "bl_x")};
+}
+
+IndexingMap getRowReductionReadMap(const HloInstruction &reduce,
+                                   const RowReduction &r,
+                                   mlir::MLIRContext *context) {
+  RowReductionLaunch launch = getRowReductionLaunch(r);
+  mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
+  mlir::AffineExpr bl = mlir::getAffineDimExpr(1, context);
+  mlir::AffineExpr outer = mlir::getAffineDimExpr(2, context);
+  mlir::AffineExpr chunk = mlir::getAffineDimExpr(3, context);
+  mlir::AffineExpr lane = th % kRowReductionLanes;
+  mlir::AffineExpr rowInBlock = th.floorDiv(kRowReductionLanes);
+  SmallVector<mlir::AffineExpr> output, results;
+  rowReductionIndices(reduce, r, bl * launch.rowsPerBlock + rowInBlock, outer,
+                      chunk * kRowReductionLanes + lane, &output, &results,
+                      context);
+  results.append({rowInBlock, outer, lane});
+  std::vector<IndexingVariable> dims = rowReductionDims(launch);
+  dims.push_back(IndexingVariable(0, r.outer - 1, "outer"));
+  dims.push_back(
+      IndexingVariable(0, r.minor / kRowReductionLanes - 1, "chunk"));
+  return rowReductionMap(r, launch, std::move(dims), results, 0,
+                         /*firstLane=*/false, context);
+}
+
+IndexingMap getRowReductionTailMap(const HloInstruction &reduce,
+                                   const RowReduction &r,
+                                   mlir::MLIRContext *context) {
+  RowReductionLaunch launch = getRowReductionLaunch(r);
+  mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
+  mlir::AffineExpr bl = mlir::getAffineDimExpr(1, context);
+  mlir::AffineExpr outer = mlir::getAffineDimExpr(2, context);
+  mlir::AffineExpr t = mlir::getAffineDimExpr(3, context);
+  int64_t whole = r.minor / kRowReductionLanes * kRowReductionLanes;
+  SmallVector<mlir::AffineExpr> output, results;
+  rowReductionIndices(
+      reduce, r, bl * launch.rowsPerBlock + th.floorDiv(kRowReductionLanes),
+      outer, t + whole, &output, &results, context);
+  std::vector<IndexingVariable> dims = rowReductionDims(launch);
+  dims.push_back(IndexingVariable(0, r.outer - 1, "outer"));
+  dims.push_back(IndexingVariable(0, r.minor - whole - 1, "t"));
+  return rowReductionMap(r, launch, std::move(dims), results, 0,
+                         /*firstLane=*/true, context);
+}
+
+IndexingMap getRowReductionWriteMap(const HloInstruction &reduce,
+                                    const RowReduction &r,
+                                    mlir::MLIRContext *context) {
+  RowReductionLaunch launch = getRowReductionLaunch(r);
+  mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
+  mlir::AffineExpr bl = mlir::getAffineDimExpr(1, context);
+  mlir::AffineExpr rowInBlock = th.floorDiv(kRowReductionLanes);
+  SmallVector<mlir::AffineExpr> results;
+  rowReductionIndices(reduce, r, bl * launch.rowsPerBlock + rowInBlock, nullptr,
+                      nullptr, &results, nullptr, context);
+  results.push_back(rowInBlock);
+  return rowReductionMap(r, launch, rowReductionDims(launch), results, 0,
+                         /*firstLane=*/true, context);
+}
+
+/// Phase 1's loop: (th_x, bl_x)[outer] -> the tile slot (th_x floordiv 16,
+/// outer, th_x mod 16) of the thread's partial result of run `outer`.
+static IndexingMap getRowReductionSlotMap(const RowReduction &r,
+                                          mlir::MLIRContext *context) {
+  RowReductionLaunch launch = getRowReductionLaunch(r);
+  mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
+  return rowReductionMap(r, launch, rowReductionDims(launch),
+                         {th.floorDiv(kRowReductionLanes),
+                          mlir::getAffineSymbolExpr(0, context),
+                          th % kRowReductionLanes},
+                         1, /*firstLane=*/false, context);
+}
+
 std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation) {
   std::vector<FusionOutput> outputs;
   const HloInstruction *root = computation.root();
@@ -477,6 +648,9 @@ public:
   mlir::FailureOr<mlir::func::FuncOp>
   emitColumnReductionEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                            const FusionOutput &output, Target target);
+  mlir::FailureOr<mlir::func::FuncOp>
+  emitRowReductionEntry(llvm::StringRef name, const FusionAnalysis &analysis,
+                        const FusionOutput &output);
   mlir::FailureOr<mlir::func::FuncOp>
   emitConcatenateEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                        const FusionOutput &output, Target target);
@@ -1323,6 +1497,163 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitColumnReductionEntry(
                          done.getResult(0));
 }
 
+mlir::FailureOr<mlir::func::FuncOp>
+FusionEmitter::emitRowReductionEntry(llvm::StringRef name,
+                                     const FusionAnalysis &analysis,
+                                     const FusionOutput &output) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  const HloInstruction &reduce = *analysis.hero;
+  const RowReduction &r = analysis.rowReduction;
+  RowReductionLaunch launch = getRowReductionLaunch(r);
+  auto e =
+      beginHeroEntry(name, reduce, output, launch.config, launch.tileShape);
+  if (mlir::failed(e))
+    return mlir::failure();
+  auto provider = parametersAndRootsFromOutside(e->params);
+  bool failed = false;
+  auto emitValue = [&](const HloInstruction &instruction,
+                       mlir::ValueRange at) -> Value {
+    ElementalEmitter emitter(b, provider);
+    auto values = emitter.emit(instruction, at);
+    if (mlir::failed(values)) {
+      failed = true;
+      return nullptr;
+    }
+    return values->front();
+  };
+  auto combine = [&](Value acc, Value x) -> Value {
+    if (!acc || !x)
+      return acc;
+    ElementalEmitter emitter(b, provider);
+    auto next =
+        emitter.emitScalarComputation(*reduce.calledComputation(), {acc, x});
+    if (mlir::failed(next)) {
+      failed = true;
+      return acc;
+    }
+    return next->front();
+  };
+  size_t operandRank = reduce.operand(0)->shape().rank();
+  // The operand's element at (outer, position) through `map` ((th_x, bl_x,
+  // outer, position) -> operand index...).
+  auto element = [&](const IndexingMap &map, Value outer, Value position) {
+    auto index = b.create<ApplyIndexingOp>(
+        loc, mlir::ValueRange{e->th, e->bl, outer, position},
+        mlir::ValueRange{}, map);
+    return emitValue(*reduce.operand(0),
+                     index.getResults().take_front(operandRank));
+  };
+  auto constant = [&](int64_t v) {
+    return b.create<mlir::arith::ConstantIndexOp>(loc, v).getResult();
+  };
+
+  // Phase 1: thread j of a row combines partial result j of each outer run,
+  // the chunks in order (the first element starts it), into the tile. The
+  // chunks go kRowReductionUnroll at a time, their elements read before
+  // they are combined (in order), so that each thread has that many loads
+  // in flight.
+  IndexingMap readMap = getRowReductionReadMap(reduce, r, context);
+  int64_t chunks = r.minor / kRowReductionLanes;
+  int64_t groups = (chunks - 1) / kRowReductionUnroll;
+  auto combineChunks = [&](Value acc, Value outer, Value firstChunk,
+                           int64_t count) {
+    SmallVector<Value> xs;
+    for (int64_t u = 0; u < count; ++u) {
+      Value chunk =
+          u == 0 ? firstChunk
+                 : b.create<mlir::arith::AddIOp>(loc, firstChunk, constant(u))
+                       .getResult();
+      xs.push_back(element(readMap, outer, chunk));
+    }
+    for (Value x : xs)
+      acc = combine(acc, x);
+    return acc;
+  };
+  auto partials = b.create<LoopOp>(
+      loc, getRowReductionSlotMap(r, context), mlir::ValueRange{e->th, e->bl},
+      mlir::ValueRange{e->tile},
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange symbols,
+          mlir::ValueRange slot, mlir::ValueRange iters) {
+        // The simplifier drops the run's variable when there is one run.
+        Value outer = symbols.empty() ? constant(0) : symbols[0];
+        Value first = element(readMap, outer, constant(0));
+        Value acc = first;
+        if (first && groups > 0) {
+          auto loop = b.create<mlir::scf::ForOp>(
+              l, constant(1), constant(1 + groups * kRowReductionUnroll),
+              constant(kRowReductionUnroll), mlir::ValueRange{first},
+              [&](mlir::OpBuilder &, mlir::Location l2, Value chunk,
+                  mlir::ValueRange accs) {
+                Value next =
+                    combineChunks(accs[0], outer, chunk, kRowReductionUnroll);
+                b.create<mlir::scf::YieldOp>(l2, next);
+              });
+          acc = loop.getResult(0);
+        }
+        int64_t done = 1 + groups * kRowReductionUnroll;
+        if (acc && done < chunks)
+          acc = combineChunks(acc, outer, constant(done), chunks - done);
+        if (!acc)
+          acc = b.create<mlir::tensor::ExtractOp>(l, iters[0], slot);
+        Value inserted =
+            b.create<mlir::tensor::InsertOp>(l, acc, iters[0], slot);
+        b.create<YieldOp>(l, inserted);
+      });
+  auto synced = b.create<SyncThreadsOp>(loc, partials.getResults());
+  Value tile = synced.getResult(0);
+
+  // Phase 2: the first thread of each row folds the partial results of
+  // each outer run in order into the accumulator, then the run's tail, and
+  // writes the epilogue's value.
+  int64_t tail = r.minor - chunks * kRowReductionLanes;
+  std::optional<IndexingMap> tailMap;
+  if (tail > 0)
+    tailMap = getRowReductionTailMap(reduce, r, context);
+  size_t outputRank = reduce.shape().rank();
+  auto write = b.create<LoopOp>(
+      loc, getRowReductionWriteMap(reduce, r, context),
+      mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{e->out},
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange indices, mlir::ValueRange iters) {
+        mlir::ValueRange outIndices = indices.take_front(outputRank);
+        Value row = indices[outputRank];
+        Value init = emitValue(*reduce.operand(1), {});
+        Value acc = init;
+        if (init) {
+          auto runs = b.create<mlir::scf::ForOp>(
+              l, constant(0), constant(r.outer), constant(1),
+              mlir::ValueRange{init},
+              [&](mlir::OpBuilder &, mlir::Location l2, Value outer,
+                  mlir::ValueRange accs) {
+                Value a = accs[0];
+                for (int64_t j = 0; j < kRowReductionLanes; ++j)
+                  a = combine(
+                      a,
+                      b.create<mlir::tensor::ExtractOp>(
+                          l2, tile, mlir::ValueRange{row, outer, constant(j)}));
+                for (int64_t t = 0; t < tail; ++t)
+                  a = combine(a, element(*tailMap, outer, constant(t)));
+                b.create<mlir::scf::YieldOp>(l2, a);
+              });
+          acc = runs.getResult(0);
+        }
+        Value value =
+            acc ? emitEpilogue(*e, reduce, output, acc, outIndices) : nullptr;
+        if (!value) {
+          failed = true;
+          value = b.create<mlir::tensor::ExtractOp>(l, iters[0], outIndices);
+        }
+        Value inserted =
+            b.create<mlir::tensor::InsertOp>(l, value, iters[0], outIndices);
+        b.create<YieldOp>(l, inserted);
+      });
+  if (failed)
+    return mlir::failure();
+  b.create<mlir::func::ReturnOp>(loc, write.getResults());
+  return e->function;
+}
+
 } // namespace
 
 LaunchConfig getConcatenateLaunch(const HloInstruction &concatenate,
@@ -1514,7 +1845,8 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
            llvm::StringRef name, Target target,
            llvm::ArrayRef<int64_t> outputs) {
   FusionAnalysis analysis = analyzeFusion(
-      computation, std::vector<int64_t>(outputs.begin(), outputs.end()));
+      computation, std::vector<int64_t>(outputs.begin(), outputs.end()),
+      target);
   if (analysis.kind == EmitterKind::Loop)
     return emitLoopFusion(module, computation, name, target, outputs);
   mlir::MLIRContext *context = module.getContext();
@@ -1567,6 +1899,8 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
           ? emitter.emitDynamicUpdateSliceEntry(name, analysis, output, target)
       : analysis.kind == EmitterKind::Scatter
           ? emitter.emitScatterEntry(name, analysis, selected, target)
+      : analysis.kind == EmitterKind::RowReduction
+          ? emitter.emitRowReductionEntry(name, analysis, output)
           : emitter.emitColumnReductionEntry(name, analysis, output, target);
   return entry;
 }

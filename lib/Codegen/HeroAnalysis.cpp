@@ -2,6 +2,7 @@
 #include "tessel/Codegen/HeroAnalysis.h"
 
 #include "tessel/Codegen/FusionEmitter.h"
+#include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Hlo/ScatterDimensions.h"
 
 #include <algorithm>
@@ -22,6 +23,8 @@ const char *emitterKindName(EmitterKind kind) {
     return "transpose";
   case EmitterKind::ColumnReduction:
     return "column reduction";
+  case EmitterKind::RowReduction:
+    return "row reduction";
   case EmitterKind::Concatenate:
     return "concatenate";
   case EmitterKind::InputSlices:
@@ -175,6 +178,52 @@ static std::string reductionRejection(const HloInstruction &reduce,
            std::to_string(kMinTiledDim);
   if (r.rows < 2)
     return "it reduces fewer than 2 elements per output";
+  *out = r;
+  return "";
+}
+
+/// Why `reduce` cannot be a row-reduction hero on the GPU, or "" when it
+/// can; fills `out` when it can.
+static std::string rowReductionRejection(const HloInstruction &reduce,
+                                         RowReduction *out) {
+  if (reduce.operandCount() != 2 || reduce.shape().isTuple())
+    return "it reduces several operands together (a variadic reduce)";
+  const Shape &operand = reduce.operand(0)->shape();
+  if (isTiled(operand) || isTiled(reduce.shape()))
+    return "its operand or result has a tiled layout";
+  std::vector<int64_t> reduced = reduce.dimensions();
+  std::sort(reduced.begin(), reduced.end());
+  if (reduced.empty())
+    return "it reduces no dim";
+  RowReduction r;
+  r.minorDim = reduced.back();
+  if (operand.layoutOrDefault().minorToMajor.front() != r.minorDim)
+    return "its last reduced dim is not its operand's minor dim in memory";
+  r.minor = operand.dims[r.minorDim];
+  if (r.minor < 2 * kRowReductionLanes)
+    return "it reduces " + std::to_string(r.minor) +
+           " contiguous elements at a time; 16 threads per row need at least " +
+           std::to_string(2 * kRowReductionLanes);
+  r.inPartials = reducesInPartials(reduce);
+  if (!r.inPartials && !reducesInAnyOrder(reduce))
+    return "its result depends on the order of the elements (not the "
+           "compiler's partial order of an f32 or f64 sum, nor a max, min "
+           "or integer op): the loop emitter keeps the evaluator's order";
+  for (int64_t d : reduced)
+    if (d != r.minorDim) {
+      r.outerDims.push_back(d);
+      r.outer *= operand.dims[d];
+    }
+  for (int64_t d : reduce.shape().dims)
+    r.rows *= d;
+  r.elementBytes = std::max(byteWidth(reduce.shape().elementType), 1);
+  if (r.outer * kRowReductionLanes * r.elementBytes > kRowReductionTileBytes)
+    return "the other reduced dims have " + std::to_string(r.outer) +
+           " elements: 16 partial results for each do not fit " +
+           std::to_string(kRowReductionTileBytes) +
+           " bytes of shared memory per row";
+  if (r.rows < 1)
+    return "it has no output elements";
   *out = r;
   return "";
 }
@@ -352,7 +401,8 @@ static FusionAnalysis analyzeScatter(const HloInstruction &scatter,
 }
 
 FusionAnalysis analyzeFusion(const HloComputation &computation,
-                             const std::vector<int64_t> &selected) {
+                             const std::vector<int64_t> &selected,
+                             Target target) {
   FusionAnalysis analysis;
   std::vector<FusionOutput> all = getFusionOutputs(computation);
   std::vector<FusionOutput> outputs;
@@ -441,35 +491,72 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
   analysis.reason = "no instruction calls for another emitter: each output "
                     "element is computed where it is written";
   if (candidates.empty()) {
-    // Column reductions.
+    // Column reductions; on the GPU, row reductions too.
     std::vector<std::pair<const HloInstruction *, ColumnReduction>> reduces;
+    std::vector<std::pair<const HloInstruction *, RowReduction>> rowReduces;
     for (const auto &instruction : computation.instructions()) {
       if (instruction->opcode() != HloOpcode::Reduce)
         continue;
       ColumnReduction r;
       std::string why = reductionRejection(*instruction, &r);
-      if (why.empty())
+      RowReduction row;
+      if (why.empty()) {
         reduces.push_back({instruction.get(), r});
-      else
-        analysis.rejected.push_back("%" + instruction->name() +
-                                    " is not a reduction hero: " + why);
+        continue;
+      }
+      if (target == Target::Gpu) {
+        std::string rowWhy = rowReductionRejection(*instruction, &row);
+        if (rowWhy.empty()) {
+          rowReduces.push_back({instruction.get(), row});
+          continue;
+        }
+        why = "not a column reduction (" + why +
+              "), nor a row reduction: " + rowWhy;
+      }
+      analysis.rejected.push_back("%" + instruction->name() +
+                                  " is not a reduction hero: " + why);
     }
-    if (reduces.empty())
+    if (reduces.empty() && rowReduces.empty())
       return analyzeConcatenate(computation, outputs, analysis);
+    const HloInstruction *only =
+        reduces.empty() ? rowReduces.front().first : reduces.front().first;
     std::string why;
-    if (reduces.size() > 1)
-      why = "the fusion has " + std::to_string(reduces.size()) +
-            " column reductions; the emitter takes one";
+    if (reduces.size() + rowReduces.size() > 1)
+      why = "the fusion has " +
+            std::to_string(reduces.size() + rowReduces.size()) +
+            (rowReduces.empty() ? " column reductions" : " reductions") +
+            "; the emitter takes one";
     else if (outputs.size() != 1)
       why = "the kernel writes " + std::to_string(outputs.size()) +
-            " outputs; the column-reduction emitter writes one";
+            " outputs; the " + (reduces.empty() ? "row" : "column") +
+            "-reduction emitter writes one";
     else
-      why = epilogueRejection(computation, reduces.front().first,
-                              outputs.front());
+      why = epilogueRejection(computation, only, outputs.front());
     if (!why.empty()) {
       for (const auto &[reduce, r] : reduces)
         analysis.rejected.push_back("%" + reduce->name() +
                                     " is not a reduction hero: " + why);
+      for (const auto &[reduce, r] : rowReduces)
+        analysis.rejected.push_back("%" + reduce->name() +
+                                    " is not a reduction hero: " + why);
+      return analysis;
+    }
+    if (reduces.empty()) {
+      const RowReduction &r = rowReduces.front().second;
+      analysis.kind = EmitterKind::RowReduction;
+      analysis.hero = only;
+      analysis.rowReduction = r;
+      analysis.reason =
+          "%" + only->name() + " reduces " + std::to_string(r.rows) +
+          " rows of " +
+          (r.outer > 1 ? std::to_string(r.outer) + " runs of " : "") +
+          std::to_string(r.minor) + " contiguous elements (a row reduction" +
+          (r.inPartials ? ", in the compiler's order of 16 partial results"
+                        : ", whose bits do not depend on the order") +
+          "): 16 threads share a row, thread j combining elements j, j + "
+          "16, ... (the 16 read 16 consecutive elements at a time), and the "
+          "row's first thread folds the 16 partial results from shared "
+          "memory in order, then the tail";
       return analysis;
     }
     const auto &[reduce, r] = reduces.front();

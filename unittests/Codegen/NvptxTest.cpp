@@ -221,6 +221,49 @@ std::string randomColumnReductions(int count, uint64_t seed) {
          "  ROOT %r = (" + rootShapes + ") tuple(" + roots + ")\n}\n";
 }
 
+/// `count` fusions of a row reduction each (the GPU's row-reduction
+/// emitter: f32/f64 sums in the compiler's order, max/min and integer ops
+/// in any order), some with two reduced dims, in one module.
+std::string randomRowReductions(int count, uint64_t seed) {
+  std::mt19937 rng(seed);
+  const char *cases[][3] = {
+      {"f32", "add", "0"},        {"f64", "add", "0"},
+      {"f32", "maximum", "-inf"}, {"bf16", "minimum", "inf"},
+      {"f16", "maximum", "-inf"}, {"s32", "add", "0"},
+      {"u8", "multiply", "1"},    {"pred", "or", "false"}};
+  std::string computations, entry, roots, rootShapes;
+  for (int i = 0; i < count; ++i) {
+    std::string type = cases[i % 8][0], op = cases[i % 8][1];
+    std::string red = "%red_" + std::to_string(i);
+    computations +=
+        red + " {\n  %a = " + type + "[] parameter(0)\n  %b = " + type +
+        "[] parameter(1)\n  ROOT %s = " + type + "[] " + op + "(%a, %b)\n}\n";
+    int rank = 2 + static_cast<int>(rng() % 2);
+    std::vector<int64_t> dims = {int64_t(1 + rng() % 40)};
+    if (rank == 3)
+      dims.push_back(1 + rng() % 4);
+    dims.push_back(32 + rng() % 300);
+    std::string in = shapeText(type, dims), res = shapeText(type, {dims[0]});
+    std::string reduced = rank == 3 ? "1,2" : "1";
+    std::string name = "%fused_" + std::to_string(i);
+    std::string producer = type == "pred" ? "not" : "abs";
+    computations += name + " {\n  %p = " + in + " parameter(0)\n  %n = " + in +
+                    " " + producer + "(%p)\n  %z = " + type + "[] constant(" +
+                    cases[i % 8][2] + ")\n  %r = " + res +
+                    " reduce(%n, %z), dimensions={" + reduced +
+                    "}, to_apply=" + red + "\n  ROOT %a = " + res + " " +
+                    (type == "pred" ? "not" : "negate") + "(%r)\n}\n";
+    std::string param = "%p" + std::to_string(i);
+    entry += "  " + param + " = " + in + " parameter(" + std::to_string(i) +
+             ")\n  %f" + std::to_string(i) + " = " + res + " fusion(" + param +
+             "), kind=kInput, calls=" + name + "\n";
+    roots += (i ? ", %f" : "%f") + std::to_string(i);
+    rootShapes += (i ? ", " : "") + res;
+  }
+  return "HloModule reductions\n" + computations + "ENTRY e {\n" + entry +
+         "  ROOT %r = (" + rootShapes + ") tuple(" + roots + ")\n}\n";
+}
+
 TEST(NvptxTest, TestModulesAssembleForSm80AndSm90) {
   REQUIRE_PTXAS(ptxas);
   std::vector<std::string> files = gpuTestModules();
@@ -253,6 +296,29 @@ TEST(NvptxTest, HeroEmittersAssemble) {
       parseTestModule(randomColumnReductions(16, 3));
   ASSERT_TRUE(reductions);
   EXPECT_EQ(checkAssembles(ptxas, *reductions), "");
+  std::unique_ptr<HloModule> rows = parseTestModule(randomRowReductions(16, 5));
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(checkAssembles(ptxas, *rows), "");
+}
+
+TEST(NvptxTest, RowReductionsShareRowsThroughSharedMemory) {
+  // The row-reduction emitter's kernels: 16 threads a row, the partial
+  // results through shared memory and a barrier (no ptxas needed).
+  std::unique_ptr<HloModule> rows = parseTestModule(randomRowReductions(8, 9));
+  ASSERT_TRUE(rows);
+  Expected<std::string> text = ptx(*rows, 90);
+  ASSERT_TRUE(text) << text.error().message;
+  size_t kernels = 0, barriers = 0;
+  for (size_t at = 0; (at = text->find(".entry", at)) != std::string::npos;
+       ++at)
+    ++kernels;
+  for (size_t at = 0; (at = text->find("bar.sync", at)) != std::string::npos;
+       ++at)
+    ++barriers;
+  EXPECT_EQ(kernels, 8u);
+  EXPECT_EQ(barriers, 8u);
+  EXPECT_NE(text->find("st.shared"), std::string::npos);
+  EXPECT_NE(text->find("ld.shared"), std::string::npos);
 }
 
 TEST(NvptxTest, RandomFusionsAssemble) {

@@ -46,9 +46,6 @@
 
 namespace tessel {
 
-/// What the kernel runs on: decides the launch configuration.
-enum class Target { Cpu, Gpu };
-
 /// How many threads and blocks run a loop fusion, and how many consecutive
 /// elements (vector_index) each thread handles.
 struct LaunchConfig {
@@ -152,6 +149,43 @@ IndexingMap getColumnReductionWriteMap(const HloInstruction &reduce,
                                        const ColumnReduction &reduction,
                                        mlir::MLIRContext *context,
                                        Target target = Target::Cpu);
+
+/// The GPU's row-reduction emitter's launch: kRowReductionLanes (16)
+/// threads per row (output element), up to 16 rows per block (256
+/// threads; fewer rows when their partial results would take more than
+/// kRowReductionTileBytes of shared memory, or the reduce has fewer rows).
+/// f32[4096,4096] summed over dim 1: 256 blocks of 256 threads, a shared
+/// tile tensor<16x1x16xf32> (row, outer run, lane).
+struct RowReductionLaunch {
+  LaunchConfig config;
+  int64_t rowsPerBlock = 1;
+  std::vector<int64_t> tileShape;
+};
+RowReductionLaunch getRowReductionLaunch(const RowReduction &reduction);
+/// Phase 1: (th_x, bl_x, outer, chunk) -> (the reduce operand's index...,
+/// the tile index: th_x floordiv 16, outer, th_x mod 16). Thread th_x of a
+/// row (lane th_x mod 16) combines the operand elements of its partial
+/// result, chunk after chunk: minor index chunk * 16 + lane.
+IndexingMap getRowReductionReadMap(const HloInstruction &reduce,
+                                   const RowReduction &reduction,
+                                   mlir::MLIRContext *context);
+/// Phase 2, the elements past the last whole chunk: (th_x, bl_x, outer, t)
+/// -> the operand's index (minor index chunks * 16 + t), read by the row's
+/// first thread (lane 0) only. @pre reduction.minor % 16 != 0.
+IndexingMap getRowReductionTailMap(const HloInstruction &reduce,
+                                   const RowReduction &reduction,
+                                   mlir::MLIRContext *context);
+/// Phase 2: (th_x, bl_x) -> (the reduce's output index..., the tile row
+/// th_x floordiv 16), lane 0 of each row only: it folds the row's partial
+/// results (tile[row, outer, 0..15] for each outer run, then that run's
+/// tail), computes the epilogue and writes the output element.
+/// @post with the read and tail maps, every operand element is read once,
+///       each partial result takes the elements of the compiler's order
+///       and the output is written by the row that read its elements
+///       (ReductionEmitterTest checks this by enumeration).
+IndexingMap getRowReductionWriteMap(const HloInstruction &reduce,
+                                    const RowReduction &reduction,
+                                    mlir::MLIRContext *context);
 
 /// The concatenate emitter's launch: the loop emitter's for the largest
 /// operand (one element per thread); every operand is walked by the same

@@ -37,8 +37,15 @@
 // transposes. Its emitter keeps a block's accumulators in a shared tile and
 // runs over the rows in the evaluator's order, a row at a time for all of
 // the block's threads, so reads are contiguous and the result is bit-exact.
-// Row reductions (the loop emitter reads each row contiguously already)
-// stay with the loop emitter.
+// On the CPU, row reductions (the loop emitter reads each row contiguously
+// already, and vectorizes it) stay with the loop emitter. On the GPU a
+// reduce is a row-reduction hero when its last reduced dim is its operand's
+// minor physical dim with at least 32 elements, it combines them in the
+// compiler's partial order (reducesInPartials) or its bits do not depend
+// on the order (reducesInAnyOrder), with rules 1 and 3: 16 threads share
+// each row, thread j taking partial result j, and the first thread of the
+// row folds the 16 from shared memory in order (the evaluator's
+// compilerReductionOrder, bit for bit).
 // A concatenate is a hero when it is the only one in the fusion, with rules
 // 1 and 3: its emitter walks each operand in a loop of its own and writes
 // the operand's elements (through the epilogue) to their place in the
@@ -72,6 +79,7 @@
 #ifndef TESSEL_CODEGEN_HEROANALYSIS_H
 #define TESSEL_CODEGEN_HEROANALYSIS_H
 
+#include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Hlo/HloModule.h"
 
 #include <string>
@@ -79,10 +87,15 @@
 
 namespace tessel {
 
+/// What the kernel runs on: decides the launch configuration (and, for
+/// row reductions, the emitter).
+enum class Target { Cpu, Gpu };
+
 enum class EmitterKind {
   Loop,
   Transpose,
   ColumnReduction,
+  RowReduction,
   Concatenate,
   InputSlices,
   DynamicUpdateSlice,
@@ -130,6 +143,34 @@ struct ColumnReduction {
   std::vector<int64_t> reducedDims;
 };
 
+/// Threads per row of the GPU's row reduction: one per partial result of
+/// the compiler's order (kReductionPartials, HloEvaluator.h).
+inline constexpr int64_t kRowReductionLanes = kReductionPartials;
+/// The most shared memory the row reduction's partial results of one row
+/// may take (the block has fewer rows when they would take more than this
+/// together; a reduce whose one row needs more stays with the loop
+/// emitter).
+inline constexpr int64_t kRowReductionTileBytes = 16384;
+
+/// A reduce whose last reduced dim is the minor physical dim of its operand
+/// (a row reduction), on the GPU: each of `rows` output elements combines
+/// `outer` runs (the other reduced dims, in increasing order, row-major) of
+/// `minor` contiguous elements.
+struct RowReduction {
+  int64_t rows = 1;
+  int64_t outer = 1;
+  int64_t minor = 1;
+  /// The operand's reduced dims but the last, in increasing order (the
+  /// evaluator's order); the last reduced dim, the operand's minor one.
+  std::vector<int64_t> outerDims;
+  int64_t minorDim = 0;
+  /// Bytes of one element of the result (of its shared partial results).
+  int64_t elementBytes = 4;
+  /// The compiler's partial order (reducesInPartials), else any order
+  /// (reducesInAnyOrder).
+  bool inPartials = false;
+};
+
 struct FusionAnalysis {
   EmitterKind kind = EmitterKind::Loop;
   /// The hero (the transpose, the reduce, the concatenate; the array the
@@ -137,6 +178,7 @@ struct FusionAnalysis {
   const HloInstruction *hero = nullptr;
   NormalizedTranspose transpose;
   ColumnReduction reduction;
+  RowReduction rowReduction;
   /// One line: the rule that chose the emitter.
   std::string reason;
   /// Why each other candidate was not taken, one line each.
@@ -144,9 +186,10 @@ struct FusionAnalysis {
 };
 
 /// Chooses the emitter for the outputs `outputs` (indices into
-/// getFusionOutputs; all when empty) of `computation`.
+/// getFusionOutputs; all when empty) of `computation` on `target`.
 FusionAnalysis analyzeFusion(const HloComputation &computation,
-                             const std::vector<int64_t> &outputs = {});
+                             const std::vector<int64_t> &outputs = {},
+                             Target target = Target::Cpu);
 
 } // namespace tessel
 
