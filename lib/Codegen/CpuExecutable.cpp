@@ -1015,18 +1015,22 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         }
       } else {
         Target target = launchTarget(options);
-        LaunchConfig config = getLoopLaunchConfig(
-            shape, target, getLoopWorkPerElement(*kernel.computation));
+        int64_t work = getLoopWorkPerElement(*kernel.computation);
+        LaunchConfig config = getLoopLaunchConfig(shape, target, work);
         IndexingMap map =
             getLoopThreadToOutputMap(shape, config, context.get());
         text += describeLaunch(config) + " threads, " +
                 std::to_string(config.vectorSize) +
                 (config.vectorSize == 1 ? " element" : " elements") +
                 " per thread (" +
-                (target == Target::Gpu
-                     ? "the GPU's: 128 threads, up to 4 elements"
-                     : "the CPU's: a thread per element of the minor dims, "
-                       "so the thread loop vectorizes") +
+                (target == Target::Cpu
+                     ? "the CPU's: a thread per element of the minor dims, "
+                       "so the thread loop vectorizes"
+                 : work > 64 ? "the GPU's for elements that reduce " +
+                                   std::to_string(work) +
+                                   " each: a thread per element, 32 to 128 per "
+                                   "block"
+                             : "the GPU's: 128 threads, up to 4 elements") +
                 ")\n";
         text += "  threads -> output: " + map.toString() + "\n";
       }

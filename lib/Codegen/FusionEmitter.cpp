@@ -77,6 +77,19 @@ LaunchConfig getLoopLaunchConfig(const Shape &output, Target target,
         break;
       }
     config.numThreads = std::min<int64_t>(128, n / config.vectorSize);
+    // An element that reduces more than 64 elements (a row reduction the
+    // row-reduction emitter does not take: a bf16 sum, an argmax) is a
+    // long sequential chain: one per thread, in blocks of 32 to 128
+    // threads, small enough for 256 blocks where there are elements for
+    // them (two per SM of an H100 or H200), not 4 chains per thread in a
+    // few blocks.
+    if (workPerElement > 64) {
+      config.vectorSize = 1;
+      int64_t threads = 128;
+      while (threads > 32 && n / threads < 256)
+        threads /= 2;
+      config.numThreads = std::min(threads, n);
+    }
   } else {
     // The minor dims' elements, while they fit 16384, or 4096 elements of a
     // longer minor dim.

@@ -94,6 +94,30 @@ TEST(LoopEmitterTest, RowReductionsSpreadOverBlocks) {
   // Without work per element (elementwise), the blocks stay as large.
   EXPECT_EQ(
       getLoopLaunchConfig(*parseShape("f32[8192]"), Target::Cpu).numBlocks, 1);
+  // On the GPU an element that reduces a row gets a thread of its own (a
+  // row each, not four), in blocks small enough for 256 of them.
+  for (const char *text : {"f32[8192]", "f32[65536]", "f32[1000]", "f32[3,300]",
+                           "f32[64,2]{0,1}", "f32[5]"}) {
+    SCOPED_TRACE(text);
+    Shape shape = *parseShape(text);
+    int64_t n = 1;
+    for (int64_t d : shape.dims)
+      n *= d;
+    LaunchConfig config = getLoopLaunchConfig(shape, Target::Gpu, 4096);
+    EXPECT_EQ(config.vectorSize, 1);
+    EXPECT_LE(config.numThreads, 128);
+    EXPECT_GE(config.numBlocks, std::min<int64_t>(256, n / 32));
+    IndexingMap map = getLoopThreadToOutputMap(shape, config, &context);
+    EXPECT_EQ(checkExactlyOnce(map, shape), "") << map.toString();
+  }
+  LaunchConfig gpu =
+      getLoopLaunchConfig(*parseShape("f32[8192]"), Target::Gpu, 4096);
+  EXPECT_EQ(gpu.numThreads, 32);
+  EXPECT_EQ(gpu.numBlocks, 256);
+  // A window or a contraction (64 per element) keeps 4 elements a thread.
+  EXPECT_EQ(
+      getLoopLaunchConfig(*parseShape("f32[8192]"), Target::Gpu, 64).vectorSize,
+      4);
 }
 
 TEST(LoopEmitterTest, SmallShapesExactlyOnce) {

@@ -60,7 +60,10 @@ struct LaunchConfig {
 int64_t getLoopWorkPerElement(const HloComputation &computation);
 
 /// The loop emitter's launch configuration for an output shape.
-/// GPU: 128 threads, up to 4 elements per thread (XLA's choice);
+/// GPU: 128 threads, up to 4 elements per thread (XLA's choice); when
+/// each element reads more than 64 elements (a row reduction), one element
+/// per thread and 32 to 128 threads per block, so that there are 256
+/// blocks where the elements allow;
 /// CPU: one element per thread, the minor dims' elements (at most 16384)
 /// per block; when each element reads `workPerElement` > 1 elements (a row
 /// reduction) and there are 64K reads in all, at most n/64 (a multiple of
