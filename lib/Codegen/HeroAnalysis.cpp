@@ -510,8 +510,10 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
           rowReduces.push_back({instruction.get(), row});
           continue;
         }
-        why = "not a column reduction (" + why +
-              "), nor a row reduction: " + rowWhy;
+        why = why.find("(a row reduction)") != std::string::npos
+                  ? "a row reduction, but " + rowWhy
+                  : "not a column reduction (" + why +
+                        "), nor a row reduction: " + rowWhy;
       }
       analysis.rejected.push_back("%" + instruction->name() +
                                   " is not a reduction hero: " + why);

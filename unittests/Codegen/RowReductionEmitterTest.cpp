@@ -103,7 +103,7 @@ TEST(RowReductionHeroTest, RejectionsSayWhy) {
       {"bf16", "add",
        "%p = bf16[8,64] parameter(0)\n%z = bf16[] constant(0)\n"
        "ROOT %r = bf16[8] reduce(%p, %z), dimensions={1}, to_apply=%red",
-       "depends on the order"},
+       "a row reduction, but its result depends on the order"},
       {"f32", "add",
        "%p = f32[8,31] parameter(0)\n%z = f32[] constant(0)\n"
        "ROOT %r = f32[8] reduce(%p, %z), dimensions={1}, to_apply=%red",
