@@ -913,19 +913,8 @@ ElementalEmitter::emitDot(const HloInstruction &instruction,
           lhsIndex[dnums.lhsContractingDims[i]] = ivs[i];
           rhsIndex[dnums.rhsContractingDims[i]] = ivs[i];
         }
-        auto x = emitOperand(instruction, 0, lhsIndex);
-        auto y = emitOperand(instruction, 1, rhsIndex);
-        if (mlir::failed(x) || mlir::failed(y))
-          return mlir::failure();
-        auto xa = ops.convert(*x, lhs.elementType, accPrim);
-        auto ya = ops.convert(*y, rhs.elementType, accPrim);
-        if (mlir::failed(xa) || mlir::failed(ya))
-          return fail(instruction, ops.error());
-        auto product = ops.binary(HloOpcode::Multiply, *xa, *ya, accPrim);
-        auto next = ops.binary(HloOpcode::Add, accs[0], *product, accPrim);
-        if (mlir::failed(product) || mlir::failed(next))
-          return fail(instruction, ops.error());
-        return SmallVector<Value>{*next};
+        return emitMultiplyAdd(instruction, lhsIndex, rhsIndex, accs[0],
+                               accPrim);
       });
   if (mlir::failed(sum))
     return mlir::failure();
@@ -933,6 +922,30 @@ ElementalEmitter::emitDot(const HloInstruction &instruction,
   if (mlir::failed(result))
     return fail(instruction, ops.error());
   return *result;
+}
+
+mlir::FailureOr<SmallVector<Value>>
+ElementalEmitter::emitMultiplyAdd(const HloInstruction &instruction,
+                                  ValueRange lhsIndex, ValueRange rhsIndex,
+                                  Value acc, PrimitiveType accType) {
+  ScalarOpEmitter ops(b, b.getUnknownLoc());
+  auto x = emitOperand(instruction, 0, lhsIndex);
+  auto y = emitOperand(instruction, 1, rhsIndex);
+  if (mlir::failed(x) || mlir::failed(y))
+    return mlir::failure();
+  auto xa =
+      ops.convert(*x, instruction.operand(0)->shape().elementType, accType);
+  auto ya =
+      ops.convert(*y, instruction.operand(1)->shape().elementType, accType);
+  if (mlir::failed(xa) || mlir::failed(ya))
+    return fail(instruction, ops.error());
+  auto product = ops.binary(HloOpcode::Multiply, *xa, *ya, accType);
+  if (mlir::failed(product))
+    return fail(instruction, ops.error());
+  auto next = ops.binary(HloOpcode::Add, acc, *product, accType);
+  if (mlir::failed(next))
+    return fail(instruction, ops.error());
+  return SmallVector<Value>{*next};
 }
 
 mlir::FailureOr<Value>
@@ -1050,22 +1063,7 @@ ElementalEmitter::emitConvolution(const HloInstruction &instruction,
               li[c->lhs.second] =
                   b.create<mlir::arith::AddIOp>(loc, firstFeature, cs[0]);
               ri[c->rhs.first] = cs[0];
-              auto x = emitOperand(instruction, 0, li);
-              auto y = emitOperand(instruction, 1, ri);
-              if (mlir::failed(x) || mlir::failed(y))
-                return mlir::failure();
-              auto xa = ops.convert(*x, lhs.elementType, accPrim);
-              auto ya = ops.convert(*y, rhs.elementType, accPrim);
-              if (mlir::failed(xa) || mlir::failed(ya))
-                return fail(instruction, ops.error());
-              auto product = ops.binary(HloOpcode::Multiply, *xa, *ya, accPrim);
-              if (mlir::failed(product))
-                return fail(instruction, ops.error());
-              auto next =
-                  ops.binary(HloOpcode::Add, inner[0], *product, accPrim);
-              if (mlir::failed(next))
-                return fail(instruction, ops.error());
-              return SmallVector<Value>{*next};
+              return emitMultiplyAdd(instruction, li, ri, inner[0], accPrim);
             });
         if (mlir::failed(features))
           return mlir::failure();

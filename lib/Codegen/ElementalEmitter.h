@@ -102,6 +102,12 @@ private:
                     const std::vector<bool> &isReduced, mlir::Value init);
   mlir::FailureOr<mlir::Value> emitDot(const HloInstruction &instruction,
                                        mlir::ValueRange indices);
+  /// acc + lhs[lhsIndex] * rhs[rhsIndex] in `accType` (operands 0 and 1 of
+  /// a dot or a convolution), as the one-element result of a loop body.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitMultiplyAdd(const HloInstruction &instruction, mlir::ValueRange lhsIndex,
+                  mlir::ValueRange rhsIndex, mlir::Value acc,
+                  PrimitiveType accType);
   /// convolution in the evaluator's order (kernel positions, then input
   /// features), floats summed in f64.
   mlir::FailureOr<mlir::Value>
