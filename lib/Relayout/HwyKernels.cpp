@@ -385,21 +385,24 @@ HWY_INLINE void gatherStep(const Rows &rows, int64_t offset, const Lines &lines,
   const hn::Full256<T> d2;
   const hn::Full128<T> d1;
   const D8 d8;
-  auto piece = [&](int64_t row, int64_t g) {
-    return hn::LoadU(
-        d1, reinterpret_cast<const T *>(rows(row) + offset + g * K * W));
-  };
-  hn::Vec<decltype(d)> a[16];
-  for (int64_t g = 0; g < groups; ++g)
+  // One group of K lines at a time, so that only K vectors and the
+  // transpose's temporaries are live: all 16 at once spilled, and bf16
+  // ran at 60% of the speed (1 MiB in cache, thread CPU time, Zen 4).
+  for (int64_t g = 0; g < groups; ++g) {
+    hn::Vec<decltype(d)> a[K];
     for (int64_t i = 0; i < K; ++i) {
-      auto lo = hn::Combine(d2, piece(K + i, g), piece(i, g));
-      auto hi = hn::Combine(d2, piece(3 * K + i, g), piece(2 * K + i, g));
-      a[g * K + i] = hn::Combine(d, hi, lo);
+      // Block b of a[i] from row b * K + i.
+      auto piece = [&](int64_t row) {
+        return hn::LoadU(
+            d1, reinterpret_cast<const T *>(rows(row) + offset + g * K * W));
+      };
+      a[i] = hn::Combine(d, hn::Combine(d2, piece(3 * K + i), piece(2 * K + i)),
+                         hn::Combine(d2, piece(K + i), piece(i)));
     }
-  for (int64_t g = 0; g < groups; ++g)
-    blockTranspose<decltype(d), K>(d, a + g * K);
-  for (int64_t j = 0; j < 16; ++j)
-    storeLine(d8, hn::BitCast(d8, a[j]), lines(first + j), stream);
+    blockTranspose<decltype(d), K>(d, a);
+    for (int64_t j = 0; j < K; ++j)
+      storeLine(d8, hn::BitCast(d8, a[j]), lines(first + g * K + j), stream);
+  }
 }
 
 /// The band kernel of 1- and 2-byte elements at AVX-512: gatherStep over
