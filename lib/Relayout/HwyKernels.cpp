@@ -439,6 +439,40 @@ int64_t transposeBandGather(const Rows &rows, const Lines &lines,
 }
 #endif
 
+#if HWY_TARGET == HWY_AVX2
+/// 16 columns of a band of 32 bf16 source rows (`offset` bytes into each)
+/// into 16 whole destination lines, on 32-byte vectors: the 16 x 16 squares
+/// of transposeBandVec do not fit AVX2's 16 registers and spilled. Each
+/// vector is gathered from two 16-byte pieces, rows i and 8 + i of one half
+/// of the band, so that the block-local unpacks alone leave 32 bytes of one
+/// destination line in it; a line's two halves are written one after the
+/// other, eight lines at a time.
+template <class Rows, class Lines>
+HWY_INLINE void halfLineStep(const Rows &rows, int64_t offset,
+                             const Lines &lines, int64_t first, bool stream) {
+  using T = uint16_t;
+  constexpr int64_t W = sizeof(T), K = 16 / W;
+  static_assert(kVector == 32, "two 128-bit blocks per vector");
+  const hn::ScalableTag<T> d;
+  const hn::Full128<T> d1;
+  const D8 d8;
+  for (int64_t g = 0; g < 16 / K; ++g)
+    for (int64_t h = 0; h < 2; ++h) {
+      auto piece = [&](int64_t row) {
+        return hn::LoadU(d1, reinterpret_cast<const T *>(rows(h * 2 * K + row) +
+                                                         offset + g * K * W));
+      };
+      hn::Vec<decltype(d)> a[K];
+      for (int64_t i = 0; i < K; ++i)
+        a[i] = hn::Combine(d, piece(K + i), piece(i));
+      blockTranspose<decltype(d), K>(d, a);
+      for (int64_t j = 0; j < K; ++j)
+        storeLine(d8, hn::BitCast(d8, a[j]),
+                  lines(first + g * K + j) + h * kVector, stream);
+    }
+}
+#endif
+
 /// The band kernel of elements of type T on the level's registers.
 template <typename T, class Rows, class Lines>
 int64_t transposeBandOf(const Rows &rows, const Lines &lines, int64_t columns,
@@ -446,6 +480,13 @@ int64_t transposeBandOf(const Rows &rows, const Lines &lines, int64_t columns,
 #if HWY_TARGET == HWY_AVX3
   if constexpr (sizeof(T) <= 2)
     return transposeBandGather<T>(rows, lines, columns, stream);
+#elif HWY_TARGET == HWY_AVX2
+  if constexpr (sizeof(T) == 2) {
+    int64_t c = 0;
+    for (; c + 16 <= columns; c += 16)
+      halfLineStep(rows, c * 2, lines, c, stream);
+    return c;
+  }
 #endif
   return transposeBandVec<T>(rows, lines, columns, stream);
 }
@@ -489,7 +530,8 @@ KernelSet makeKernels(IsaLevel level) {
   k.transposeRows[3] = transposeRows<uint64_t>;
   // At AVX-512, transposeBandGather writes whole lines for 1 and 2 bytes.
   k.wholeLineBands[0] = HWY_TARGET == HWY_AVX3 || bandInRegisters<uint8_t>();
-  k.wholeLineBands[1] = HWY_TARGET == HWY_AVX3 || bandInRegisters<uint16_t>();
+  // At AVX2, halfLineStep writes whole lines of 2 bytes.
+  k.wholeLineBands[1] = true;
   k.wholeLineBands[2] = bandInRegisters<uint32_t>();
   k.wholeLineBands[3] = bandInRegisters<uint64_t>();
   // The stage transposes of the streaming permutes where bands do not
