@@ -384,6 +384,55 @@ bool Literal::operator==(const Literal &other) const {
          elements == other.elements && elided == other.elided;
 }
 
+/// Calls copy(literalElement, bufferElement) for every element of an array
+/// of `shape` stored in `layout`, in the literal's row-major order: at
+/// once for the row-major layout without tiles or padding (one run), by
+/// strides for other layouts without tiles, else through layout.offset.
+template <typename Copy>
+static void forEachPhysical(const Shape &shape, const TiledLayout &layout,
+                            int64_t elements, Copy copy) {
+  int64_t rank = static_cast<int64_t>(shape.dims.size());
+  Layout l = shape.layoutOrDefault();
+  if (l.hasOnlyMinorToMajor() && layout.physicalElements() == elements) {
+    // Each dim's stride in elements, from the most minor.
+    std::vector<int64_t> stride(rank, 1);
+    int64_t size = 1;
+    bool rowMajor = true;
+    for (int64_t k = 0; k < rank; ++k) {
+      int64_t d = l.minorToMajor[k];
+      rowMajor = rowMajor && d == rank - 1 - k;
+      stride[d] = size;
+      size *= shape.dims[d];
+    }
+    if (rowMajor) {
+      copy(0, 0, elements);
+      return;
+    }
+    std::vector<int64_t> index(rank, 0);
+    int64_t offset = 0;
+    for (int64_t i = 0; i < elements; ++i) {
+      copy(i, offset, 1);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        offset += stride[d];
+        if (++index[d] < shape.dims[d])
+          break;
+        offset -= stride[d] * index[d];
+        index[d] = 0;
+      }
+    }
+    return;
+  }
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < elements; ++i) {
+    copy(i, layout.offset(index), 1);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < shape.dims[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
 Expected<std::string> toPhysical(const Literal &literal, const Shape &shape) {
   if (literal.isTuple() || !shape.isArray() || shape.dims != literal.dims() ||
       shape.elementType != literal.elementType())
@@ -399,16 +448,11 @@ Expected<std::string> toPhysical(const Literal &literal, const Shape &shape) {
                  " is not supported for buffers, expected whole bytes");
   std::string buffer(static_cast<size_t>(layout->physicalElements() * width),
                      '\0');
-  std::vector<int64_t> index(literal.rank(), 0);
-  for (int64_t i = 0; i < literal.elementCount(); ++i) {
-    int64_t offset = layout->offset(index);
-    std::memcpy(&buffer[offset * width], literal.data() + i * width, width);
-    for (int64_t d = literal.rank() - 1; d >= 0; --d) {
-      if (++index[d] < literal.dims()[d])
-        break;
-      index[d] = 0;
-    }
-  }
+  forEachPhysical(shape, *layout, literal.elementCount(),
+                  [&](int64_t i, int64_t offset, int64_t count) {
+                    std::memcpy(&buffer[offset * width],
+                                literal.data() + i * width, count * width);
+                  });
   return buffer;
 }
 
@@ -428,16 +472,11 @@ Expected<Literal> fromPhysical(const std::string &buffer, const Shape &shape) {
                  " bytes, expected " +
                  std::to_string(layout->physicalElements() * width) + " for " +
                  shape.toString());
-  std::vector<int64_t> index(literal->rank(), 0);
-  for (int64_t i = 0; i < literal->elementCount(); ++i) {
-    int64_t offset = layout->offset(index);
-    std::memcpy(literal->data() + i * width, &buffer[offset * width], width);
-    for (int64_t d = literal->rank() - 1; d >= 0; --d) {
-      if (++index[d] < literal->dims()[d])
-        break;
-      index[d] = 0;
-    }
-  }
+  forEachPhysical(shape, *layout, literal->elementCount(),
+                  [&](int64_t i, int64_t offset, int64_t count) {
+                    std::memcpy(literal->data() + i * width,
+                                &buffer[offset * width], count * width);
+                  });
   return literal;
 }
 

@@ -100,8 +100,10 @@ TEST(Literal, ParseErrorsSayWhatWasExpected) {
 TEST(Literal, PhysicalBuffersFollowTheLayout) {
   for (const char *text :
        {"f32[3,5]{1,0:T(2,2)}", "bf16[8,8]{1,0:T(2,4)(2,1,1,1)}",
-        "s32[2,3,4]{0,2,1}", "f32[5]{0:T(8,128)}",
-        "u8[3,7]{0,1:T(4,4)L(64)}"}) {
+        "s32[2,3,4]{0,2,1}", "f32[5]{0:T(8,128)}", "u8[3,7]{0,1:T(4,4)L(64)}",
+        // Row-major (one copy) and untiled permutations (by strides).
+        "f32[4,3]{1,0}", "s64[]", "s8[0,3]{1,0}", "u16[3,1,5]{2,0,1}",
+        "s32[2,3,4,5]{1,3,0,2}", "u8[6]{0}", "f32[3,4]{0,1}"}) {
     Shape s = shape(text);
     Literal x(Shape(s.elementType, s.dims));
     for (int64_t i = 0; i < x.elementCount(); ++i)
