@@ -46,6 +46,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -541,31 +542,80 @@ Status CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
     for (int b : plan.kernels[k].outputs)
       pointers[k].push_back(buffers[b]);
   }
-  for (size_t k = 0; k < kernels.size(); ++k) {
-    const RowGroup *group = nullptr;
-    for (const RowGroup &g : plan.rowGroups)
-      if (g.first == k)
-        group = &g;
-    if (group && options.rowChunks && runRowGroup(*group, pointers, threads)) {
-      k = group->last;
-      continue;
+  auto runKernels = [&](size_t first, size_t last) -> Status {
+    for (size_t k = first; k < last; ++k) {
+      const RowGroup *group = nullptr;
+      for (const RowGroup &g : plan.rowGroups)
+        if (g.first == k)
+          group = &g;
+      if (group && options.rowChunks &&
+          runRowGroup(*group, pointers, threads)) {
+        k = group->last;
+        continue;
+      }
+      // An in-place dynamic-update-slice or scatter updates a copy of its
+      // operand.
+      const PlannedKernel &planned = plan.kernels[k];
+      for (size_t slot = 0; slot < planned.inPlace.size(); ++slot)
+        if (int from = planned.inPlace[slot].copyBefore; from >= 0)
+          std::memcpy(buffers[planned.outputs[slot]], buffers[from],
+                      bufferBytes(plan.buffers[from]));
+      if (lookups[k]) {
+        runLookup(*lookups[k], tables[k], pointers[k], threads);
+      } else if (moves[k]) {
+        Status moved = runMove(k, pointers[k], threads);
+        if (!moved)
+          return moved.error();
+      } else
+        runKernel(kernels[k], pointers[k], threads);
     }
-    // An in-place dynamic-update-slice or scatter updates a copy of its
-    // operand.
-    const PlannedKernel &planned = plan.kernels[k];
-    for (size_t slot = 0; slot < planned.inPlace.size(); ++slot)
-      if (int from = planned.inPlace[slot].copyBefore; from >= 0)
-        std::memcpy(buffers[planned.outputs[slot]], buffers[from],
-                    bufferBytes(plan.buffers[from]));
-    if (lookups[k]) {
-      runLookup(*lookups[k], tables[k], pointers[k], threads);
-    } else if (moves[k]) {
-      Status moved = runMove(k, pointers[k], threads);
-      if (!moved)
-        return moved.error();
-    } else
-      runKernel(kernels[k], pointers[k], threads);
-  }
+    return {};
+  };
+  // The steps (ModulePlan.h): kernels, copies, and the selectors of
+  // whiles and conditionals read here, on the host.
+  std::function<Status(const std::vector<PlanStep> &)> runSteps =
+      [&](const std::vector<PlanStep> &list) -> Status {
+    for (const PlanStep &step : list) {
+      switch (step.kind) {
+      case PlanStep::Kind::Kernels:
+        if (Status ran = runKernels(step.first, step.last); !ran)
+          return ran;
+        break;
+      case PlanStep::Kind::Copy:
+        for (const auto &[from, to] : step.copies)
+          std::memcpy(buffers[to], buffers[from],
+                      bufferBytes(plan.buffers[to]));
+        break;
+      case PlanStep::Kind::While:
+        for (;;) {
+          if (Status ran = runSteps(step.condition); !ran)
+            return ran;
+          if (*static_cast<const uint8_t *>(buffers[step.selector]) == 0)
+            break;
+          if (Status ran = runSteps(step.body); !ran)
+            return ran;
+        }
+        break;
+      case PlanStep::Kind::Conditional: {
+        int64_t n = static_cast<int64_t>(step.branches.size()), branch;
+        if (plan.buffers[step.selector].elementType == PrimitiveType::Pred) {
+          branch =
+              *static_cast<const uint8_t *>(buffers[step.selector]) ? 0 : 1;
+        } else {
+          int32_t index;
+          std::memcpy(&index, buffers[step.selector], sizeof(index));
+          branch = index < 0 || index >= n ? n - 1 : index;
+        }
+        if (Status ran = runSteps(step.branches[branch]); !ran)
+          return ran;
+        break;
+      }
+      }
+    }
+    return {};
+  };
+  if (Status ran = runSteps(plan.steps); !ran)
+    return ran;
   // An output that is an input (or another output) is copied.
   for (size_t i = 0; i < outputs.size(); ++i)
     if (buffers[plan.outputs[i]] != outputs[i])
@@ -1098,6 +1148,9 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
   }
   if (kind == EmitKind::Partition) {
     std::string text;
+    // Where the module has control flow: its steps, then the kernels.
+    if (std::string described = describeSteps(*plan); !described.empty())
+      text += described + "\n";
     for (const PlannedKernel &kernel : plan->kernels) {
       Expected<PartitionedComputation> partition =
           partitionComputation(*kernel.computation, context.get(),

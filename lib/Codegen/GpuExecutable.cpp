@@ -10,7 +10,10 @@
 // A run allocates a device buffer per buffer of the plan, copies the
 // inputs in, launches every kernel with its emitter's launch (num_blocks
 // blocks of num_threads threads along x; shared tiles are static),
-// synchronizes, copies the outputs out and frees the buffers.
+// synchronizes, copies the outputs out and frees the buffers. A module
+// with a while or conditional is refused (its call is planned in place and
+// runs): those steps read a pred or index on the host (ModulePlan.h),
+// which only the CPU's executable does yet.
 //
 //===----------------------------------------------------------------------===//
 #include "ModulePlan.h"
@@ -409,6 +412,13 @@ compileGpuExecutable(const HloModule &module, const CompileOptions &options) {
   Expected<ModulePlan> plan = planModule(module, /*rowChunks=*/false);
   if (!plan)
     return plan.error();
+  // A while or conditional reads its pred or index on the host between
+  // kernels: the CPU's executable does, this one not yet.
+  if (!plan->controlFlow.empty())
+    return errorAt(plan->controlFlowLocation,
+                   "cannot run " + plan->controlFlow +
+                       " on the GPU: the GPU executable does not run while "
+                       "or conditional yet (the CPU does)");
   exe->plan = std::move(*plan);
   auto context = createCodegenContext();
   auto mlirModule = emitKernels(exe->plan, gpuOptions, context.get());

@@ -10,6 +10,7 @@
 #include "tessel/Layout/TiledLayout.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -31,6 +32,50 @@ static void copyCallees(const HloInstruction &original, HloInstruction &copy) {
       copy.appendCalledComputation(
           const_cast<HloComputation *>(dims->combiner));
   }
+}
+
+static bool isControlFlow(HloOpcode op) {
+  return op == HloOpcode::Call || op == HloOpcode::While ||
+         op == HloOpcode::Conditional;
+}
+
+/// The computations that `key=%c` or `key={%a, %b}` of `instruction`
+/// names (while's condition and body, conditional's branches).
+static Expected<std::vector<const HloComputation *>>
+calleesNamed(const HloInstruction &instruction, const char *key) {
+  std::vector<const HloComputation *> callees;
+  const std::string *value = instruction.rawAttribute(key);
+  const HloModule *module =
+      instruction.parent() ? instruction.parent()->parent() : nullptr;
+  if (!value || !module)
+    return errorAt(instruction.location(),
+                   "%" + instruction.name() + " (" +
+                       std::string(hloOpcodeName(instruction.opcode())) +
+                       ") has no " + key + "=");
+  std::string name;
+  auto add = [&]() -> Status {
+    if (name.empty())
+      return {};
+    const HloComputation *callee = module->computation(name);
+    if (!callee)
+      return errorAt(instruction.location(),
+                     "%" + instruction.name() + ": " + key +
+                         "= names no computation %" + name);
+    callees.push_back(callee);
+    name.clear();
+    return {};
+  };
+  for (char c : *value) {
+    if (c == '{' || c == '}' || c == ',' || c == ' ') {
+      if (Status added = add(); !added)
+        return added.error();
+    } else if (c != '%') {
+      name += c;
+    }
+  }
+  if (Status added = add(); !added)
+    return added.error();
+  return callees;
 }
 
 /// A computation holding a copy of `instruction` whose operands are
@@ -390,8 +435,40 @@ static bool copiedTwice(const PlannedKernel &kernel, size_t slot, int buffer) {
   return false;
 }
 
-/// Renames buffer `from` to `to` in kernels `first` on and in the outputs;
-/// `from` is not used any more.
+/// Calls `use(position, buffer)` for each buffer that a step other than a
+/// kernel touches (a copy's source and destination, a selector read on the
+/// host), `position` the number of kernels that run before it in plan
+/// order.
+template <typename Use>
+static void forEachHostUse(std::vector<PlanStep> &steps, size_t &position,
+                           Use &&use) {
+  for (PlanStep &step : steps) {
+    switch (step.kind) {
+    case PlanStep::Kind::Kernels:
+      position = step.last;
+      break;
+    case PlanStep::Kind::Copy:
+      for (auto &[from, to] : step.copies) {
+        use(position, from);
+        use(position, to);
+      }
+      break;
+    case PlanStep::Kind::While:
+      forEachHostUse(step.condition, position, use);
+      use(position, step.selector);
+      forEachHostUse(step.body, position, use);
+      break;
+    case PlanStep::Kind::Conditional:
+      use(position, step.selector);
+      for (std::vector<PlanStep> &branch : step.branches)
+        forEachHostUse(branch, position, use);
+      break;
+    }
+  }
+}
+
+/// Renames buffer `from` to `to` in kernels `first` on, in the steps and in
+/// the outputs; `from` is not used any more.
 static void renameBuffer(ModulePlan &plan, size_t first, int from, int to) {
   auto rename = [&](std::vector<int> &buffers) {
     std::replace(buffers.begin(), buffers.end(), from, to);
@@ -400,19 +477,31 @@ static void renameBuffer(ModulePlan &plan, size_t first, int from, int to) {
     rename(plan.kernels[j].inputs);
     rename(plan.kernels[j].outputs);
   }
+  size_t position = 0;
+  forEachHostUse(plan.steps, position, [&](size_t, int &buffer) {
+    if (buffer == from)
+      buffer = to;
+  });
   rename(plan.outputs);
   plan.buffers[from] = Shape(plan.buffers[from].elementType, {0});
 }
 
-/// The first kernel after `k` that reads or writes `buffer`, or "".
-static std::string laterUser(const ModulePlan &plan, size_t k, int buffer) {
+/// The first kernel or step after kernel `k` that reads or writes
+/// `buffer`, or "".
+static std::string laterUser(ModulePlan &plan, size_t k, int buffer) {
   for (size_t j = k + 1; j < plan.kernels.size(); ++j)
     if (std::count(plan.kernels[j].inputs.begin(), plan.kernels[j].inputs.end(),
                    buffer) ||
         std::count(plan.kernels[j].outputs.begin(),
                    plan.kernels[j].outputs.end(), buffer))
       return plan.kernels[j].name;
-  return "";
+  std::string user;
+  size_t position = 0;
+  forEachHostUse(plan.steps, position, [&](size_t at, int b) {
+    if (at > k && b == buffer && user.empty())
+      user = "a copy or branch step";
+  });
+  return user;
 }
 
 /// In-place dynamic-update-slices and scatters whose operand buffer nothing
@@ -429,7 +518,8 @@ static void reuseUpdatedBuffers(ModulePlan &plan) {
       if (operand < 0)
         continue;
       int output = kernel.outputs[slot];
-      if (contains(plan.inputs, operand) || contains(plan.outputs, operand) ||
+      if (kernel.inLoop || contains(plan.inputs, operand) ||
+          contains(plan.outputs, operand) ||
           contains(kernel.inputs, operand) != 1 ||
           kernel.inPlace[slot].operandRead ||
           copiedTwice(kernel, slot, operand) ||
@@ -489,6 +579,12 @@ static void useInputOutputAliases(ModulePlan &plan, const HloModule &module) {
     if (slot >= kernel.inPlace.size() ||
         kernel.inPlace[slot].copyBefore != parameter)
       continue;
+    if (kernel.inLoop) {
+      kernel.inPlace[slot].aliasRejection =
+          "input_output_alias gives it parameter " + std::to_string(p) +
+          "'s buffer, but the kernel runs inside a loop";
+      continue;
+    }
     InPlaceOutput &inPlace = kernel.inPlace[slot];
     std::string why;
     if (contains(plan.outputs, parameter))
@@ -571,11 +667,22 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
   // materialized values, see materializedValues), unless it has tuples
   // other than its ROOT (around an opt-barrier, jax's checkpoints): those
   // only name buffers between kernels, so each instruction becomes a kernel.
+  // So is one with control flow (call, while, conditional), whose called
+  // computations are planned instruction by instruction in turn.
   bool kernelPerInstruction = hasFusion;
   for (const auto &instruction : entry->instructions())
-    if (instruction->opcode() == HloOpcode::Tuple &&
-        instruction.get() != entry->root())
+    if ((instruction->opcode() == HloOpcode::Tuple &&
+         instruction.get() != entry->root()) ||
+        isControlFlow(instruction->opcode()))
       kernelPerInstruction = true;
+
+  // Control flow: the step list that kernels and steps go to now, the
+  // first kernel in no step yet, and where the kernels are (for their
+  // origin).
+  std::vector<PlanStep> *steps = &plan.steps;
+  size_t unstepped = 0;
+  std::string context;
+  bool inLoop = false;
 
   // Where a kernel comes from, for --explain.
   auto originOf = [&](const HloInstruction &instruction,
@@ -583,10 +690,10 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
     if (computation == entry)
       return "the ENTRY computation (no fusions)";
     if (instruction.opcode() == HloOpcode::Fusion)
-      return "fusion %" + instruction.name();
+      return "fusion %" + instruction.name() + context;
     return "%" + instruction.name() + " (" +
            std::string(hloOpcodeName(instruction.opcode())) +
-           ", not in a fusion)";
+           ", not in a fusion)" + context;
   };
 
   // The kernels of `computation` (one per dims of its outputs), whose
@@ -615,6 +722,7 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
       PlannedKernel kernel;
       kernel.name = "kernel_" + std::to_string(plan.kernels.size());
       kernel.origin = origin;
+      kernel.inLoop = inLoop;
       kernel.computation = computation;
       kernel.inputs = inputs;
       for (size_t i = first; i < outputs.size(); ++i)
@@ -830,14 +938,112 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
                                bufferOf);
   };
 
-  if (!kernelPerInstruction) {
-    Expected<std::vector<int>> buffers =
-        addComputation(*entry->root(), entry, plan.inputs);
-    if (!buffers)
-      return buffers.error();
-    buffersOf[entry->root()] = std::move(*buffers);
-  } else {
-    for (const auto &owned : entry->instructions()) {
+  // The kernels planned since the last step become a Kernels step.
+  auto flushKernels = [&] {
+    if (plan.kernels.size() <= unstepped)
+      return;
+    PlanStep step;
+    step.first = unstepped;
+    step.last = plan.kernels.size();
+    steps->push_back(std::move(step));
+    unstepped = plan.kernels.size();
+  };
+  // A Copy step (each pair from -> to, in order), where any pair copies.
+  auto addCopies =
+      [&](const HloInstruction &instruction,
+          const std::vector<std::pair<int, int>> &pairs) -> Status {
+    PlanStep step;
+    step.kind = PlanStep::Kind::Copy;
+    for (const auto &[from, to] : pairs) {
+      if (from == to)
+        continue;
+      const Shape &a = plan.buffers[from], &b = plan.buffers[to];
+      if (a.elementType != b.elementType ||
+          physicalBytes(a) != physicalBytes(b) ||
+          (a.dims == b.dims && a.layoutOrDefault() != b.layoutOrDefault()))
+        return errorAt(instruction.location(),
+                       "cannot compile %" + instruction.name() + " (" +
+                           std::string(hloOpcodeName(instruction.opcode())) +
+                           "): a value of " + a.toString() +
+                           " would be copied into a buffer of " + b.toString() +
+                           ", which the compiler does not do");
+      step.copies.emplace_back(from, to);
+    }
+    if (step.copies.empty())
+      return {};
+    flushKernels();
+    steps->push_back(std::move(step));
+    return {};
+  };
+  // `plan()` with its kernels and steps in `list`.
+  auto inSteps = [&](std::vector<PlanStep> &list, auto &&planned) {
+    flushKernels();
+    std::vector<PlanStep> *outer = steps;
+    steps = &list;
+    auto result = planned();
+    flushKernels();
+    steps = outer;
+    return result;
+  };
+  auto refuse = [](const HloInstruction &instruction, const std::string &why) {
+    return errorAt(instruction.location(),
+                   "cannot compile %" + instruction.name() + " (" +
+                       std::string(hloOpcodeName(instruction.opcode())) +
+                       "): " + why);
+  };
+  // The buffers' shapes of a value: one array, or a tuple of arrays.
+  auto leavesOf = [&](const HloInstruction &instruction,
+                      const Shape &shape) -> Expected<std::vector<Shape>> {
+    if (shape.isArray())
+      return std::vector<Shape>{shape};
+    if (shape.isTuple()) {
+      for (const Shape &element : shape.tupleShapes)
+        if (!element.isArray())
+          return refuse(instruction, "its value " + shape.toString() +
+                                         " has a nested tuple or token, which "
+                                         "the compiler does not support");
+      return shape.tupleShapes;
+    }
+    return refuse(instruction, "its value " + shape.toString() +
+                                   " is not an array or a tuple of arrays");
+  };
+  auto noteControlFlow = [&](const HloInstruction &instruction) {
+    if (!plan.controlFlow.empty())
+      return;
+    plan.controlFlow = "%" + instruction.name() + " (" +
+                       std::string(hloOpcodeName(instruction.opcode())) + ")";
+    plan.controlFlowLocation = instruction.location();
+  };
+
+  // The kernels and steps of `computation`, one kernel per instruction
+  // (a fusion is one), its parameters naming `arguments` (the buffers of
+  // each, one per tuple element); returns its ROOT's buffers.
+  std::function<Expected<std::vector<int>>(
+      const HloComputation &, const std::vector<std::vector<int>> &)>
+      planInstructions;
+  planInstructions = [&](const HloComputation &computation,
+                         const std::vector<std::vector<int>> &arguments)
+      -> Expected<std::vector<int>> {
+    for (HloInstruction *param : computation.parameters()) {
+      if (!param)
+        continue;
+      size_t n = static_cast<size_t>(param->parameterNumber());
+      if (n >= arguments.size())
+        return errorAt(param->location(), "parameter %" + param->name() +
+                                              " of %" + computation.name() +
+                                              " has no argument");
+      Expected<std::vector<Shape>> leaves = leavesOf(*param, param->shape());
+      if (!leaves)
+        return leaves.error();
+      if (leaves->size() != arguments[n].size())
+        return errorAt(param->location(),
+                       "parameter %" + param->name() + " of %" +
+                           computation.name() + " is " +
+                           param->shape().toString() + ", given " +
+                           std::to_string(arguments[n].size()) + " arrays");
+      buffersOf[param] = arguments[n];
+    }
+    for (const auto &owned : computation.instructions()) {
       const HloInstruction &instruction = *owned;
       auto operandBuffer = [&](int64_t i) -> Expected<int> {
         const std::vector<int> &buffers = buffersOf[instruction.operand(i)];
@@ -863,7 +1069,8 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
         break;
       case HloOpcode::GetTupleElement: {
         const std::vector<int> &buffers = buffersOf[instruction.operand(0)];
-        if (instruction.tupleIndex() >= static_cast<int64_t>(buffers.size()))
+        if (instruction.tupleIndex() < 0 ||
+            instruction.tupleIndex() >= static_cast<int64_t>(buffers.size()))
           return errorAt(instruction.location(), "tuple index out of range");
         buffersOf[&instruction] = {buffers[instruction.tupleIndex()]};
         continue;
@@ -886,44 +1093,269 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
         if (physicalBytes(plan.buffers[*b]) ==
             physicalBytes(instruction.shape())) {
           // The same bytes, seen with another shape.
-          plan.buffers.push_back(instruction.shape());
           buffersOf[&instruction] = {*b};
-          plan.buffers.pop_back();
           continue;
         }
         break;
+      }
+      case HloOpcode::Call: {
+        // Planned in place: its parameters name the operands' buffers.
+        const HloComputation *callee = instruction.calledComputation();
+        if (!callee)
+          return refuse(instruction, "it calls no computation");
+        std::vector<std::vector<int>> operands;
+        for (const HloInstruction *operand : instruction.operands())
+          operands.push_back(buffersOf[operand]);
+        std::string outer = context;
+        context += ", called by %" + instruction.name();
+        Expected<std::vector<int>> buffers =
+            planInstructions(*callee, operands);
+        context = outer;
+        if (!buffers)
+          return buffers.error();
+        buffersOf[&instruction] = std::move(*buffers);
+        continue;
+      }
+      case HloOpcode::While: {
+        noteControlFlow(instruction);
+        Expected<std::vector<const HloComputation *>> condition =
+            calleesNamed(instruction, "condition");
+        if (!condition)
+          return condition.error();
+        Expected<std::vector<const HloComputation *>> body =
+            calleesNamed(instruction, "body");
+        if (!body)
+          return body.error();
+        if (condition->size() != 1 || body->size() != 1 ||
+            instruction.operandCount() != 1)
+          return refuse(instruction, "a while needs one operand, one "
+                                     "condition and one body");
+        Expected<std::vector<Shape>> leaves =
+            leavesOf(instruction, instruction.shape());
+        if (!leaves)
+          return leaves.error();
+        const std::vector<int> init = buffersOf[instruction.operand(0)];
+        if (init.size() != leaves->size())
+          return refuse(instruction, "its operand has " +
+                                         std::to_string(init.size()) +
+                                         " arrays, its value " +
+                                         std::to_string(leaves->size()));
+        // The loop's state: buffers of its own, which the operand is
+        // copied into (an ENTRY parameter or a constant is never written).
+        std::vector<int> state;
+        std::vector<std::pair<int, int>> copies;
+        for (size_t i = 0; i < leaves->size(); ++i) {
+          state.push_back(newBuffer((*leaves)[i]));
+          copies.emplace_back(init[i], state.back());
+        }
+        if (Status copied = addCopies(instruction, copies); !copied)
+          return copied.error();
+        flushKernels();
+        PlanStep step;
+        step.kind = PlanStep::Kind::While;
+        step.instruction = "%" + instruction.name() + " (condition %" +
+                           condition->front()->name() + ", body %" +
+                           body->front()->name() + ")";
+        std::string outer = context;
+        bool outerInLoop = inLoop;
+        inLoop = true;
+        context = outer + ", in the condition of %" + instruction.name();
+        Expected<std::vector<int>> pred = inSteps(step.condition, [&] {
+          return planInstructions(*condition->front(), {state});
+        });
+        if (!pred)
+          return pred.error();
+        if (pred->size() != 1 ||
+            plan.buffers[pred->front()].elementType != PrimitiveType::Pred ||
+            plan.buffers[pred->front()].elementCount() != 1)
+          return refuse(instruction, "its condition %" +
+                                         condition->front()->name() +
+                                         " does not return one pred");
+        step.selector = pred->front();
+        context = outer + ", in the body of %" + instruction.name();
+        Expected<std::vector<int>> next = inSteps(step.body, [&] {
+          Expected<std::vector<int>> result =
+              planInstructions(*body->front(), {state});
+          if (!result)
+            return result;
+          if (result->size() != state.size())
+            return Expected<std::vector<int>>(refuse(
+                instruction, "its body %" + body->front()->name() +
+                                 " returns " + std::to_string(result->size()) +
+                                 " arrays, the state has " +
+                                 std::to_string(state.size())));
+          // The body's values become the state after its last kernel. An
+          // element passed through is not copied; one that is another
+          // element's state buffer, which is overwritten itself (a swap),
+          // goes through a temporary first.
+          std::vector<std::pair<int, int>> first, then;
+          for (size_t i = 0; i < state.size(); ++i) {
+            int from = (*result)[i];
+            if (from == state[i])
+              continue;
+            auto j = std::find(state.begin(), state.end(), from);
+            if (j != state.end() && (*result)[j - state.begin()] != *j) {
+              int temporary = newBuffer(plan.buffers[from]);
+              first.emplace_back(from, temporary);
+              then.emplace_back(temporary, state[i]);
+            } else {
+              then.emplace_back(from, state[i]);
+            }
+          }
+          first.insert(first.end(), then.begin(), then.end());
+          if (Status copied = addCopies(instruction, first); !copied)
+            return Expected<std::vector<int>>(copied.error());
+          return result;
+        });
+        context = outer;
+        inLoop = outerInLoop;
+        if (!next)
+          return next.error();
+        steps->push_back(std::move(step));
+        buffersOf[&instruction] = state;
+        continue;
+      }
+      case HloOpcode::Conditional: {
+        noteControlFlow(instruction);
+        if (instruction.operandCount() < 1)
+          return refuse(instruction, "it has no branch selector");
+        Expected<int> selector = operandBuffer(0);
+        if (!selector)
+          return selector.error();
+        const Shape &selectorShape = plan.buffers[*selector];
+        bool isPred = selectorShape.elementType == PrimitiveType::Pred;
+        if ((!isPred && selectorShape.elementType != PrimitiveType::S32) ||
+            selectorShape.elementCount() != 1)
+          return refuse(instruction, "its branch selector is " +
+                                         selectorShape.toString() +
+                                         ", expected pred[] or s32[]");
+        std::vector<const HloComputation *> branches;
+        if (isPred && !instruction.rawAttribute("branch_computations")) {
+          // true_computation=, false_computation=: branch 0 is the true one.
+          for (const char *key : {"true_computation", "false_computation"}) {
+            Expected<std::vector<const HloComputation *>> branch =
+                calleesNamed(instruction, key);
+            if (!branch)
+              return branch.error();
+            if (branch->size() != 1)
+              return refuse(instruction, "it needs one computation in " +
+                                             std::string(key) + "=");
+            branches.push_back(branch->front());
+          }
+        } else {
+          Expected<std::vector<const HloComputation *>> all =
+              calleesNamed(instruction, "branch_computations");
+          if (!all)
+            return all.error();
+          branches = std::move(*all);
+        }
+        if (branches.empty() ||
+            static_cast<int64_t>(branches.size()) + 1 !=
+                instruction.operandCount() ||
+            (isPred && branches.size() != 2))
+          return refuse(instruction,
+                        "it has " + std::to_string(branches.size()) +
+                            " branches and " +
+                            std::to_string(instruction.operandCount() - 1) +
+                            " branch operands, expected one operand per "
+                            "branch (two for a pred)");
+        Expected<std::vector<Shape>> leaves =
+            leavesOf(instruction, instruction.shape());
+        if (!leaves)
+          return leaves.error();
+        // The result: buffers of its own, which the branch that runs
+        // copies its ROOT's values into.
+        std::vector<int> result;
+        for (const Shape &leaf : *leaves)
+          result.push_back(newBuffer(leaf));
+        flushKernels();
+        PlanStep step;
+        step.kind = PlanStep::Kind::Conditional;
+        step.instruction = "%" + instruction.name();
+        step.selector = *selector;
+        step.branches.resize(branches.size());
+        std::string outer = context;
+        for (size_t b = 0; b < branches.size(); ++b) {
+          step.instruction += (b ? ", %" : " (branches %") +
+                              branches[b]->name() +
+                              (b + 1 == branches.size() ? ")" : "");
+          context = outer + ", in branch " + std::to_string(b) + " of %" +
+                    instruction.name();
+          std::vector<int> operand =
+              buffersOf[instruction.operand(static_cast<int64_t>(b) + 1)];
+          Expected<std::vector<int>> values = inSteps(step.branches[b], [&] {
+            Expected<std::vector<int>> values =
+                planInstructions(*branches[b], {operand});
+            if (!values)
+              return values;
+            if (values->size() != result.size())
+              return Expected<std::vector<int>>(refuse(
+                  instruction, "branch %" + branches[b]->name() + " returns " +
+                                   std::to_string(values->size()) +
+                                   " arrays, expected " +
+                                   std::to_string(result.size())));
+            std::vector<std::pair<int, int>> copies;
+            for (size_t i = 0; i < result.size(); ++i)
+              copies.emplace_back((*values)[i], result[i]);
+            if (Status copied = addCopies(instruction, copies); !copied)
+              return Expected<std::vector<int>>(copied.error());
+            return values;
+          });
+          if (!values) {
+            context = outer;
+            return values.error();
+          }
+        }
+        context = outer;
+        steps->push_back(std::move(step));
+        buffersOf[&instruction] = std::move(result);
+        continue;
       }
       default:
         break;
       }
       std::vector<int> inputs;
       for (int64_t i = 0; i < instruction.operandCount(); ++i) {
-        // A kernel reads arrays: a tuple operand (of a conditional, a
-        // while, a call) would reach the emitters as a tensor of no type.
+        // A kernel reads arrays: a tuple operand (of a sort, say) would
+        // reach the emitters as a tensor of no type.
         if (!instruction.operand(i)->shape().isArray())
-          return errorAt(
-              instruction.location(),
-              "cannot compile %" + instruction.name() + " (" +
-                  std::string(hloOpcodeName(instruction.opcode())) +
-                  "): operand " + std::to_string(i) +
-                  " is a tuple, which the compiler reads only through "
-                  "get-tuple-element");
+          return refuse(instruction,
+                        "operand " + std::to_string(i) +
+                            " is a tuple, which the compiler reads only "
+                            "through get-tuple-element");
         Expected<int> b = operandBuffer(i);
         if (!b)
           return b.error();
         inputs.push_back(*b);
       }
-      const HloComputation *computation =
+      const HloComputation *called =
           instruction.opcode() == HloOpcode::Fusion
               ? instruction.calledComputation()
               : wrapInstruction(*plan.scratch, instruction);
       Expected<std::vector<int>> buffers =
-          addComputation(instruction, computation, inputs);
+          addComputation(instruction, called, inputs);
       if (!buffers)
         return buffers.error();
       buffersOf[&instruction] = std::move(*buffers);
     }
+    return buffersOf[computation.root()];
+  };
+
+  if (!kernelPerInstruction) {
+    Expected<std::vector<int>> buffers =
+        addComputation(*entry->root(), entry, plan.inputs);
+    if (!buffers)
+      return buffers.error();
+    buffersOf[entry->root()] = std::move(*buffers);
+  } else {
+    std::vector<std::vector<int>> arguments;
+    for (int b : plan.inputs)
+      arguments.push_back({b});
+    Expected<std::vector<int>> buffers = planInstructions(*entry, arguments);
+    if (!buffers)
+      return buffers.error();
   }
+  flushKernels();
   const HloInstruction *root = entry->root();
   plan.tupleResult = root->shape().isTuple();
   plan.outputs = buffersOf[root];
@@ -933,6 +1365,73 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
   reuseUpdatedBuffers(plan);
   useInputOutputAliases(plan, module);
   return plan;
+}
+
+/// describeSteps' lines for `steps`, indented by `indent`.
+static void describeStepList(const ModulePlan &plan,
+                             const std::vector<PlanStep> &steps,
+                             const std::string &indent, std::string &text) {
+  auto buffer = [&](int b) {
+    return "buffer " + std::to_string(b) + " " +
+           plan.buffers[b].toStringWithoutLayout();
+  };
+  for (const PlanStep &step : steps) {
+    switch (step.kind) {
+    case PlanStep::Kind::Kernels:
+      text += indent + plan.kernels[step.first].name;
+      if (step.last - step.first > 1)
+        text += (step.last - step.first > 2 ? " to " : ", ") +
+                plan.kernels[step.last - 1].name;
+      text += "\n";
+      break;
+    case PlanStep::Kind::Copy:
+      for (const auto &[from, to] : step.copies)
+        text += indent + "copy " + buffer(from) + " into buffer " +
+                std::to_string(to) + "\n";
+      break;
+    case PlanStep::Kind::While:
+      text += indent + "while " + step.instruction + ":\n";
+      text += indent + "  condition:\n";
+      describeStepList(plan, step.condition, indent + "    ", text);
+      text += indent + "    read " + buffer(step.selector) +
+              " on the host: the body runs while it is true\n";
+      text += indent + "  body:\n";
+      describeStepList(plan, step.body, indent + "    ", text);
+      if (step.body.empty())
+        text += indent + "    (nothing)\n";
+      break;
+    case PlanStep::Kind::Conditional: {
+      bool isPred =
+          plan.buffers[step.selector].elementType == PrimitiveType::Pred;
+      size_t n = step.branches.size();
+      text += indent + "conditional " + step.instruction + ": read " +
+              buffer(step.selector) + " on the host, " +
+              (isPred ? std::string("true runs branch 0, false branch 1")
+                      : "an index outside [0, " + std::to_string(n) +
+                            ") runs branch " + std::to_string(n - 1)) +
+              "\n";
+      for (size_t b = 0; b < n; ++b) {
+        text += indent + "  branch " + std::to_string(b) + ":\n";
+        describeStepList(plan, step.branches[b], indent + "    ", text);
+        if (step.branches[b].empty())
+          text += indent + "    (nothing)\n";
+      }
+      break;
+    }
+    }
+  }
+}
+
+std::string describeSteps(const ModulePlan &plan) {
+  if (plan.steps.size() <= 1 &&
+      (plan.steps.empty() || plan.steps[0].kind == PlanStep::Kind::Kernels))
+    return "";
+  std::string text = "steps (the kernels in the order they run):\n";
+  describeStepList(plan, plan.steps, "  ", text);
+  std::string outputs;
+  for (int b : plan.outputs)
+    outputs += " " + std::to_string(b);
+  return text + "  outputs: buffers" + outputs + "\n";
 }
 
 static int64_t physicalBytes(const Shape &shape) {

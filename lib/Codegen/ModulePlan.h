@@ -47,6 +47,43 @@
 //   ENTRY { p0 = parameter(0)               buffer 0 (input 0, output)
 //           ROOT d = fusion(p0, u, i), calls=dus  kernel_0: updates 0
 //
+// Control flow makes the plan a program of steps (PlanStep) over the same
+// kernels and buffers: a `call` is planned in place (its parameters name
+// the caller's operand buffers, its ROOT's buffers are the call's), and
+// the computations of `while` and `conditional` are planned each into a
+// step list of its own, one kernel per instruction (a fusion is one
+// kernel, as in the ENTRY). A tuple-shaped value is one buffer per
+// element (nested tuples are refused).
+//
+//   ENTRY { s = tuple(i0, x)                names buffers 0, 1
+//           w = while(s), condition=c, body=b
+//           ROOT r = get-tuple-element(w), index=1 }
+//     copy: 0 -> 2, 1 -> 3                  the loop's state: 2, 3
+//     while %w:
+//       condition: kernel_0 (reads 2, 3, writes pred 4); 4 read on the host
+//       body:      kernel_1, kernel_2 (read 2, 3, write 5, 6)
+//                  copy: 5 -> 2, 6 -> 3
+//     output: buffer 3
+//
+// A while has state buffers of its own, one per element, which its
+// operand's buffers are copied into before the loop (so an ENTRY parameter
+// or a constant passed in is never written), and which its result names.
+// The body reads them and writes its ROOT's elements to buffers of its
+// own; only after its last kernel are those copied back into the state, so
+// the body reads old elements however its kernels are ordered. An element
+// the body passes through unchanged is not copied; one that is another
+// state element (tuple(b, a)) whose buffer is itself overwritten goes
+// through a temporary buffer first. The condition's pred[] is read on the
+// host after its kernels.
+//
+// A conditional reads its pred (true runs branch 0) or s32 index (out of
+// [0, N) runs the last branch, as XLA and the evaluator do) on the host,
+// runs that branch's steps over its operand's buffers, and copies the
+// branch's ROOT elements into the conditional's own result buffers.
+//
+// Kernels inside a loop never update their operand's buffer in place, nor
+// use input_output_alias: the next iteration may read it again.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CODEGEN_MODULEPLAN_H
 #define TESSEL_LIB_CODEGEN_MODULEPLAN_H
@@ -97,6 +134,29 @@ struct PlannedKernel {
   /// One per output of an in-place kernel (dynamic-update-slice, scatter;
   /// several for a variadic scatter), empty for other kernels.
   std::vector<InPlaceOutput> inPlace;
+  /// The kernel runs inside a while's condition or body (maybe many times).
+  bool inLoop = false;
+};
+
+/// One step of a plan's program (see the header comment).
+struct PlanStep {
+  enum class Kind {
+    Kernels,     ///< plan.kernels [first, last), in order
+    Copy,        ///< `copies`, in order
+    While,       ///< `condition`, then `body` while `selector` is true
+    Conditional, ///< branch `selector` of `branches`
+  };
+  Kind kind = Kind::Kernels;
+  size_t first = 0, last = 0;
+  /// Copy: buffer `first` copied into buffer `second`, pair after pair.
+  std::vector<std::pair<int, int>> copies;
+  /// While and Conditional: "%name (opcode)", for --explain and messages.
+  std::string instruction;
+  /// While: the condition's pred[] buffer; Conditional: its pred[] or s32[]
+  /// branch selector.
+  int selector = -1;
+  std::vector<PlanStep> condition, body;
+  std::vector<std::vector<PlanStep>> branches;
 };
 
 /// Kernels of one split computation (softmax: the max, the sum, the
@@ -136,6 +196,13 @@ struct ModulePlan {
   bool tupleResult = false;
   std::vector<PlannedKernel> kernels;
   std::vector<RowGroup> rowGroups;
+  /// The program: every kernel once, in order, in one of its steps (a
+  /// single Kernels step for a module without control flow).
+  std::vector<PlanStep> steps;
+  /// The first while or conditional, "" for none (the GPU refuses them):
+  /// its name and opcode, and where it was written.
+  std::string controlFlow;
+  SourceLocation controlFlowLocation;
   /// Computations made for instructions outside fusions.
   std::unique_ptr<HloModule> scratch;
 };
@@ -146,6 +213,10 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks = true);
 
 /// The physical size in bytes of a buffer of `shape` (tiles and padding).
 int64_t bufferBytes(const Shape &shape);
+
+/// The steps of `plan` as text, one line per step, indented per level
+/// (--emit=partition): "" when they are the kernels in order.
+std::string describeSteps(const ModulePlan &plan);
 
 /// What every backend's executable shares: its plan, the sizes and shapes
 /// of its buffers from the plan, and run() as the logical arguments to

@@ -78,6 +78,68 @@ TEST(GpuRuntimeTest, GeluIsOneLaunchOfItsLoopEmittersConfiguration) {
                        "free 64\n");
 }
 
+// A while or conditional reads its pred or index on the host between
+// kernels, which the GPU's executable does not do yet: it refuses the
+// module, naming the instruction and its line. A call is planned in place
+// and runs.
+TEST(GpuRuntimeTest, ControlFlowIsRefusedNamingTheInstruction) {
+  setenv("TESSEL_CUDA_DRIVER", TESSEL_FAKE_CUDA_DRIVER, 1);
+  const char *text = R"(HloModule m
+cond {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  x = f32[4] get-tuple-element(s), index=1
+  y = f32[4] negate(x)
+  ROOT t = (s32[], f32[4]) tuple(j, y)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  t = (s32[], f32[4]) tuple(zero, x)
+  w = (s32[], f32[4]) while(t), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+})";
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  ASSERT_TRUE(module) << module.error().message;
+  CompileOptions options;
+  options.backend = Backend::Nvptx;
+  options.smVersion = 0;
+  Expected<std::shared_ptr<Executable>> exe =
+      Executable::compile(**module, options);
+  ASSERT_FALSE(exe);
+  EXPECT_NE(exe.error().message.find("cannot run %w (while) on the GPU"),
+            std::string::npos)
+      << exe.error().message;
+  ASSERT_TRUE(exe.error().span);
+  EXPECT_EQ(exe.error().span->line, 21);
+  takeLog();
+
+  std::shared_ptr<Executable> called = compile(R"(HloModule m
+negated {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] negate(a)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  c = f32[4] call(x), to_apply=negated
+  ROOT r = f32[4] abs(c)
+})");
+  ASSERT_TRUE(called);
+  takeLog();
+  Literal x = randomLiteral(called->outputShapes()[0], 1, false);
+  Expected<Literal> y = called->run({x});
+  ASSERT_TRUE(y) << y.error().message;
+  EXPECT_NE(takeLog().find("launch kernel_1"), std::string::npos);
+}
+
 // TESSEL_PTX_DUMP=FILE writes the PTX the driver is given: the text of
 // `tessel compile --target=nvptx --emit=ptx` for the device's sm.
 TEST(GpuRuntimeTest, PtxDumpWritesWhatTheDriverLoads) {

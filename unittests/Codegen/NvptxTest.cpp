@@ -364,9 +364,24 @@ TEST(NvptxTest, ModulesRunOnTheGpu) {
     GTEST_SKIP() << exe.error().message;
   ASSERT_TRUE(exe) << exe.error().message;
   std::vector<std::unique_ptr<HloModule>> modules;
-  for (const std::string &file : gpuTestModules())
-    if (!*refusalOf(file) && file.find("too_large") == std::string::npos)
-      modules.push_back(parseFile(file));
+  for (const std::string &file : gpuTestModules()) {
+    if (*refusalOf(file) || file.find("too_large") != std::string::npos)
+      continue;
+    // Control flow: the PTX assembles, the GPU's executable refuses it.
+    if (const std::string *refusal = gpuRunRefusalOf(file)) {
+      std::unique_ptr<HloModule> module = parseFile(file);
+      ASSERT_TRUE(module);
+      Expected<std::shared_ptr<Executable>> refused =
+          Executable::compile(*module, options);
+      ASSERT_FALSE(refused) << file
+                            << " now runs on the GPU: update "
+                               "gpuRunRefusals()";
+      EXPECT_NE(refused.error().message.find(*refusal), std::string::npos)
+          << refused.error().message;
+      continue;
+    }
+    modules.push_back(parseFile(file));
+  }
   modules.push_back(parseTestModule(randomTransposes(24, 7)));
   modules.push_back(parseTestModule(randomColumnReductions(16, 3)));
   RandomFusionOptions random;
