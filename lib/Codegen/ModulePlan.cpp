@@ -476,6 +476,10 @@ static void renameBuffer(ModulePlan &plan, size_t first, int from, int to) {
   for (size_t j = first; j < plan.kernels.size(); ++j) {
     rename(plan.kernels[j].inputs);
     rename(plan.kernels[j].outputs);
+    // A later in-place kernel that updates a copy of `from`.
+    for (InPlaceOutput &inPlace : plan.kernels[j].inPlace)
+      if (inPlace.copyBefore == from)
+        inPlace.copyBefore = to;
   }
   size_t position = 0;
   forEachHostUse(plan.steps, position, [&](size_t, int &buffer) {
