@@ -1019,6 +1019,78 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
     plan.controlFlowLocation = instruction.location();
   };
 
+  // Where it is safe, the one kernel at or after `first` that writes
+  // `from` writes `to` instead, which saves copying `from` into `to` after
+  // `list` (a loop body's value into its state, a branch's into the
+  // conditional's): no kernel after it touches `to`, nor any step of `list`
+  // after it, and it reads `to` only as the operand it updates in place
+  // (then it updates `to` itself). `from` is touched by no step of `list`
+  // and is in no row group.
+  auto renameInto = [&](std::vector<PlanStep> &list, size_t first, int from,
+                        int to) -> bool {
+    auto contains = [](const std::vector<int> &buffers, int b) {
+      return std::count(buffers.begin(), buffers.end(), b);
+    };
+    if (from == to || !(plan.buffers[from] == plan.buffers[to]))
+      return false;
+    size_t writer = plan.kernels.size();
+    for (size_t k = first; k < plan.kernels.size(); ++k)
+      if (contains(plan.kernels[k].outputs, from)) {
+        if (writer != plan.kernels.size())
+          return false;
+        writer = k;
+      }
+    if (writer == plan.kernels.size())
+      return false;
+    for (const RowGroup &group : plan.rowGroups)
+      if (group.first <= writer && writer <= group.last)
+        return false;
+    for (size_t k = writer + 1; k < plan.kernels.size(); ++k) {
+      if (contains(plan.kernels[k].inputs, to) ||
+          contains(plan.kernels[k].outputs, to))
+        return false;
+      for (const InPlaceOutput &inPlace : plan.kernels[k].inPlace)
+        if (inPlace.copyBefore == to)
+          return false;
+    }
+    bool used = false;
+    size_t position = first;
+    forEachHostUse(list, position, [&](size_t at, int b) {
+      used |= b == from || (b == to && at > writer);
+    });
+    if (used)
+      return false;
+    PlannedKernel &kernel = plan.kernels[writer];
+    size_t slot = static_cast<size_t>(
+        std::find(kernel.outputs.begin(), kernel.outputs.end(), from) -
+        kernel.outputs.begin());
+    bool updatesTo =
+        slot < kernel.inPlace.size() && kernel.inPlace[slot].copyBefore == to;
+    bool readsTo = contains(kernel.inputs, to) > 0;
+    for (const InPlaceOutput &inPlace : kernel.inPlace)
+      readsTo |= inPlace.copyBefore == to;
+    if (contains(kernel.outputs, to) ||
+        (readsTo &&
+         (!updatesTo || kernel.inPlace[slot].operandRead ||
+          contains(kernel.inputs, to) != 1 || copiedTwice(kernel, slot, to))))
+      return false;
+    for (size_t k = writer; k < plan.kernels.size(); ++k) {
+      std::replace(plan.kernels[k].inputs.begin(), plan.kernels[k].inputs.end(),
+                   from, to);
+      std::replace(plan.kernels[k].outputs.begin(),
+                   plan.kernels[k].outputs.end(), from, to);
+      for (InPlaceOutput &inPlace : plan.kernels[k].inPlace)
+        if (inPlace.copyBefore == from)
+          inPlace.copyBefore = to;
+    }
+    if (updatesTo) {
+      kernel.inPlace[slot].copyBefore = -1;
+      kernel.inPlace[slot].reusesOperand = true;
+    }
+    plan.buffers[from] = Shape(plan.buffers[from].elementType, {0});
+    return true;
+  };
+
   // The kernels and steps of `computation`, one kernel per instruction
   // (a fusion is one), its parameters naming `arguments` (the buffers of
   // each, one per tuple element); returns its ROOT's buffers.
@@ -1177,6 +1249,7 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
                                          " does not return one pred");
         step.selector = pred->front();
         context = outer + ", in the body of %" + instruction.name();
+        size_t bodyFirst = plan.kernels.size();
         Expected<std::vector<int>> next = inSteps(step.body, [&] {
           Expected<std::vector<int>> result =
               planInstructions(*body->front(), {state});
@@ -1188,6 +1261,16 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
                                  " returns " + std::to_string(result->size()) +
                                  " arrays, the state has " +
                                  std::to_string(state.size())));
+          // A value that its kernel may write into the state directly
+          // (nothing reads the old element after it) is not copied.
+          for (size_t i = 0; i < state.size() && i < result->size(); ++i) {
+            int from = (*result)[i];
+            if (std::count(result->begin(), result->end(), from) == 1 &&
+                std::count(result->begin(), result->end(), state[i]) == 0 &&
+                std::count(state.begin(), state.end(), from) == 0 &&
+                renameInto(step.body, bodyFirst, from, state[i]))
+              (*result)[i] = state[i];
+          }
           // The body's values become the state after its last kernel. An
           // element passed through is not copied; one that is another
           // element's state buffer, which is overwritten itself (a swap),
@@ -1287,11 +1370,20 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
                     instruction.name();
           std::vector<int> operand =
               buffersOf[instruction.operand(static_cast<int64_t>(b) + 1)];
+          size_t branchFirst = plan.kernels.size();
           Expected<std::vector<int>> values = inSteps(step.branches[b], [&] {
             Expected<std::vector<int>> values =
                 planInstructions(*branches[b], {operand});
             if (!values)
               return values;
+            // A value its kernel may write into the result directly is not
+            // copied.
+            for (size_t i = 0; i < values->size() && i < result.size(); ++i)
+              if (std::count(values->begin(), values->end(), (*values)[i]) ==
+                      1 &&
+                  renameInto(step.branches[b], branchFirst, (*values)[i],
+                             result[i]))
+                (*values)[i] = result[i];
             if (values->size() != result.size())
               return Expected<std::vector<int>>(refuse(
                   instruction, "branch %" + branches[b]->name() + " returns " +

@@ -73,13 +73,18 @@
 // the body reads old elements however its kernels are ordered. An element
 // the body passes through unchanged is not copied; one that is another
 // state element (tuple(b, a)) whose buffer is itself overwritten goes
-// through a temporary buffer first. The condition's pred[] is read on the
+// through a temporary buffer first. An element whose kernel neither reads
+// the old element (other than as the operand it updates in place) nor is
+// followed by anything that does, and which is no other element's value,
+// is written into the state by its kernel: no copy (a dynamic-update-slice
+// of the state updates it in place). The condition's pred[] is read on the
 // host after its kernels.
 //
 // A conditional reads its pred (true runs branch 0) or s32 index (out of
 // [0, N) runs the last branch, as XLA and the evaluator do) on the host,
 // runs that branch's steps over its operand's buffers, and copies the
-// branch's ROOT elements into the conditional's own result buffers.
+// branch's ROOT elements into the conditional's own result buffers, or has
+// the one kernel that computes an element write it there.
 //
 // Kernels inside a loop never update their operand's buffer in place, nor
 // use input_output_alias: the next iteration may read it again.

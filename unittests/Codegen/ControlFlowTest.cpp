@@ -259,6 +259,49 @@ ENTRY e {
   EXPECT_NE(stepsOf(*module).find("copy buffer"), std::string::npos);
 }
 
+// (a, b) -> (-b, a + b): the new a does not read the old one, but the new
+// b, computed after it, does: the new a is not written into a's state
+// buffer before the end of the body.
+TEST(ControlFlowTest, OldElementReadByALaterKernel) {
+  std::string state = "(s32[], f32[4], f32[4])";
+  std::unique_ptr<HloModule> module =
+      parseTestModule("HloModule m\n" + lessThan("cond", state, 6) +
+                      R"(body {
+  s = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  a = f32[4] get-tuple-element(s), index=1
+  b = f32[4] get-tuple-element(s), index=2
+  a2 = f32[4] negate(b)
+  b2 = f32[4] add(a, b)
+  ROOT t = (s32[], f32[4], f32[4]) tuple(j, a2, b2)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  zero = s32[] constant(0)
+  t = (s32[], f32[4], f32[4]) tuple(zero, x, y)
+  ROOT w = (s32[], f32[4], f32[4]) while(t), condition=cond, body=body
+})");
+  ASSERT_TRUE(module);
+  std::vector<Literal> arguments = {f32Array({4}, 1, 1),
+                                    f32Array({4}, 0.5, -2)};
+  EXPECT_EQ(checkAll(*module, arguments), "");
+  Literal result = runOnCpu(*module, arguments);
+  ASSERT_TRUE(result.isTuple());
+  for (int64_t k = 0; k < 4; ++k) {
+    float a = 1.0f + k, b = 0.5f - 2.0f * k;
+    for (int n = 0; n < 6; ++n) {
+      float a2 = -b, b2 = a + b;
+      a = a2;
+      b = b2;
+    }
+    EXPECT_EQ(f32At(result.tupleElements()[1], k), a);
+    EXPECT_EQ(f32At(result.tupleElements()[2], k), b);
+  }
+}
+
 // A constant as the loop's operand, the state's elements as the module's
 // outputs (one of them twice), run twice by the same executable: the
 // second run starts from the constant again.
@@ -612,14 +655,16 @@ ENTRY e {
 }
 
 // A dynamic-update-slice in a loop's body writes the counter into its
-// slot: the in-place kernel updates a copy of the state, never the state
-// the next iteration reads, and the plan says it runs in a loop.
+// slot. Nothing reads the old state after it: the kernel updates the
+// state's buffer in place, and nothing is copied back. When the body also
+// passes the old array on (as a third element), the kernel updates a copy
+// and the old array survives until the end of the body.
 TEST(ControlFlowTest, InPlaceUpdateInsideALoop) {
-  std::string state = "(s32[], f32[8])";
-  std::unique_ptr<HloModule> module =
-      parseTestModule("HloModule m\n" + lessThan("cond", state, 8) +
-                      R"(body {
-  s = (s32[], f32[8]) parameter(0)
+  for (bool keepOld : {false, true}) {
+    std::string state = keepOld ? "(s32[], f32[8], f32[8])" : "(s32[], f32[8])";
+    std::unique_ptr<HloModule> module =
+        parseTestModule("HloModule m\n" + lessThan("cond", state, 8) +
+                        "body {\n  s = " + state + R"( parameter(0)
   i = s32[] get-tuple-element(s), index=0
   one = s32[] constant(1)
   j = s32[] add(i, one)
@@ -627,31 +672,37 @@ TEST(ControlFlowTest, InPlaceUpdateInsideALoop) {
   f = f32[] convert(i)
   u = f32[1] broadcast(f), dimensions={}
   y = f32[8] dynamic-update-slice(x, u, i)
-  ROOT t = (s32[], f32[8]) tuple(j, y)
+  ROOT t = )" + state + (keepOld ? " tuple(j, y, x)" : " tuple(j, y)") +
+                        R"(
 }
 ENTRY e {
   x = f32[8] parameter(0)
   zero = s32[] constant(0)
-  t = (s32[], f32[8]) tuple(zero, x)
-  w = (s32[], f32[8]) while(t), condition=cond, body=body
+  t = )" + state + (keepOld ? " tuple(zero, x, x)" : " tuple(zero, x)") +
+                        "\n  w = " + state +
+                        R"( while(t), condition=cond, body=body
   ROOT y = f32[8] get-tuple-element(w), index=1
 })");
-  ASSERT_TRUE(module);
-  std::vector<Literal> arguments = {f32Array({8}, -1, -1)};
-  EXPECT_EQ(checkAll(*module, arguments), "");
-  Literal result = runOnCpu(*module, arguments);
-  for (int64_t e = 0; e < 8; ++e)
-    EXPECT_EQ(f32At(result, e), static_cast<float>(e));
-  Expected<ModulePlan> plan = planModule(*module);
-  ASSERT_TRUE(plan) << plan.error().message;
-  bool inPlace = false;
-  for (const PlannedKernel &kernel : plan->kernels)
-    if (!kernel.inPlace.empty()) {
-      inPlace = true;
-      EXPECT_TRUE(kernel.inLoop);
-      EXPECT_FALSE(kernel.inPlace[0].reusesOperand);
-    }
-  EXPECT_TRUE(inPlace);
+    ASSERT_TRUE(module);
+    std::vector<Literal> arguments = {f32Array({8}, -1, -1)};
+    EXPECT_EQ(checkAll(*module, arguments), "") << keepOld;
+    Literal result = runOnCpu(*module, arguments);
+    for (int64_t e = 0; e < 8; ++e)
+      EXPECT_EQ(f32At(result, e), static_cast<float>(e)) << keepOld;
+    Expected<ModulePlan> plan = planModule(*module);
+    ASSERT_TRUE(plan) << plan.error().message;
+    bool inPlace = false;
+    for (const PlannedKernel &kernel : plan->kernels)
+      if (!kernel.inPlace.empty()) {
+        inPlace = true;
+        EXPECT_TRUE(kernel.inLoop);
+        EXPECT_EQ(kernel.inPlace[0].reusesOperand, !keepOld);
+      }
+    EXPECT_TRUE(inPlace);
+    std::string steps = describeSteps(*plan);
+    std::string body = steps.substr(steps.find("body:"));
+    EXPECT_EQ(body.find("f32[8] into") != std::string::npos, keepOld) << steps;
+  }
 }
 
 // Bad control flow is refused with the instruction's name, never run.
