@@ -668,8 +668,8 @@ std::string describeInPlace(const PlannedKernel &kernel) {
 
 /// Whether kernel `k` of `plan` may run without its emitter's code (as a
 /// relayout or a table lookup) when `enabled`: only on the CPU's own
-/// launch, and not inside a row group, whose kernels run a chunk of rows at
-/// a time.
+/// launch, not inside a row group, whose kernels run a chunk of rows at a
+/// time, and not over its own input.
 bool mayTakeShortcut(const ModulePlan &plan, size_t k, bool enabled,
                      const CompileOptions &options) {
   if (!enabled || options.backend != Backend::Cpu ||
@@ -678,7 +678,7 @@ bool mayTakeShortcut(const ModulePlan &plan, size_t k, bool enabled,
   for (const RowGroup &group : plan.rowGroups)
     if (group.first <= k && k <= group.last)
       return false;
-  return true;
+  return !plan.kernels[k].overwritesInput;
 }
 
 /// Whether kernel `k` runs as a relayout with `options`.

@@ -1069,11 +1069,36 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
     bool readsTo = contains(kernel.inputs, to) > 0;
     for (const InPlaceOutput &inPlace : kernel.inPlace)
       readsTo |= inPlace.copyBefore == to;
-    if (contains(kernel.outputs, to) ||
-        (readsTo &&
-         (!updatesTo || kernel.inPlace[slot].operandRead ||
-          contains(kernel.inputs, to) != 1 || copiedTwice(kernel, slot, to))))
+    // A loop kernel of one output that reads `to` only at the element it
+    // writes (x * 0.5, i + 1) may write over it: each element is read
+    // before it is written, and by its own thread only.
+    auto elementwise = [&] {
+      if (!kernel.inPlace.empty() || kernel.outputs.size() != 1 ||
+          getFusionOutputs(*kernel.computation).size() != 1 ||
+          analyzeFusion(*kernel.computation, kernel.outputIndices).kind !=
+              EmitterKind::Loop)
+        return false;
+      std::vector<bool> isTo;
+      for (int b : kernel.inputs)
+        isTo.push_back(b == to);
+      if (!indexingContext)
+        indexingContext = createCodegenContext();
+      return readsAtLeadingDims(*kernel.computation, isTo,
+                                plan.buffers[to].dims.size(),
+                                indexingContext.get());
+    };
+    bool overwritesInput = false;
+    if (contains(kernel.outputs, to))
       return false;
+    if (readsTo && !updatesTo) {
+      if (!elementwise())
+        return false;
+      overwritesInput = true;
+    } else if (readsTo && (kernel.inPlace[slot].operandRead ||
+                           contains(kernel.inputs, to) != 1 ||
+                           copiedTwice(kernel, slot, to))) {
+      return false;
+    }
     for (size_t k = writer; k < plan.kernels.size(); ++k) {
       std::replace(plan.kernels[k].inputs.begin(), plan.kernels[k].inputs.end(),
                    from, to);
@@ -1087,6 +1112,7 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
       kernel.inPlace[slot].copyBefore = -1;
       kernel.inPlace[slot].reusesOperand = true;
     }
+    kernel.overwritesInput |= overwritesInput;
     plan.buffers[from] = Shape(plan.buffers[from].elementType, {0});
     return true;
   };

@@ -73,12 +73,13 @@
 // the body reads old elements however its kernels are ordered. An element
 // the body passes through unchanged is not copied; one that is another
 // state element (tuple(b, a)) whose buffer is itself overwritten goes
-// through a temporary buffer first. An element whose kernel neither reads
-// the old element (other than as the operand it updates in place) nor is
-// followed by anything that does, and which is no other element's value,
-// is written into the state by its kernel: no copy (a dynamic-update-slice
-// of the state updates it in place). The condition's pred[] is read on the
-// host after its kernels.
+// through a temporary buffer first. An element whose kernel reads the old
+// element at most at the index it writes (a loop kernel: x * 0.5, i + 1)
+// or as the operand it updates in place, which nothing after that kernel
+// reads and which is no other element's value, is written into the state
+// by its kernel: no copy (a dynamic-update-slice of the state updates it
+// in place). The condition's pred[] is read on the host after its
+// kernels.
 //
 // A conditional reads its pred (true runs branch 0) or s32 index (out of
 // [0, N) runs the last branch, as XLA and the evaluator do) on the host,
@@ -141,6 +142,11 @@ struct PlannedKernel {
   std::vector<InPlaceOutput> inPlace;
   /// The kernel runs inside a while's condition or body (maybe many times).
   bool inLoop = false;
+  /// Its output buffer is one of its inputs, which it reads only at the
+  /// element it writes (a loop body's `i + 1` written into the loop's
+  /// state): it runs as its emitter's code, never as a relayout or a table
+  /// lookup.
+  bool overwritesInput = false;
 };
 
 /// One step of a plan's program (see the header comment).

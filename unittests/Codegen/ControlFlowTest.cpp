@@ -109,19 +109,26 @@ std::string lessThan(const std::string &name, const std::string &state, int n) {
 
 // The body passes b through unchanged and reads the ENTRY parameter's
 // values through the state: the parameter (the caller's) is not written,
-// and b is not copied back into the state.
+// and b is not copied back into the state; a's new value, which reads a
+// reversed, is.
 TEST(ControlFlowTest, ElementPassedThroughAndEntryParameterKept) {
   std::string state = "(s32[], f32[8], f32[8])";
   std::unique_ptr<HloModule> module =
       parseTestModule("HloModule m\n" + lessThan("cond", state, 5) +
-                      R"(body {
+                      R"(fused {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  r = f32[8] reverse(a), dimensions={0}
+  ROOT c = f32[8] add(r, b)
+}
+body {
   s = (s32[], f32[8], f32[8]) parameter(0)
   i = s32[] get-tuple-element(s), index=0
   one = s32[] constant(1)
   j = s32[] add(i, one)
   a = f32[8] get-tuple-element(s), index=1
   b = f32[8] get-tuple-element(s), index=2
-  c = f32[8] add(a, b)
+  c = f32[8] fusion(a, b), kind=kLoop, calls=fused
   ROOT t = (s32[], f32[8], f32[8]) tuple(j, c, b)
 }
 ENTRY e {
@@ -140,14 +147,23 @@ ENTRY e {
   EXPECT_EQ(checkAll(*module, arguments), "");
   Literal result = runOnCpu(*module, arguments);
   ASSERT_TRUE(result.isTuple());
-  for (int64_t k = 0; k < 8; ++k) {
-    float a = 1 + k, b = 0.5f + 0.25f * k;
-    for (int n = 0; n < 5; ++n)
-      a = a + b;
-    EXPECT_EQ(f32At(result.tupleElements()[0], k), a) << k;
-    EXPECT_EQ(f32At(result.tupleElements()[1], k), b) << k;
+  std::vector<float> a(8), b(8);
+  for (int k = 0; k < 8; ++k) {
+    a[k] = 1.0f + k;
+    b[k] = 0.5f + 0.25f * k;
   }
-  // Only the counter and a are copied back: b is passed through.
+  for (int n = 0; n < 5; ++n) {
+    std::vector<float> c(8);
+    for (int k = 0; k < 8; ++k)
+      c[k] = a[7 - k] + b[k];
+    a = c;
+  }
+  for (int64_t k = 0; k < 8; ++k) {
+    EXPECT_EQ(f32At(result.tupleElements()[0], k), a[k]) << k;
+    EXPECT_EQ(f32At(result.tupleElements()[1], k), b[k]) << k;
+  }
+  // Only a is copied back: b is passed through, and the counter's kernel
+  // (i + 1) writes the state itself.
   std::string steps = stepsOf(*module);
   size_t body = steps.find("body:");
   ASSERT_NE(body, std::string::npos) << steps;
@@ -156,7 +172,7 @@ ENTRY e {
   for (size_t at = tail.find("copy "); at != std::string::npos;
        at = tail.find("copy ", at + 1))
     ++copies;
-  EXPECT_EQ(copies, 2u) << steps;
+  EXPECT_EQ(copies, 1u) << steps;
 
   // The caller's input buffers keep their bytes (runPhysical writes into
   // the caller's pointers, none of which is an input here).
@@ -299,6 +315,54 @@ ENTRY e {
     }
     EXPECT_EQ(f32At(result.tupleElements()[1], k), a);
     EXPECT_EQ(f32At(result.tupleElements()[2], k), b);
+  }
+}
+
+// x -> x * 0.5 reads x only at the element it writes: its kernel writes
+// the loop's state itself, nothing is copied back. x -> x + reverse(x)
+// reads other elements of x: its new value is copied back after the body.
+TEST(ControlFlowTest, ElementwiseUpdateWritesTheStateItself) {
+  for (bool reversed : {false, true}) {
+    std::string state = "(s32[], f32[6])";
+    std::string update = reversed ? "  r = f32[6] reverse(x), dimensions={0}\n"
+                                    "  y = f32[6] add(x, r)\n"
+                                  : "  h = f32[] constant(0.5)\n"
+                                    "  b = f32[6] broadcast(h), dimensions={}\n"
+                                    "  y = f32[6] multiply(x, b)\n";
+    std::unique_ptr<HloModule> module = parseTestModule(
+        "HloModule m\n" + lessThan("cond", state, 5) + "fused {\n" +
+        "  x = f32[6] parameter(0)\n" + update + "}\n" + R"(body {
+  s = (s32[], f32[6]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[6] get-tuple-element(s), index=1
+  y = f32[6] fusion(x), kind=kLoop, calls=fused
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[6]) tuple(j, y)
+}
+ENTRY e {
+  x = f32[6] parameter(0)
+  zero = s32[] constant(0)
+  t = (s32[], f32[6]) tuple(zero, x)
+  w = (s32[], f32[6]) while(t), condition=cond, body=body
+  ROOT y = f32[6] get-tuple-element(w), index=1
+})");
+    ASSERT_TRUE(module);
+    std::vector<Literal> arguments = {f32Array({6}, 1, 1)};
+    EXPECT_EQ(checkAll(*module, arguments), "") << reversed;
+    Literal result = runOnCpu(*module, arguments);
+    std::vector<float> x = {1, 2, 3, 4, 5, 6};
+    for (int n = 0; n < 5; ++n) {
+      std::vector<float> y(6);
+      for (int e = 0; e < 6; ++e)
+        y[e] = reversed ? x[e] + x[5 - e] : x[e] * 0.5f;
+      x = y;
+    }
+    for (int64_t e = 0; e < 6; ++e)
+      EXPECT_EQ(f32At(result, e), x[e]) << reversed;
+    std::string steps = stepsOf(*module);
+    std::string body = steps.substr(steps.find("body:"));
+    EXPECT_EQ(body.find("f32[6] into") != std::string::npos, reversed) << steps;
   }
 }
 
