@@ -10,12 +10,12 @@
 // A fusion is a kernel of its called computation; any other instruction
 // that computes something becomes a kernel of a one-instruction computation
 // made for it. An ENTRY without fusions is compiled as one computation,
-// unless it has a tuple other than its ROOT: then every instruction is a
-// kernel. A computation is split at its *materialized* values: a reduce,
-// reduce-window or dot that is read at other indices than its own (through
-// a broadcast: softmax, layer norm) gets a kernel of its own, with what it
-// reads, and the rest reads its buffer, so that it is computed once rather
-// than once per element that reads it:
+// unless it has a tuple other than its ROOT or control flow: then every
+// instruction is a kernel. A computation is split at its *materialized* values:
+// a reduce, reduce-window or dot that is read at other indices than its own
+// (through a broadcast: softmax, layer norm) gets a kernel of its own, with
+// what it reads, and the rest reads its buffer, so that it is computed once
+// rather than once per element that reads it:
 //
 //   fusion %f: rowmax = reduce(x); e = exp(x - broadcast(rowmax));
 //              rowsum = reduce(e); ROOT e / broadcast(rowsum)
