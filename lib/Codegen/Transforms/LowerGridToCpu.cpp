@@ -166,8 +166,21 @@ ThreadLoop wrapInThreadLoop(mlir::Operation *before,
   }
   for (auto [v, result] : llvm::zip(carried, threadLoop.getResults())) {
     mlir::Value value = v;
+    // A buffer the phase returns untouched (a kernel of no elements) is
+    // defined before the loop, which starts from it: only the uses after
+    // the loop read its result.
+    bool fromOutside = !threadLoop->isAncestor(
+        value.getParentBlock() ? value.getParentBlock()->getParentOp()
+                               : nullptr);
     value.replaceUsesWithIf(result, [&](mlir::OpOperand &use) {
-      return !threadLoop->isAncestor(use.getOwner());
+      mlir::Operation *owner = use.getOwner();
+      if (threadLoop->isAncestor(owner))
+        return false;
+      if (!fromOutside)
+        return true;
+      mlir::Operation *at =
+          threadLoop->getBlock()->findAncestorOpInBlock(*owner);
+      return at && threadLoop->isBeforeInBlock(at);
     });
   }
   return {threadLoop, threadId};
