@@ -541,6 +541,8 @@ Status CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
       pointers[k].push_back(buffers[b]);
     for (int b : plan.kernels[k].outputs)
       pointers[k].push_back(buffers[b]);
+    for (int b : plan.kernels[k].scratch)
+      pointers[k].push_back(buffers[b]);
   }
   auto runKernels = [&](size_t first, size_t last) -> Status {
     for (size_t k = first; k < last; ++k) {
@@ -1045,6 +1047,17 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
             getDynamicUpdateSliceMap(dus, config, context.get()).toString() +
             "\n";
         text += describeInPlace(kernel);
+      } else if (analysis.kind == EmitterKind::Sort) {
+        const HloInstruction &sort = *analysis.hero;
+        Target target = launchTarget(options);
+        LaunchConfig config = getSortLaunch(sort, target);
+        text += describeLaunch(config) +
+                (target == Target::Gpu
+                     ? " threads, a thread per line"
+                     : " thread: a block per line, the workers take blocks") +
+                "; the positions in two scratch buffers of s64\n";
+        text += "  threads -> line: " +
+                getSortLineMap(sort, config, context.get()).toString() + "\n";
       } else if (analysis.kind == EmitterKind::InputSlices) {
         const HloInstruction &input = *analysis.hero;
         LaunchConfig config =

@@ -274,9 +274,29 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
       operandIndex.push_back(indices[dim]);
     return single(emitOperand(instruction, 0, operandIndex));
   }
+  case HloOpcode::Bitcast: {
+    // XLA's bitcast may change the element type to one of the same width
+    // (a sort comparator's f32 -> s32): the bits are reinterpreted, as by
+    // bitcast-convert.
+    PrimitiveType from = instruction.operand(0)->shape().elementType;
+    if (from == shape.elementType)
+      return single(emitThroughMap(instruction, indices));
+    auto value = emitThroughMap(instruction, indices);
+    if (mlir::failed(value))
+      return mlir::failure();
+    mlir::Type toType = getStorageType(shape.elementType, b.getContext());
+    if (value->getType() == toType)
+      return SmallVector<Value>{*value};
+    if (!value->getType().isIntOrFloat() || !toType.isIntOrFloat() ||
+        value->getType().getIntOrFloatBitWidth() !=
+            toType.getIntOrFloatBitWidth())
+      return fail(instruction, "a bitcast between element types of "
+                               "different widths is not supported");
+    return SmallVector<Value>{
+        b.create<mlir::arith::BitcastOp>(loc, toType, *value)};
+  }
   case HloOpcode::Transpose:
   case HloOpcode::Reshape:
-  case HloOpcode::Bitcast:
   case HloOpcode::Slice:
   case HloOpcode::Reverse:
   case HloOpcode::Copy:

@@ -6,6 +6,7 @@
 #include "tessel/Dialect/ErrorDiagnostics.h"
 #include "tessel/Dialect/TesselDialect.h"
 #include "tessel/Hlo/ScatterDimensions.h"
+#include "tessel/Hlo/SortDimensions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -677,6 +678,9 @@ public:
   mlir::FailureOr<mlir::func::FuncOp>
   emitInputSlicesEntry(llvm::StringRef name, const FusionAnalysis &analysis,
                        llvm::ArrayRef<FusionOutput> outputs, Target target);
+  mlir::FailureOr<mlir::func::FuncOp>
+  emitSortEntry(llvm::StringRef name, const FusionAnalysis &analysis,
+                llvm::ArrayRef<FusionOutput> outputs, Target target);
 
 private:
   mlir::LogicalResult emitSubgraph(const Subgraph &subgraph);
@@ -704,9 +708,12 @@ private:
     mlir::ValueRange params, outs;
     mlir::Value th, bl;
   };
+  /// `scratch`: tensors the kernel takes (and returns) after its outputs,
+  /// at the end of `outs` (PlannedKernel::scratch).
   KernelEntry beginEntry(llvm::StringRef name,
                          llvm::ArrayRef<FusionOutput> outputs,
-                         const LaunchConfig &config);
+                         const LaunchConfig &config,
+                         llvm::ArrayRef<mlir::Type> scratch = {});
   struct HeroEntry {
     mlir::func::FuncOp function;
     mlir::ValueRange params; ///< the parameter tensors (block arguments)
@@ -906,10 +913,9 @@ FusionEmitter::emitLoopEntry(llvm::StringRef name, Target target,
   return entry;
 }
 
-FusionEmitter::KernelEntry
-FusionEmitter::beginEntry(llvm::StringRef name,
-                          llvm::ArrayRef<FusionOutput> outputs,
-                          const LaunchConfig &config) {
+FusionEmitter::KernelEntry FusionEmitter::beginEntry(
+    llvm::StringRef name, llvm::ArrayRef<FusionOutput> outputs,
+    const LaunchConfig &config, llvm::ArrayRef<mlir::Type> scratch) {
   mlir::MLIRContext *context = b.getContext();
   mlir::Location loc = b.getUnknownLoc();
   SmallVector<mlir::Type> inputs = paramTypes();
@@ -917,6 +923,7 @@ FusionEmitter::beginEntry(llvm::StringRef name,
   SmallVector<mlir::Type> resultTypes;
   for (const FusionOutput &output : outputs)
     resultTypes.push_back(getTensorType(output.shape(), context));
+  resultTypes.append(scratch.begin(), scratch.end());
   inputs.append(resultTypes.begin(), resultTypes.end());
   b.setInsertionPointToEnd(module.getBody());
   KernelEntry e;
@@ -1337,6 +1344,226 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitScatterEntry(
           b.create<mlir::scf::YieldOp>(l, iters);
         }
         b.create<YieldOp>(l, branch.getResults());
+      });
+  if (failed)
+    return mlir::failure();
+  b.create<mlir::func::ReturnOp>(loc, loop.getResults());
+  return e.function;
+}
+
+mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitSortEntry(
+    llvm::StringRef name, const FusionAnalysis &analysis,
+    llvm::ArrayRef<FusionOutput> outputs, Target target) {
+  mlir::MLIRContext *context = b.getContext();
+  mlir::Location loc = b.getUnknownLoc();
+  const HloInstruction &sort = *analysis.hero;
+  Expected<SortDimensions> dimsOr = getSortDimensions(sort);
+  if (!dimsOr)
+    return cannotCompile(sort, context, dimsOr.error().message);
+  const SortDimensions &s = *dimsOr;
+  if (static_cast<int64_t>(outputs.size()) != s.operands)
+    return cannotCompile(sort, context,
+                         "the kernel writes " + std::to_string(outputs.size()) +
+                             " of its " + std::to_string(s.operands) +
+                             " results");
+  for (const FusionOutput &output : outputs) {
+    std::string typeError;
+    if (!getStorageType(output.shape().elementType, context, &typeError))
+      return cannotCompile(sort, context, typeError);
+  }
+  mlir::Type positionType =
+      getTensorType(Shape(PrimitiveType::S64, s.dims), context);
+  LaunchConfig config = getSortLaunch(sort, target);
+  KernelEntry e =
+      beginEntry(name, outputs, config, {positionType, positionType});
+  int64_t elements = 1;
+  for (int64_t d : s.dims)
+    elements *= d;
+  if (elements == 0 || s.keep == 0) {
+    b.create<mlir::func::ReturnOp>(loc, e.outs);
+    return e.function;
+  }
+  auto constant = [&](int64_t v) -> Value {
+    return b.create<mlir::arith::ConstantIndexOp>(loc, v);
+  };
+  using mlir::arith::CmpIPredicate;
+  int64_t n = s.length, outs = static_cast<int64_t>(outputs.size());
+  // The comparator sees the first array only when it takes 2 parameters.
+  int64_t compared = s.comparator->parameters().size() == 2 ? 1 : s.operands;
+  bool failed = false;
+  auto loop = b.create<LoopOp>(
+      loc, getSortLineMap(sort, config, context), mlir::ValueRange{e.th, e.bl},
+      e.outs,
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange line, mlir::ValueRange iters) {
+        // The index of position `t` (an index value) of this line.
+        auto at = [&](Value t) {
+          SmallVector<Value> index(line.begin(), line.end());
+          index[s.dim] = t;
+          return index;
+        };
+        auto toIndex = [&](Value v) -> Value {
+          return b.create<mlir::arith::IndexCastOp>(l, b.getIndexType(), v);
+        };
+        auto toI64 = [&](Value v) -> Value {
+          return b.create<mlir::arith::IndexCastOp>(l, b.getI64Type(), v);
+        };
+        // Element `position` of array m (TopK's second array is the iota
+        // of s32 along the line).
+        auto element = [&](int64_t m, Value position) -> Value {
+          if (s.topK && m == 1)
+            return b.create<mlir::arith::IndexCastOp>(l, b.getI32Type(),
+                                                      position);
+          return readOutside(*sort.operand(m), e.params, at(position))[0];
+        };
+        Value zero = constant(0), one = constant(1), length = constant(n);
+        // The identity order in the first scratch buffer.
+        auto init = b.create<mlir::scf::ForOp>(
+            l, zero, length, one,
+            mlir::ValueRange{iters[outs], iters[outs + 1]},
+            [&](mlir::OpBuilder &, mlir::Location l2, Value t,
+                mlir::ValueRange acc) {
+              // Both buffers, so that each is written (the grid lowering
+              // traces every buffer a kernel returns to its writes).
+              Value position = toI64(t);
+              SmallVector<Value> next = {
+                  b.create<mlir::tensor::InsertOp>(l2, position, acc[0], at(t)),
+                  b.create<mlir::tensor::InsertOp>(l2, position, acc[1],
+                                                   at(t))};
+              b.create<mlir::scf::YieldOp>(l2, next);
+            });
+        Value from = init.getResult(0), to = init.getResult(1);
+        // The evaluator's passes (EvaluatorSort.cpp, mergeSort): runs of
+        // `width` merged pairwise from one buffer into the other.
+        int64_t passes = 0;
+        for (int64_t width = 1; width < n; width *= 2, ++passes) {
+          Value source = from;
+          auto pass = b.create<mlir::scf::ForOp>(
+              l, zero, length, constant(2 * width), mlir::ValueRange{to},
+              [&](mlir::OpBuilder &, mlir::Location l2, Value lo,
+                  mlir::ValueRange acc) {
+                Value mid = b.create<mlir::arith::MinSIOp>(
+                    l2, b.create<mlir::arith::AddIOp>(l2, lo, constant(width)),
+                    length);
+                Value hi = b.create<mlir::arith::MinSIOp>(
+                    l2,
+                    b.create<mlir::arith::AddIOp>(l2, lo, constant(2 * width)),
+                    length);
+                // while (i < mid && j < hi): the right run's next element
+                // goes first when less(right, left).
+                SmallVector<mlir::Type> types = {
+                    b.getIndexType(), b.getIndexType(), b.getIndexType(),
+                    acc[0].getType()};
+                auto merge = b.create<mlir::scf::WhileOp>(
+                    l2, types, mlir::ValueRange{lo, mid, lo, acc[0]});
+                {
+                  mlir::OpBuilder::InsertionGuard guard(b);
+                  mlir::Block *before = b.createBlock(&merge.getBefore(), {},
+                                                      types, {l2, l2, l2, l2});
+                  Value i = before->getArgument(0), j = before->getArgument(1);
+                  Value more = b.create<mlir::arith::AndIOp>(
+                      l2,
+                      b.create<mlir::arith::CmpIOp>(l2, CmpIPredicate::slt, i,
+                                                    mid),
+                      b.create<mlir::arith::CmpIOp>(l2, CmpIPredicate::slt, j,
+                                                    hi));
+                  b.create<mlir::scf::ConditionOp>(l2, more,
+                                                   before->getArguments());
+                  mlir::Block *after = b.createBlock(&merge.getAfter(), {},
+                                                     types, {l2, l2, l2, l2});
+                  i = after->getArgument(0);
+                  j = after->getArgument(1);
+                  Value k = after->getArgument(2), out = after->getArgument(3);
+                  Value left =
+                      b.create<mlir::tensor::ExtractOp>(l2, source, at(i));
+                  Value right =
+                      b.create<mlir::tensor::ExtractOp>(l2, source, at(j));
+                  Value leftAt = toIndex(left), rightAt = toIndex(right);
+                  SmallVector<Value> args;
+                  for (int64_t m = 0; m < compared; ++m) {
+                    args.push_back(element(m, rightAt));
+                    args.push_back(element(m, leftAt));
+                  }
+                  ElementalEmitter emitter(
+                      b,
+                      [](const HloInstruction &, mlir::ValueRange)
+                          -> std::optional<SmallVector<Value>> {
+                        return std::nullopt;
+                      });
+                  auto less =
+                      emitter.emitScalarComputation(*s.comparator, args);
+                  Value rightFirst;
+                  if (mlir::failed(less) || less->size() != 1) {
+                    failed = true;
+                    rightFirst = b.create<mlir::arith::ConstantIntOp>(l2, 0, 1);
+                  } else {
+                    rightFirst = less->front();
+                  }
+                  Value taken = b.create<mlir::arith::SelectOp>(l2, rightFirst,
+                                                                right, left);
+                  Value written =
+                      b.create<mlir::tensor::InsertOp>(l2, taken, out, at(k));
+                  Value nextI = b.create<mlir::arith::SelectOp>(
+                      l2, rightFirst, i,
+                      b.create<mlir::arith::AddIOp>(l2, i, one));
+                  Value nextJ = b.create<mlir::arith::SelectOp>(
+                      l2, rightFirst, b.create<mlir::arith::AddIOp>(l2, j, one),
+                      j);
+                  Value nextK = b.create<mlir::arith::AddIOp>(l2, k, one);
+                  b.create<mlir::scf::YieldOp>(
+                      l2, mlir::ValueRange{nextI, nextJ, nextK, written});
+                }
+                // What is left of either run, in order.
+                auto copyRest = [&](Value first, Value end, Value k0,
+                                    Value into) -> Value {
+                  auto rest = b.create<mlir::scf::ForOp>(
+                      l2, first, end, one, mlir::ValueRange{into},
+                      [&](mlir::OpBuilder &, mlir::Location l3, Value t,
+                          mlir::ValueRange acc2) {
+                        Value k = b.create<mlir::arith::AddIOp>(
+                            l3, k0,
+                            b.create<mlir::arith::SubIOp>(l3, t, first));
+                        Value v = b.create<mlir::tensor::ExtractOp>(l3, source,
+                                                                    at(t));
+                        b.create<mlir::scf::YieldOp>(
+                            l3, Value(b.create<mlir::tensor::InsertOp>(
+                                    l3, v, acc2[0], at(k))));
+                      });
+                  return rest.getResult(0);
+                };
+                Value i = merge.getResult(0), j = merge.getResult(1),
+                      k = merge.getResult(2);
+                Value merged = copyRest(i, mid, k, merge.getResult(3));
+                Value k2 = b.create<mlir::arith::AddIOp>(
+                    l2, k, b.create<mlir::arith::SubIOp>(l2, mid, i));
+                merged = copyRest(j, hi, k2, merged);
+                b.create<mlir::scf::YieldOp>(l2, merged);
+              });
+          to = from;
+          from = pass.getResult(0);
+        }
+        // Every array moved to the sorted positions (the first `keep`).
+        SmallVector<Value> results(iters.take_front(outs).begin(),
+                                   iters.take_front(outs).end());
+        auto write = b.create<mlir::scf::ForOp>(
+            l, zero, constant(s.keep), one, results,
+            [&](mlir::OpBuilder &, mlir::Location l2, Value t,
+                mlir::ValueRange acc) {
+              Value position =
+                  toIndex(b.create<mlir::tensor::ExtractOp>(l2, from, at(t)));
+              SmallVector<Value> next;
+              for (int64_t m = 0; m < outs; ++m)
+                next.push_back(b.create<mlir::tensor::InsertOp>(
+                    l2, element(m, position), acc[m], at(t)));
+              b.create<mlir::scf::YieldOp>(l2, next);
+            });
+        SmallVector<Value> yielded(write.getResults().begin(),
+                                   write.getResults().end());
+        // The scratch buffers, in the order the kernel takes them.
+        bool odd = passes % 2 == 1;
+        yielded.push_back(odd ? to : from);
+        yielded.push_back(odd ? from : to);
+        b.create<YieldOp>(l, yielded);
       });
   if (failed)
     return mlir::failure();
@@ -1783,6 +2010,33 @@ IndexingMap getScatterUpdateMap(const HloInstruction &scatter,
       {});
 }
 
+LaunchConfig getSortLaunch(const HloInstruction &sort, Target target) {
+  Expected<SortDimensions> dims = getSortDimensions(sort);
+  if (!dims)
+    return LaunchConfig{};
+  int64_t lines = 1;
+  for (size_t d = 0; d < dims->dims.size(); ++d)
+    if (static_cast<int64_t>(d) != dims->dim)
+      lines *= dims->dims[d];
+  lines = std::max<int64_t>(lines, 1);
+  LaunchConfig config;
+  // The CPU: a block per line (the workers take blocks); the GPU: a
+  // thread per line, in blocks of up to 64.
+  config.numThreads = target == Target::Gpu ? std::min<int64_t>(64, lines) : 1;
+  config.numBlocks = (lines + config.numThreads - 1) / config.numThreads;
+  return config;
+}
+
+IndexingMap getSortLineMap(const HloInstruction &sort,
+                           const LaunchConfig &config,
+                           mlir::MLIRContext *context) {
+  Shape lines = sort.operand(0)->shape();
+  Expected<SortDimensions> dims = getSortDimensions(sort);
+  if (dims && lines.rank() > 0)
+    lines.dims[dims->dim] = 1;
+  return getLoopThreadToOutputMap(lines, config, context);
+}
+
 IndexingMap getInputSlicesMap(const HloInstruction &input,
                               const LaunchConfig &config,
                               mlir::MLIRContext *context) {
@@ -1830,6 +2084,21 @@ PartitionOptions getPartitionOptions(const FusionAnalysis &analysis) {
     options.rootReason = "the scatter %" + hero->name() +
                          ", its indices or its updates (the entry reads "
                          "them for each update element)";
+    return options;
+  }
+  if (analysis.kind == EmitterKind::Sort) {
+    const HloInstruction *hero = analysis.hero;
+    options.isSubgraphRoot = [hero](const HloInstruction &instruction) {
+      if (&instruction == hero)
+        return true;
+      for (const HloInstruction *operand : hero->operands())
+        if (&instruction == operand)
+          return true;
+      return false;
+    };
+    options.rootReason = "the sort %" + hero->name() +
+                         " or one of its operands (the entry reads them "
+                         "at the positions it sorts)";
     return options;
   }
   if (analysis.kind == EmitterKind::DynamicUpdateSlice) {
@@ -1933,6 +2202,8 @@ emitFusion(mlir::ModuleOp module, const HloComputation &computation,
           ? emitter.emitDynamicUpdateSliceEntry(name, analysis, output, target)
       : analysis.kind == EmitterKind::Scatter
           ? emitter.emitScatterEntry(name, analysis, selected, target)
+      : analysis.kind == EmitterKind::Sort
+          ? emitter.emitSortEntry(name, analysis, selected, target)
       : analysis.kind == EmitterKind::RowReduction
           ? emitter.emitRowReductionEntry(name, analysis, output)
           : emitter.emitColumnReductionEntry(name, analysis, output, target);

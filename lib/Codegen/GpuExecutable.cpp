@@ -273,6 +273,8 @@ Status GpuExecutable::launch(const DeviceBuffers &buffers) {
       args.push_back(buffers.pointers[b]);
     for (int b : plan.kernels[k].outputs)
       args.push_back(buffers.pointers[b]);
+    for (int b : plan.kernels[k].scratch)
+      args.push_back(buffers.pointers[b]);
     std::vector<void *> params;
     for (CUdeviceptr &p : args)
       params.push_back(&p);

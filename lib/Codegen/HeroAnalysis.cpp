@@ -4,6 +4,7 @@
 #include "tessel/Codegen/FusionEmitter.h"
 #include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Hlo/ScatterDimensions.h"
+#include "tessel/Hlo/SortDimensions.h"
 
 #include <algorithm>
 #include <numeric>
@@ -33,6 +34,8 @@ const char *emitterKindName(EmitterKind kind) {
     return "dynamic-update-slice in place";
   case EmitterKind::Scatter:
     return "scatter";
+  case EmitterKind::Sort:
+    return "sort";
   }
   return "?";
 }
@@ -431,6 +434,47 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
     analysis.rejected.push_back("not input slices: " + why);
   }
 
+  // A sort (or TopK): the outputs are all of its results, in order.
+  if (!outputs.empty() && isSortLike(*outputs.front().instruction)) {
+    const HloInstruction &sort = *outputs.front().instruction;
+    size_t results =
+        sort.shape().isTuple() ? sort.shape().tupleShapes.size() : 1;
+    bool all = outputs.size() == results;
+    for (size_t k = 0; all && k < outputs.size(); ++k)
+      all = outputs[k].instruction == &sort &&
+            (sort.shape().isTuple()
+                 ? outputs[k].element == static_cast<int64_t>(k)
+                 : outputs[k].element < 0);
+    Expected<SortDimensions> dims = getSortDimensions(sort);
+    if (all && dims) {
+      int64_t lines = 1;
+      for (size_t d = 0; d < dims->dims.size(); ++d)
+        if (static_cast<int64_t>(d) != dims->dim)
+          lines *= dims->dims[d];
+      analysis.kind = EmitterKind::Sort;
+      analysis.hero = &sort;
+      analysis.reason =
+          "%" + sort.name() + (dims->topK ? " (TopK)" : "") + " sorts " +
+          std::to_string(lines) + " line(s) of " +
+          std::to_string(dims->length) + " along dim " +
+          std::to_string(dims->dim) +
+          ": a thread per line runs the evaluator's stable merge sort (the "
+          "same comparisons, so the same result for any comparator) on the "
+          "line's positions in two scratch buffers, then moves " +
+          (dims->operands > 1
+               ? "all " + std::to_string(dims->operands) + " arrays"
+               : std::string("the array")) +
+          (dims->keep < dims->length
+               ? " (the first " + std::to_string(dims->keep) + " of each line)"
+               : std::string("")) +
+          " into the outputs";
+      return analysis;
+    }
+    analysis.rejected.push_back(
+        "%" + sort.name() + " is not a sort hero: " +
+        (dims ? std::string("the kernel does not write all of its results")
+              : dims.error().message));
+  }
   if (outputs.size() == 1 && outputs.front().element < 0 &&
       outputs.front().instruction->opcode() == HloOpcode::Scatter)
     return analyzeScatter(*outputs.front().instruction, analysis);

@@ -5,6 +5,7 @@
 #include "tessel/Codegen/FusionEmitter.h"
 #include "tessel/Hlo/HloEvaluator.h"
 #include "tessel/Hlo/ScatterDimensions.h"
+#include "tessel/Hlo/SortDimensions.h"
 #include "tessel/Indexing/HloIndexing.h"
 
 #include "tessel/Layout/TiledLayout.h"
@@ -31,6 +32,14 @@ static void copyCallees(const HloInstruction &original, HloInstruction &copy) {
     if (dims)
       copy.appendCalledComputation(
           const_cast<HloComputation *>(dims->combiner));
+  }
+  // A sort's comparator (to_apply, or TopK's called_computations), kept as
+  // text by the parser too.
+  if (isSortLike(original) && original.calledComputations().empty()) {
+    Expected<SortDimensions> dims = getSortDimensions(original);
+    if (dims)
+      copy.appendCalledComputation(
+          const_cast<HloComputation *>(dims->comparator));
   }
 }
 
@@ -207,7 +216,9 @@ splitColumnSums(HloModule &scratch, const HloComputation &computation) {
 /// output of a kernel of its own (the scatter emitter's), so it is
 /// materialized unless it is the ROOT (a variadic one through its
 /// get-tuple-elements, all made by one kernel), and so are the operands it
-/// updates in place unless they are parameters already.
+/// updates in place unless they are parameters already. A sort (or TopK) is
+/// the output of a kernel of its own too (the sort emitter's), materialized
+/// the same way.
 static std::vector<const HloInstruction *>
 materializedValues(const HloComputation &computation) {
   // Whether every element of `value` is read once, at its own index: by
@@ -235,6 +246,21 @@ materializedValues(const HloComputation &computation) {
   std::vector<const HloInstruction *> values;
   for (const auto &instruction : computation.instructions()) {
     HloOpcode op = instruction->opcode();
+    if (isSortLike(*instruction)) {
+      if (instruction.get() == computation.root())
+        continue;
+      if (instruction->shape().isArray()) {
+        values.push_back(instruction.get());
+        continue;
+      }
+      for (const HloInstruction *user : instruction->users()) {
+        if (user->opcode() != HloOpcode::GetTupleElement)
+          return {};
+        if (std::find(values.begin(), values.end(), user) == values.end())
+          values.push_back(user);
+      }
+      continue;
+    }
     // A scatter is the one output of a kernel of its own (the scatter
     // emitter's), and the operand it updates in place a buffer: the
     // kernel's parameter.
@@ -752,6 +778,17 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
                 j != k && hero->operand(j) == hero->operand(k);
           kernel.inPlace.push_back(inPlace);
         }
+      // The sort emitter's two buffers of positions, one per element.
+      if (analysis.kind == EmitterKind::Sort) {
+        Expected<SortDimensions> dims = getSortDimensions(*analysis.hero);
+        if (!dims)
+          return errorAt(analysis.hero->location(),
+                         "cannot compile %" + analysis.hero->name() + ": " +
+                             dims.error().message);
+        for (int k = 0; k < 2; ++k)
+          kernel.scratch.push_back(
+              newBuffer(Shape(PrimitiveType::S64, dims->dims)));
+      }
       plan.kernels.push_back(std::move(kernel));
     }
     return buffers;
@@ -847,10 +884,11 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
       if (bufferOf.count(value))
         continue; // an element of a variadic scatter, made already
       // The elements of a variadic scatter come from one kernel, the
-      // scatter's.
+      // scatter's; those of a sort of several operands (or TopK) the sort's.
       const HloInstruction *scatter =
           value->opcode() == HloOpcode::GetTupleElement &&
-                  value->operand(0)->opcode() == HloOpcode::Scatter
+                  (value->operand(0)->opcode() == HloOpcode::Scatter ||
+                   isSortLike(*value->operand(0)))
               ? value->operand(0)
               : nullptr;
       Expected<std::vector<int>> buffers =

@@ -147,6 +147,10 @@ struct PlannedKernel {
   /// state): it runs as its emitter's code, never as a relayout or a table
   /// lookup.
   bool overwritesInput = false;
+  /// Scratch buffers the kernel takes after its outputs, which it writes
+  /// and reads and which nothing else uses: the sort emitter's two buffers
+  /// of s64 positions (HeroAnalysis.h).
+  std::vector<int> scratch;
 };
 
 /// One step of a plan's program (see the header comment).

@@ -119,10 +119,11 @@ int runCompile(int argc, char **argv) {
   ShortcutOptions shortcuts;
   cl::opt<bool> explain(
       "explain",
-      cl::desc("say which kernels the module becomes, which emitter each "
-               "uses (loop, transpose, column reduction, concatenate, input "
-               "slices, dynamic-update-slice in place, scatter) and why, how "
-               "it is launched, then the partition"),
+      cl::desc(
+          "say which kernels the module becomes, which emitter each "
+          "uses (loop, transpose, column reduction, concatenate, input "
+          "slices, dynamic-update-slice in place, scatter, sort) and why, how "
+          "it is launched, then the partition"),
       cl::cat(cli::category()));
   if (!cli::parseOptions(
           argc, argv,

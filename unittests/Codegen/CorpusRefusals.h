@@ -25,7 +25,6 @@ inline const std::map<std::string, std::string> &knownRefusals() {
       {"rng_bit_generator_u32/module.hlo",
        "(rng-bit-generator): tuple-shaped values inside a fusion"},
       {"sort_f32/module.hlo", "(sort): this op is not supported"},
-      {"sort_f32/optimized.hlo", "(sort): this op is not supported"},
   };
   return refusals;
 }

@@ -209,6 +209,15 @@ IndexingMap getConcatenateOperandMap(const HloInstruction &concatenate,
                                      const LaunchConfig &config,
                                      mlir::MLIRContext *context);
 
+/// The sort emitter's launch (HeroAnalysis.h): on the CPU a block of one
+/// thread per line, on the GPU a thread per line in blocks of up to 64.
+LaunchConfig getSortLaunch(const HloInstruction &sort, Target target);
+/// The map (th_x, bl_x) -> the index of the line a thread sorts: the
+/// operand's index with 0 along the sorted dim.
+IndexingMap getSortLineMap(const HloInstruction &sort,
+                           const LaunchConfig &config,
+                           mlir::MLIRContext *context);
+
 /// The input-slices emitter's launch: the loop emitter's for the sliced
 /// array `input`, one element per thread.
 LaunchConfig getInputSlicesLaunch(const HloInstruction &input, Target target);

@@ -73,6 +73,16 @@
 // returning n values) is a hero the same way when the kernel's outputs are
 // its n elements in order and each operand is such a parameter: the kernel
 // writes n outputs, combining the n elements at a place in one call.
+// A sort (or XLA:CPU's TopK custom-call) is a hero when the kernel's
+// outputs are all of its results, in order (the plan gives each sort a
+// kernel of its own): a thread per line (the dims but the sorted one) runs
+// the evaluator's bottom-up stable merge sort on the line's positions, in
+// two scratch buffers of s64 positions that the plan adds to the kernel
+// (PlannedKernel::scratch), calling the comparator (emitted elementwise,
+// inline) exactly where the evaluator calls it, so that the result is the
+// same bit for bit even for a comparator that is not a strict weak order;
+// then it writes every array at the sorted positions (TopK: the first k,
+// and the positions as s32 indices).
 // Otherwise the loop emitter writes the fusion.
 //
 //===----------------------------------------------------------------------===//
@@ -100,6 +110,7 @@ enum class EmitterKind {
   InputSlices,
   DynamicUpdateSlice,
   Scatter,
+  Sort,
 };
 
 const char *emitterKindName(EmitterKind kind);
