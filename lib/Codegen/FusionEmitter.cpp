@@ -2,6 +2,7 @@
 #include "tessel/Codegen/FusionEmitter.h"
 
 #include "ElementalEmitter.h"
+#include "ScalarOps.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
 #include "tessel/Dialect/ErrorDiagnostics.h"
 #include "tessel/Dialect/TesselDialect.h"
@@ -1389,7 +1390,8 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitSortEntry(
   using mlir::arith::CmpIPredicate;
   int64_t n = s.length, outs = static_cast<int64_t>(outputs.size());
   // The comparator sees the first array only when it takes 2 parameters.
-  int64_t compared = s.comparator->parameters().size() == 2 ? 1 : s.operands;
+  int64_t compared =
+      !s.comparator || s.comparator->parameters().size() == 2 ? 1 : s.operands;
   bool failed = false;
   auto loop = b.create<LoopOp>(
       loc, getSortLineMap(sort, config, context), mlir::ValueRange{e.th, e.bl},
@@ -1490,8 +1492,26 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitSortEntry(
                           -> std::optional<SmallVector<Value>> {
                         return std::nullopt;
                       });
-                  auto less =
-                      emitter.emitScalarComputation(*s.comparator, args);
+                  mlir::FailureOr<SmallVector<Value>> less = mlir::failure();
+                  if (s.comparator) {
+                    less = emitter.emitScalarComputation(*s.comparator, args);
+                  } else {
+                    // The topk op: the larger (smaller) first, floats in
+                    // their total order (the evaluator's topKOp).
+                    PrimitiveType type = sort.operand(0)->shape().elementType;
+                    HloAttributes compare;
+                    compare.comparisonDirection = s.largest
+                                                      ? ComparisonDirection::Gt
+                                                      : ComparisonDirection::Lt;
+                    if (isFloat(type))
+                      compare.comparisonType = ComparisonType::TotalOrder;
+                    ScalarOpEmitter ops(b, l2);
+                    auto c = ops.compare(compare, args[0], args[1], type);
+                    if (mlir::succeeded(c))
+                      less = SmallVector<Value>{*c};
+                    else
+                      (void)cannotCompile(sort, context, ops.error());
+                  }
                   Value rightFirst;
                   if (mlir::failed(less) || less->size() != 1) {
                     failed = true;

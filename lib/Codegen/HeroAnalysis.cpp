@@ -454,7 +454,7 @@ FusionAnalysis analyzeFusion(const HloComputation &computation,
       analysis.kind = EmitterKind::Sort;
       analysis.hero = &sort;
       analysis.reason =
-          "%" + sort.name() + (dims->topK ? " (TopK)" : "") + " sorts " +
+          "%" + sort.name() + (dims->topK ? " (top k)" : "") + " sorts " +
           std::to_string(lines) + " line(s) of " +
           std::to_string(dims->length) + " along dim " +
           std::to_string(dims->dim) +

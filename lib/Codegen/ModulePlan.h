@@ -26,7 +26,9 @@
 // An epilogue read at the value's own index (mean = sum / n) stays in its
 // kernel. opt-barrier and the Sharding custom-call name their operand's
 // buffers. A computation whose outputs have different dims becomes one
-// kernel per dims.
+// kernel per dims. A sort (or TopK) is a kernel of its own, with two
+// scratch buffers of positions (PlannedKernel::scratch); calls whose callee
+// holds a sort are inlined first (jax wraps sorts in calls).
 // get-tuple-element, tuple and bitcast (same byte size) only name
 // buffers.
 // An in-place dynamic-update-slice kernel (HeroAnalysis.h) writes only the

@@ -14,12 +14,14 @@ static bool isTopKCall(const HloInstruction &instruction) {
 }
 
 bool isSortLike(const HloInstruction &instruction) {
-  return instruction.opcode() == HloOpcode::Sort || isTopKCall(instruction);
+  return instruction.opcode() == HloOpcode::Sort ||
+         instruction.opcode() == HloOpcode::TopK || isTopKCall(instruction);
 }
 
 Expected<SortDimensions> getSortDimensions(const HloInstruction &sort) {
   SortDimensions s;
-  s.topK = isTopKCall(sort);
+  bool topKOp = sort.opcode() == HloOpcode::TopK;
+  s.topK = topKOp || isTopKCall(sort);
   if (!s.topK && sort.opcode() != HloOpcode::Sort)
     return Error("not a sort or a TopK custom-call");
   if (sort.operandCount() < 1 || (s.topK && sort.operandCount() != 1))
@@ -67,6 +69,24 @@ Expected<SortDimensions> getSortDimensions(const HloInstruction &sort) {
     s.keep = first.dims[s.dim];
   }
   s.length = first.dims[s.dim];
+  if (topKOp) {
+    // The evaluator's checks (EvaluatorSort.cpp, topKOp).
+    Expected<int64_t> k = eval::intAttribute(sort, "k");
+    if (!k)
+      return k.error();
+    if (*k != s.keep)
+      return Error("topk's result " + shape.toStringWithoutLayout() +
+                   " must end in k=" + std::to_string(*k));
+    Expected<bool> largest = eval::boolAttribute(sort, "largest");
+    if (!largest)
+      return largest.error();
+    s.largest = !sort.rawAttribute("largest") || *largest;
+    PrimitiveType type = first.elementType;
+    if (isComplex(type))
+      return Error("topk of " + std::string(primitiveTypeName(type)) +
+                   " is not supported");
+    return s;
+  }
   if (sort.calledComputations().size() == 1) {
     s.comparator = sort.calledComputations().front();
   } else {

@@ -24,7 +24,6 @@ inline const std::map<std::string, std::string> &knownRefusals() {
       {"complex_c64/optimized.hlo", "element type c64 is not supported"},
       {"rng_bit_generator_u32/module.hlo",
        "(rng-bit-generator): tuple-shaped values inside a fusion"},
-      {"sort_f32/module.hlo", "(sort): this op is not supported"},
   };
   return refusals;
 }

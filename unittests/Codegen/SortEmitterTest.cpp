@@ -223,10 +223,83 @@ TEST(SortEmitterTest, TopKCustomCall) {
     Expected<std::string> explain =
         emitHloModule(*module, EmitKind::Explain, CompileOptions{});
     ASSERT_TRUE(explain) << explain.error().message;
-    EXPECT_NE(explain->find("emitter: sort: %t (TopK) sorts"),
+    EXPECT_NE(explain->find("emitter: sort: %t (top k) sorts"),
               std::string::npos)
         << *explain;
   }
+}
+
+} // namespace
+
+namespace {
+
+// The topk op (`k=..., largest=...`, no comparator): floats in their total
+// order (NaNs and signed zeros among the values), integers by value, the
+// larger or the smaller first, k from 0 to the whole line.
+TEST(SortEmitterTest, TopKOp) {
+  std::mt19937 rng(9);
+  const char *types[] = {"f32", "bf16", "f16", "f64", "s32", "u8", "s8"};
+  for (int trial = 0; trial < 14; ++trial) {
+    std::string type = types[trial % 7];
+    std::vector<int64_t> dims = {1 + static_cast<int64_t>(rng() % 4),
+                                 1 + static_cast<int64_t>(rng() % 25)};
+    int64_t k = rng() % (dims.back() + 1);
+    std::vector<int64_t> out = dims;
+    out.back() = k;
+    bool largest = trial % 2 == 0;
+    std::string text = "HloModule m\n\nENTRY e {\n  x = " + type + "[" +
+                       joinText(dims) + "] parameter(0)\n  ROOT t = (" + type +
+                       "[" + joinText(out) + "], s32[" + joinText(out) +
+                       "]) topk(x), k=" + std::to_string(k) +
+                       ", largest=" + (largest ? "true" : "false") + "\n}\n";
+    std::unique_ptr<HloModule> module = parseTestModule(text);
+    ASSERT_TRUE(module);
+    std::vector<Literal> arguments = randomArguments(*module, 90 + trial);
+    if (type[0] != 'f' && type[0] != 'b')
+      for (int64_t i = 0; i < arguments[0].elementCount(); ++i)
+        arguments[0].setInt(i, static_cast<int64_t>(rng() % 5));
+    EXPECT_EQ(checkSort(*module, arguments), "") << text;
+  }
+}
+
+// jax wraps each sort in a call (and an argsort's iota with it): the plan
+// inlines calls that hold a sort, so that the sort gets its kernel; a call
+// inside such a call too.
+TEST(SortEmitterTest, SortsInsideCalls) {
+  std::string text = "HloModule m\n\n" + comparator({"f32", "s32"}, "total") +
+                     R"(
+argsort {
+  a = f32[5,9] parameter(0)
+  iota = s32[5,9] iota(), iota_dimension=1
+  s = (f32[5,9], s32[5,9]) sort(a, iota), dimensions={1}, is_stable=true, to_apply=less
+  ROOT order = s32[5,9] get-tuple-element(s), index=1
+}
+
+outer {
+  b = f32[5,9] parameter(0)
+  n = f32[5,9] negate(b)
+  ROOT c = s32[5,9] call(n), to_apply=argsort
+}
+
+ENTRY e {
+  x = f32[5,9] parameter(0)
+  first = s32[5,9] call(x), to_apply=argsort
+  second = s32[5,9] call(x), to_apply=outer
+  ROOT t = (s32[5,9], s32[5,9]) tuple(first, second)
+}
+)";
+  std::unique_ptr<HloModule> module = parseTestModule(text);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(checkSort(*module, randomArguments(*module, 8)), "");
+  Expected<std::string> explain =
+      emitHloModule(*module, EmitKind::Explain, CompileOptions{});
+  ASSERT_TRUE(explain) << explain.error().message;
+  EXPECT_NE(explain->find("emitter: sort: %first.s sorts 5 line(s) of 9"),
+            std::string::npos)
+      << *explain;
+  EXPECT_NE(explain->find("emitter: sort: %second.c.s sorts 5 line(s) of 9"),
+            std::string::npos)
+      << *explain;
 }
 
 } // namespace

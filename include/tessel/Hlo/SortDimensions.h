@@ -42,10 +42,14 @@ struct SortDimensions {
   /// The instruction's one called computation when it has one (a copy
   /// made outside the module that defines it), else the one to_apply (or
   /// TopK's called_computations) names in the instruction's module.
+  /// Null for the `topk` op, which compares its operand itself: by the
+  /// total order of floats (-NaN < -inf < ... < -0 < +0 < ... < NaN) or
+  /// the integers' values, the larger first when `largest`.
   const HloComputation *comparator = nullptr;
+  bool largest = true;
 };
 
-/// Whether `instruction` is a sort or a TopK custom-call.
+/// Whether `instruction` is a sort, a TopK custom-call or a topk op.
 bool isSortLike(const HloInstruction &instruction);
 
 /// The attributes of a sort or a TopK custom-call; an error names the
