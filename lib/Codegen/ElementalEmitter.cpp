@@ -1,5 +1,6 @@
 //===- ElementalEmitter.cpp - One HLO element as MLIR arithmetic ----------===//
 #include "ElementalEmitter.h"
+#include "RngBits.h"
 
 #include "ScalarOps.h"
 #include "tessel/Dialect/ErrorDiagnostics.h"
@@ -242,6 +243,30 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
     return emitReduceWindow(instruction, indices);
   if (opcode == HloOpcode::Call)
     return emitCall(instruction, indices);
+  if (opcode == HloOpcode::GetTupleElement &&
+      instruction.operand(0)->opcode() == HloOpcode::RngBitGenerator) {
+    // Each result of rng-bit-generator is a function of the state at the
+    // element's index (RngBits.h).
+    const HloInstruction &rng = *instruction.operand(0);
+    bool readFailed = false;
+    std::string error;
+    Value value = emitRngBitGeneratorElement(
+        b, loc, rng, instruction.tupleIndex(), indices,
+        [&](Value i) -> Value {
+          auto v = emitOperand(rng, 0, ValueRange{i});
+          if (mlir::failed(v)) {
+            readFailed = true;
+            return b.create<mlir::arith::ConstantIntOp>(loc, 0, 64);
+          }
+          return *v;
+        },
+        error);
+    if (readFailed)
+      return mlir::failure();
+    if (!value)
+      return fail(rng, error);
+    return SmallVector<Value>{value};
+  }
   if (opcode == HloOpcode::GetTupleElement) {
     auto values = emit(*instruction.operand(0), indices);
     if (mlir::failed(values))

@@ -110,6 +110,25 @@ static HloComputation *wrapInstruction(HloModule &scratch,
   for (HloInstruction *param : params)
     copy->appendOperand(param);
   HloInstruction *root = computation->addInstruction(std::move(copy));
+  // rng-bit-generator's results are computed element by element, each
+  // through its get-tuple-element (RngBits.h): the ROOT is their tuple.
+  if (instruction.opcode() == HloOpcode::RngBitGenerator &&
+      instruction.shape().isTuple()) {
+    auto tuple = std::make_unique<HloInstruction>(
+        HloOpcode::Tuple, instruction.name() + ".results", instruction.shape());
+    tuple->setLocation(instruction.location());
+    for (size_t k = 0; k < instruction.shape().tupleShapes.size(); ++k) {
+      auto element = std::make_unique<HloInstruction>(
+          HloOpcode::GetTupleElement,
+          instruction.name() + "." + std::to_string(k),
+          instruction.shape().tupleShapes[k]);
+      element->mutableAttributes().tupleIndex = static_cast<int64_t>(k);
+      element->setLocation(instruction.location());
+      element->appendOperand(root);
+      tuple->appendOperand(computation->addInstruction(std::move(element)));
+    }
+    root = computation->addInstruction(std::move(tuple));
+  }
   computation->setRoot(root);
   return scratch.addComputation(std::move(computation));
 }
@@ -276,6 +295,67 @@ inlineSortCalls(HloModule &scratch, const HloComputation &computation) {
   };
   HloInstruction *root = copyBody(computation, nullptr, "");
   copy->setRoot(root);
+  copy->setLocation(computation.location());
+  return scratch.addComputation(std::move(copy));
+}
+
+/// `computation` with a copy of each rng-bit-generator for every
+/// get-tuple-element that reads it, a copy in `scratch`; `computation`
+/// itself when every one has a single user. The element emitter computes
+/// each result element by element through its get-tuple-element
+/// (RngBits.h), and a tuple-shaped value read by two functions of the
+/// partition would be a function's root, which cannot return it.
+static const HloComputation *
+splitRngResults(HloModule &scratch, const HloComputation &computation) {
+  bool any = false;
+  for (const auto &instruction : computation.instructions())
+    any |= instruction->opcode() == HloOpcode::RngBitGenerator &&
+           instruction->users().size() > 1;
+  if (!any)
+    return &computation;
+  auto copy = std::make_unique<HloComputation>(computation.name() + ".rng");
+  std::map<const HloInstruction *, HloInstruction *> copies;
+  auto same = [&](const HloInstruction &instruction, const std::string &name) {
+    auto result = std::make_unique<HloInstruction>(instruction.opcode(), name,
+                                                   instruction.shape());
+    result->setLocation(instruction.location());
+    result->mutableAttributes() = instruction.attributes();
+    result->mutableRawAttributes() = instruction.rawAttributes();
+    copyCallees(instruction, *result);
+    for (const HloInstruction *operand : instruction.operands())
+      result->appendOperand(copies.at(operand));
+    return result;
+  };
+  for (const auto &owned : computation.instructions()) {
+    const HloInstruction &instruction = *owned;
+    const HloInstruction *rng =
+        instruction.opcode() == HloOpcode::GetTupleElement &&
+                instruction.operand(0)->opcode() == HloOpcode::RngBitGenerator
+            ? instruction.operand(0)
+            : nullptr;
+    if (!rng) {
+      bool onlyElements = instruction.opcode() == HloOpcode::RngBitGenerator;
+      for (const HloInstruction *user : instruction.users())
+        onlyElements &= user->opcode() == HloOpcode::GetTupleElement;
+      if (onlyElements && &instruction != computation.root())
+        continue; // each get-tuple-element gets a copy
+      copies[&instruction] =
+          copy->addInstruction(same(instruction, instruction.name()));
+      continue;
+    }
+    // This element's own generator, of the same name (messages name the
+    // instruction of the module).
+    auto own = same(*rng, rng->name());
+    HloInstruction *ownCopy = copy->addInstruction(std::move(own));
+    auto element = std::make_unique<HloInstruction>(
+        instruction.opcode(), instruction.name(), instruction.shape());
+    element->setLocation(instruction.location());
+    element->mutableAttributes() = instruction.attributes();
+    element->mutableRawAttributes() = instruction.rawAttributes();
+    element->appendOperand(ownCopy);
+    copies[&instruction] = copy->addInstruction(std::move(element));
+  }
+  copy->setRoot(copies.at(computation.root()));
   copy->setLocation(computation.location());
   return scratch.addComputation(std::move(copy));
 }
@@ -1021,6 +1101,7 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
           const std::vector<int> &inputs) -> Expected<std::vector<int>> {
     std::string origin = originOf(instruction, computation);
     computation = inlineSortCalls(*plan.scratch, *computation);
+    computation = splitRngResults(*plan.scratch, *computation);
     computation = splitColumnSums(*plan.scratch, *computation);
     std::vector<const HloInstruction *> values =
         materializedValues(*computation);

@@ -22,8 +22,6 @@ inline const std::map<std::string, std::string> &knownRefusals() {
       // The ops of issue 14 that the evaluator runs and the compiler not.
       {"complex_c64/module.hlo", "element type c64 is not supported"},
       {"complex_c64/optimized.hlo", "element type c64 is not supported"},
-      {"rng_bit_generator_u32/module.hlo",
-       "(rng-bit-generator): tuple-shaped values inside a fusion"},
   };
   return refusals;
 }
