@@ -326,3 +326,27 @@ ENTRY e {
 }
 
 } // namespace
+
+namespace {
+
+// The other element types a comparator compares: pred, u16, s16, u64 and
+// the f8 types, as keys (LT) and as the values of keys-then-values.
+TEST(SortEmitterTest, OtherElementTypes) {
+  for (const char *type : {"pred", "u16", "s16", "u64", "f8e4m3fn", "f8e5m2"}) {
+    for (const char *kind : {"lt", "keys"}) {
+      std::vector<std::string> types = {type};
+      if (std::string(kind) == "keys")
+        types = {"s32", type};
+      std::string text = sortModule(types, {5, 23}, 1, kind);
+      std::unique_ptr<HloModule> module = parseTestModule(text);
+      ASSERT_TRUE(module);
+      std::vector<Literal> arguments = randomArguments(*module, 61);
+      if (types.size() == 2)
+        for (int64_t i = 0; i < arguments[0].elementCount(); ++i)
+          arguments[0].setInt(i, i % 3);
+      EXPECT_EQ(checkSort(*module, arguments), "") << text;
+    }
+  }
+}
+
+} // namespace
