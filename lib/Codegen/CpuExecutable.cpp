@@ -21,6 +21,7 @@
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
 #include "tessel/Hlo/ScatterDimensions.h"
+#include "tessel/Hlo/SortDimensions.h"
 #include "tessel/Layout/TiledLayout.h"
 #include "tessel/Relayout/Relayout.h"
 #include "tessel/Support/Host.h"
@@ -1051,11 +1052,14 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         const HloInstruction &sort = *analysis.hero;
         Target target = launchTarget(options);
         LaunchConfig config = getSortLaunch(sort, target);
+        Expected<SortDimensions> dims = getSortDimensions(sort);
+        std::string positions =
+            dims ? std::string(primitiveTypeName(dims->positionType())) : "s64";
         text += describeLaunch(config) +
                 (target == Target::Gpu
                      ? " threads, a thread per line"
                      : " thread: a block per line, the workers take blocks") +
-                "; the positions in two scratch buffers of s64\n";
+                "; the positions in two scratch buffers of " + positions + "\n";
         text += "  threads -> line: " +
                 getSortLineMap(sort, config, context.get()).toString() + "\n";
       } else if (analysis.kind == EmitterKind::InputSlices) {

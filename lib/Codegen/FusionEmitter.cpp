@@ -1373,7 +1373,7 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitSortEntry(
       return cannotCompile(sort, context, typeError);
   }
   mlir::Type positionType =
-      getTensorType(Shape(PrimitiveType::S64, s.dims), context);
+      getTensorType(Shape(s.positionType(), s.dims), context);
   LaunchConfig config = getSortLaunch(sort, target);
   KernelEntry e =
       beginEntry(name, outputs, config, {positionType, positionType});
@@ -1407,8 +1407,11 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitSortEntry(
         auto toIndex = [&](Value v) -> Value {
           return b.create<mlir::arith::IndexCastOp>(l, b.getIndexType(), v);
         };
-        auto toI64 = [&](Value v) -> Value {
-          return b.create<mlir::arith::IndexCastOp>(l, b.getI64Type(), v);
+        mlir::Type positionElement = s.positionType() == PrimitiveType::S32
+                                         ? b.getI32Type()
+                                         : b.getI64Type();
+        auto toPosition = [&](Value v) -> Value {
+          return b.create<mlir::arith::IndexCastOp>(l, positionElement, v);
         };
         // Element `position` of array m (TopK's second array is the iota
         // of s32 along the line).
@@ -1427,7 +1430,7 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitSortEntry(
                 mlir::ValueRange acc) {
               // Both buffers, so that each is written (the grid lowering
               // traces every buffer a kernel returns to its writes).
-              Value position = toI64(t);
+              Value position = toPosition(t);
               SmallVector<Value> next = {
                   b.create<mlir::tensor::InsertOp>(l2, position, acc[0], at(t)),
                   b.create<mlir::tensor::InsertOp>(l2, position, acc[1],

@@ -935,7 +935,8 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
                 j != k && hero->operand(j) == hero->operand(k);
           kernel.inPlace.push_back(inPlace);
         }
-      // The sort emitter's two buffers of positions, one per element.
+      // The sort emitter's two buffers of positions (s32, or s64 for lines
+      // longer than 2^31 - 1), one per element.
       if (analysis.kind == EmitterKind::Sort) {
         Expected<SortDimensions> dims = getSortDimensions(*analysis.hero);
         if (!dims)
@@ -944,7 +945,7 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
                              dims.error().message);
         for (int k = 0; k < 2; ++k)
           kernel.scratch.push_back(
-              newBuffer(Shape(PrimitiveType::S64, dims->dims)));
+              newBuffer(Shape(dims->positionType(), dims->dims)));
       }
       plan.kernels.push_back(std::move(kernel));
     }

@@ -153,7 +153,7 @@ struct PlannedKernel {
   bool overwritesInput = false;
   /// Scratch buffers the kernel takes after its outputs, which it writes
   /// and reads and which nothing else uses: the sort emitter's two buffers
-  /// of s64 positions (HeroAnalysis.h).
+  /// of positions (HeroAnalysis.h).
   std::vector<int> scratch;
 };
 

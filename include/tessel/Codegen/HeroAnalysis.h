@@ -77,13 +77,13 @@
 // outputs are all of its results, in order (the plan gives each sort a
 // kernel of its own): a thread per line (the dims but the sorted one) runs
 // the evaluator's bottom-up stable merge sort on the line's positions, in
-// two scratch buffers of s64 positions that the plan adds to the kernel
-// (PlannedKernel::scratch), calling the comparator (emitted elementwise,
-// inline) exactly where the evaluator calls it, so that the result is the
-// same bit for bit even for a comparator that is not a strict weak order;
-// then it writes every array at the sorted positions (TopK: the first k,
-// and the positions as s32 indices).
-// Otherwise the loop emitter writes the fusion.
+// two scratch buffers of positions (s32; s64 for lines past 2^31 - 1) that the
+// plan adds to the kernel (PlannedKernel::scratch), calling the comparator
+// (emitted elementwise, inline) exactly where the evaluator calls it, so that
+// the result is the same bit for bit even for a comparator that is not a strict
+// weak order; then it writes every array at the sorted positions (TopK: the
+// first k, and the positions as s32 indices). Otherwise the loop emitter writes
+// the fusion.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_CODEGEN_HEROANALYSIS_H

@@ -47,6 +47,13 @@ struct SortDimensions {
   /// the integers' values, the larger first when `largest`.
   const HloComputation *comparator = nullptr;
   bool largest = true;
+
+  /// The type of a position in a line: s32 when every position fits,
+  /// else s64 (the sort emitter's scratch buffers).
+  PrimitiveType positionType() const {
+    return length <= (int64_t(1) << 31) - 1 ? PrimitiveType::S32
+                                            : PrimitiveType::S64;
+  }
 };
 
 /// Whether `instruction` is a sort, a TopK custom-call or a topk op.
