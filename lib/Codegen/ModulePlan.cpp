@@ -222,83 +222,6 @@ splitColumnSums(HloModule &scratch, const HloComputation &computation) {
   return scratch.addComputation(std::move(copy));
 }
 
-/// Whether `computation`, or a computation it calls (`call`), holds a sort,
-/// a TopK custom-call or a topk.
-static bool holdsSort(const HloComputation &computation) {
-  for (const auto &instruction : computation.instructions()) {
-    if (isSortLike(*instruction))
-      return true;
-    if (instruction->opcode() == HloOpcode::Call &&
-        instruction->calledComputations().size() == 1 &&
-        holdsSort(*instruction->calledComputation()))
-      return true;
-  }
-  return false;
-}
-
-/// `computation` with every call whose callee holds a sort inlined (jax
-/// wraps each sort and argsort in a call), a copy in `scratch`;
-/// `computation` itself when it has none. The sort emitter writes whole
-/// kernels, so a sort must be an instruction of the computation the plan
-/// splits (materializedValues), not of a callee the element emitter inlines
-/// element by element. The inlined instructions are named
-/// CALL.NAME and keep their lines.
-static const HloComputation *
-inlineSortCalls(HloModule &scratch, const HloComputation &computation) {
-  auto inlined = [](const HloInstruction &instruction) {
-    return instruction.opcode() == HloOpcode::Call &&
-           instruction.calledComputations().size() == 1 &&
-           holdsSort(*instruction.calledComputation());
-  };
-  bool any = false;
-  for (const auto &instruction : computation.instructions())
-    any |= inlined(*instruction);
-  if (!any)
-    return &computation;
-  auto copy = std::make_unique<HloComputation>(computation.name() + ".inlined");
-  // Copies the instructions of `from` (its parameters `arguments`, or
-  // copies of them when null); returns the copy of its ROOT.
-  std::function<HloInstruction *(const HloComputation &,
-                                 const std::vector<HloInstruction *> *,
-                                 const std::string &)>
-      copyBody = [&](const HloComputation &from,
-                     const std::vector<HloInstruction *> *arguments,
-                     const std::string &prefix) -> HloInstruction * {
-    std::map<const HloInstruction *, HloInstruction *> copies;
-    for (const auto &owned : from.instructions()) {
-      const HloInstruction &instruction = *owned;
-      if (arguments && instruction.opcode() == HloOpcode::Parameter) {
-        copies[&instruction] = (*arguments)[instruction.parameterNumber()];
-        continue;
-      }
-      std::vector<HloInstruction *> operands;
-      for (const HloInstruction *operand : instruction.operands())
-        operands.push_back(copies.at(operand));
-      if (inlined(instruction)) {
-        copies[&instruction] =
-            copyBody(*instruction.calledComputation(), &operands,
-                     prefix + instruction.name() + ".");
-        continue;
-      }
-      auto same = std::make_unique<HloInstruction>(instruction.opcode(),
-                                                   prefix + instruction.name(),
-                                                   instruction.shape());
-      same->setLocation(instruction.location());
-      same->mutableAttributes() = instruction.attributes();
-      same->mutableRawAttributes() = instruction.rawAttributes();
-      copyCallees(instruction, *same);
-      for (HloInstruction *operand : operands)
-        same->appendOperand(operand);
-      copies[&instruction] = copy->addInstruction(std::move(same));
-    }
-    return copies.at(from.root());
-  };
-  HloInstruction *root = copyBody(computation, nullptr, "");
-  copy->setRoot(root);
-  copy->setLocation(computation.location());
-  return scratch.addComputation(std::move(copy));
-}
-
 /// `computation` with a copy of each rng-bit-generator for every
 /// get-tuple-element that reads it, a copy in `scratch`; `computation`
 /// itself when every one has a single user. The element emitter computes
@@ -1101,7 +1024,6 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
       [&](const HloInstruction &instruction, const HloComputation *computation,
           const std::vector<int> &inputs) -> Expected<std::vector<int>> {
     std::string origin = originOf(instruction, computation);
-    computation = inlineSortCalls(*plan.scratch, *computation);
     computation = splitRngResults(*plan.scratch, *computation);
     computation = splitColumnSums(*plan.scratch, *computation);
     std::vector<const HloInstruction *> values =

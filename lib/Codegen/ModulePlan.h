@@ -27,8 +27,8 @@
 // kernel. opt-barrier and the Sharding custom-call name their operand's
 // buffers. A computation whose outputs have different dims becomes one
 // kernel per dims. A sort (or TopK) is a kernel of its own, with two
-// scratch buffers of positions (PlannedKernel::scratch); calls whose callee
-// holds a sort are inlined first (jax wraps sorts in calls). Each
+// scratch buffers of positions (PlannedKernel::scratch); jax wraps sorts in
+// calls, which are planned in place like any call (below). Each
 // get-tuple-element of an rng-bit-generator gets a generator of its own
 // (RngBits.h computes either result element by element).
 // get-tuple-element, tuple and bitcast (same byte size) only name
