@@ -442,6 +442,8 @@ Expected<Literal> convert(const Literal &x, const Shape &result) {
                             : std::complex<double>(
                                   from == Kind::Narrow || from == Kind::F64
                                       ? x.getDouble(i)
+                                  : from == Kind::Unsigned
+                                      ? static_cast<double>(x.getBits(i))
                                       : static_cast<double>(x.getInt(i)),
                                   0));
     return out;

@@ -2,7 +2,9 @@
 #include "tessel/Hlo/LiteralComparison.h"
 
 #include <cmath>
+#include <complex>
 #include <cstdio>
+#include <cstring>
 #include <random>
 
 namespace tessel {
@@ -17,48 +19,95 @@ uint64_t ulpDistance(uint64_t a, uint64_t b, int bits) {
   return d < 0 ? static_cast<uint64_t>(-d) : static_cast<uint64_t>(d);
 }
 
+namespace {
+
+/// The parts of element `i` compared as floats: one (a float) or two (the
+/// real and imaginary parts of a complex), as values and raw bits.
+struct Parts {
+  int count = 1;
+  double value[2] = {0, 0};
+  uint64_t bits[2] = {0, 0};
+};
+
+Parts partsOf(const Literal &x, int64_t i) {
+  Parts p;
+  if (!isComplex(x.elementType())) {
+    p.value[0] = x.getDouble(i);
+    p.bits[0] = x.getBits(i);
+    return p;
+  }
+  p.count = 2;
+  std::complex<double> z = x.getComplex(i);
+  p.value[0] = z.real();
+  p.value[1] = z.imag();
+  for (int k = 0; k < 2; ++k) {
+    if (x.elementType() == PrimitiveType::C64) {
+      float f = static_cast<float>(p.value[k]);
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      p.bits[k] = b;
+    } else {
+      std::memcpy(&p.bits[k], &p.value[k], 8);
+    }
+  }
+  return p;
+}
+
+} // namespace
+
 LiteralComparison compareLiterals(const Literal &got, const Literal &want,
                                   const ComparisonBound &bound) {
   LiteralComparison c;
   PrimitiveType type = want.elementType();
-  bool floating = isFloat(type);
-  int bits = bitWidth(type);
+  // A complex element compares part by part, each as a float of half its
+  // width: the element's distance is the larger of the two.
+  bool complex = isComplex(type);
+  bool floating = isFloat(type) || complex;
+  int bits = complex ? bitWidth(type) / 2 : bitWidth(type);
   double scale = 1;
   if (floating && bound.relativeToMax > 0)
     for (int64_t i = 0; i < want.elementCount(); ++i) {
-      double w = want.getDouble(i);
-      if (std::isfinite(w))
-        scale = std::max(scale, std::fabs(w));
+      Parts w = partsOf(want, i);
+      for (int k = 0; k < w.count; ++k)
+        if (std::isfinite(w.value[k]))
+          scale = std::max(scale, std::fabs(w.value[k]));
     }
   for (int64_t i = 0; i < want.elementCount(); ++i) {
-    uint64_t g = got.getBits(i), w = want.getBits(i);
-    if (g == w)
-      continue;
     if (!floating) {
+      if (got.getBits(i) == want.getBits(i))
+        continue;
       ++c.differing;
       ++c.failing;
       if (c.worst < 0)
         c.worst = i;
       continue;
     }
-    double gd = got.getDouble(i), wd = want.getDouble(i);
-    if (std::isnan(gd) && std::isnan(wd))
-      continue;
-    ++c.differing;
-    uint64_t ulp =
-        std::isnan(gd) || std::isnan(wd) ? UINT64_MAX : ulpDistance(g, w, bits);
-    double abs = std::fabs(gd - wd);
-    if (c.worst < 0 || ulp > c.maxUlp) {
-      c.maxUlp = ulp;
-      c.worst = i;
+    Parts g = partsOf(got, i), w = partsOf(want, i);
+    bool differs = false, fails = false;
+    for (int k = 0; k < w.count; ++k) {
+      if (g.bits[k] == w.bits[k])
+        continue;
+      double gd = g.value[k], wd = w.value[k];
+      if (std::isnan(gd) && std::isnan(wd))
+        continue;
+      differs = true;
+      uint64_t ulp = std::isnan(gd) || std::isnan(wd)
+                         ? UINT64_MAX
+                         : ulpDistance(g.bits[k], w.bits[k], bits);
+      double abs = std::fabs(gd - wd);
+      if (c.worst < 0 || ulp > c.maxUlp) {
+        c.maxUlp = ulp;
+        c.worst = i;
+      }
+      if (!std::isnan(abs))
+        c.maxAbs = std::max(c.maxAbs, abs);
+      bool withinUlps = ulp <= bound.ulps;
+      bool withinAbs =
+          bound.relativeToMax > 0 && abs <= bound.relativeToMax * scale;
+      fails |= !withinUlps && !withinAbs;
     }
-    if (!std::isnan(abs))
-      c.maxAbs = std::max(c.maxAbs, abs);
-    bool withinUlps = ulp <= bound.ulps;
-    bool withinAbs =
-        bound.relativeToMax > 0 && abs <= bound.relativeToMax * scale;
-    if (!withinUlps && !withinAbs)
-      ++c.failing;
+    c.differing += differs;
+    c.failing += fails;
   }
   return c;
 }
@@ -82,7 +131,7 @@ std::string describeComparison(const LiteralComparison &c, const Literal &got,
     return "bit-exact";
   std::string text = std::to_string(c.differing) + " of " +
                      std::to_string(want.elementCount()) + " elements differ";
-  if (isFloat(want.elementType())) {
+  if (isFloat(want.elementType()) || isComplex(want.elementType())) {
     char buffer[64];
     std::snprintf(buffer, sizeof(buffer), "%.3g", c.maxAbs);
     text += ", at most " +

@@ -1,5 +1,6 @@
 //===- HloComplexTest.cpp - c64/c128 arithmetic and reduce-precision ------===//
 #include "EvaluatorTestHelpers.h"
+#include "tessel/Hlo/LiteralComparison.h"
 
 #include <gtest/gtest.h>
 
@@ -83,6 +84,36 @@ ENTRY e {
 )";
   EXPECT_EQ(evaluateToString(text, {"{1.5, -2, 4}"}),
             "({(1.5, 0), (-2, 0), (4, 0)}, (3.5, 0), {0, 0, 0})");
+}
+
+TEST(HloComplex, UnsignedIntegersConvertByTheirValue) {
+  // u64 past INT64_MAX is a large positive real part, not a negative one.
+  const char *text = R"(HloModule m
+ENTRY e {
+  x = u64[2] parameter(0)
+  ROOT c = c128[2] convert(x)
+}
+)";
+  EXPECT_EQ(evaluateToString(text, {"{18446744073709551615, 7}"}),
+            "{(1.8446744073709552e+19, 0), (7, 0)}");
+}
+
+TEST(HloComplex, ComparisonSeesBothPartsOfC128) {
+  // compareLiterals read 8 bytes of an element: c128's imaginary part
+  // was never compared.
+  Literal a(Shape(PrimitiveType::C128, {1})),
+      b(Shape(PrimitiveType::C128, {1}));
+  a.setComplex(0, {1.0, 2.0});
+  b.setComplex(0, {1.0, std::nextafter(2.0, 3.0)});
+  LiteralComparison c = compareLiterals(a, b);
+  EXPECT_EQ(c.differing, 1);
+  EXPECT_EQ(c.failing, 1);
+  EXPECT_EQ(c.maxUlp, 1u);
+  EXPECT_EQ(compareLiterals(a, b, ComparisonBound{1, 0}).failing, 0);
+  // NaN parts are equal whatever their payload.
+  a.setComplex(0, {1.0, std::nan("")});
+  b.setComplex(0, {1.0, -std::nan("")});
+  EXPECT_EQ(compareLiterals(a, b).differing, 0);
 }
 
 /// Rounds f32 values through a narrow type (Literal's exact conversion).

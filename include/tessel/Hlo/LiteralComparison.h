@@ -16,6 +16,8 @@
 // finite magnitude of the reference (at least 1): the bound for cancellation
 // after an approximated function, where one ulp of a large intermediate is
 // many ulps of a small result. Integers and predicates pass only when equal.
+// A c64 or c128 element compares part by part (each an f32 or f64): it
+// differs when either part does, and its distance is the larger one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_HLO_LITERALCOMPARISON_H
