@@ -11,6 +11,7 @@
 // (RelayoutKernel.h).
 //
 //===----------------------------------------------------------------------===//
+#include "ComplexRuntime.h"
 #include "HalfConversionLoops.h"
 #include "ModulePlan.h"
 #include "NvptxBackend.h"
@@ -861,6 +862,15 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
     return Error("JIT compilation failed: " +
                  llvmErrorMessage(engine.takeError()));
   exe->engine = std::move(*engine);
+  // The complex functions the kernels call (ComplexRuntime.h).
+  exe->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (auto [name, address] : complexRuntimeSymbols())
+      symbols[interner(name)] = llvm::orc::ExecutorSymbolDef(
+          llvm::orc::ExecutorAddr::fromPtr(address),
+          llvm::JITSymbolFlags::Exported);
+    return symbols;
+  });
   if (const char *object = std::getenv("TESSEL_OBJECT"))
     exe->engine->dumpToObjectFile(object);
   for (CompiledKernel &kernel : kernels) {

@@ -11,6 +11,7 @@
 #include "tessel/Indexing/HloIndexing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -56,11 +57,16 @@ mlir::Type getStorageType(PrimitiveType type, mlir::MLIRContext *context,
     return b.getF32Type();
   case PrimitiveType::F64:
     return b.getF64Type();
+  // Interleaved (re, im) pairs; ScalarOpsComplex.cpp takes them apart.
+  case PrimitiveType::C64:
+    return mlir::ComplexType::get(b.getF32Type());
+  case PrimitiveType::C128:
+    return mlir::ComplexType::get(b.getF64Type());
   default:
     if (error)
       *error = "element type " + std::string(primitiveTypeName(type)) +
                " is not supported by the compiler (supported: pred, s8-s64, "
-               "u8-u64, f16, bf16, f32, f64 and the f8 types)";
+               "u8-u64, f16, bf16, f32, f64, c64, c128 and the f8 types)";
     return nullptr;
   }
 }
@@ -288,6 +294,14 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
       return fail(instruction,
                   "operand %" + operand->name() + ": " + typeError);
 
+  if ((opcode == HloOpcode::Dot || opcode == HloOpcode::Convolution) &&
+      (isComplex(shape.elementType) ||
+       isComplex(instruction.operand(0)->shape().elementType)))
+    return fail(instruction,
+                std::string(hloOpcodeName(opcode)) + " of " +
+                    std::string(primitiveTypeName(
+                        instruction.operand(0)->shape().elementType)) +
+                    " is not supported (the evaluator does not define it)");
   switch (opcode) {
   case HloOpcode::Constant:
     return single(emitConstant(instruction, indices));
@@ -358,7 +372,8 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
     break;
   }
 
-  if (!isElementwise(opcode))
+  if (!isElementwise(opcode) && opcode != HloOpcode::Complex &&
+      opcode != HloOpcode::Real && opcode != HloOpcode::Imag)
     return fail(instruction, "this op is not supported by the compiler yet");
   // Elementwise: every operand at the same index (a rank-0 operand of select
   // or clamp is broadcast).
@@ -455,6 +470,36 @@ ElementalEmitter::emitConstant(const HloInstruction &instruction,
   if (literal.isElided())
     return fail(instruction, "the constant's value is elided ({...})");
   mlir::Type element = getStorageType(literal.elementType(), b.getContext());
+  if (auto complex = llvm::dyn_cast<mlir::ComplexType>(element)) {
+    // The parts: a (dims..., 2) constant of the part type, interleaved.
+    auto part = llvm::cast<mlir::FloatType>(complex.getElementType());
+    auto partAttr = [&](double v) { return b.getFloatAttr(part, v); };
+    Value re, im;
+    if (literal.rank() == 0 || literal.elementCount() == 1) {
+      std::complex<double> z = literal.getComplex(0);
+      re = b.create<mlir::arith::ConstantOp>(loc, partAttr(z.real()));
+      im = b.create<mlir::arith::ConstantOp>(loc, partAttr(z.imag()));
+    } else {
+      SmallVector<int64_t> dims(literal.dims().begin(), literal.dims().end());
+      dims.push_back(2);
+      SmallVector<mlir::Attribute> values;
+      values.reserve(2 * literal.elementCount());
+      for (int64_t i = 0; i < literal.elementCount(); ++i) {
+        std::complex<double> z = literal.getComplex(i);
+        values.push_back(partAttr(z.real()));
+        values.push_back(partAttr(z.imag()));
+      }
+      Value tensor = b.create<mlir::arith::ConstantOp>(
+          loc, mlir::DenseElementsAttr::get(
+                   mlir::RankedTensorType::get(dims, part), values));
+      SmallVector<Value> at(indices.begin(), indices.end());
+      at.push_back(b.create<mlir::arith::ConstantIndexOp>(loc, 0));
+      re = b.create<mlir::tensor::ExtractOp>(loc, tensor, at);
+      at.back() = b.create<mlir::arith::ConstantIndexOp>(loc, 1);
+      im = b.create<mlir::tensor::ExtractOp>(loc, tensor, at);
+    }
+    return b.create<mlir::complex::CreateOp>(loc, complex, re, im).getResult();
+  }
   auto attrOf = [&](int64_t i) -> mlir::TypedAttr {
     uint64_t bits = literal.getBits(i);
     if (auto f = llvm::dyn_cast<mlir::FloatType>(element))

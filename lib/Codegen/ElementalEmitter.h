@@ -11,6 +11,8 @@
 // Numerics follow the evaluator (HloEvaluator.h): bf16 and f16 compute in f32
 // and round after every op; integers wrap, x / 0 = -1, x % 0 = x; shifts by
 // the width or more give 0 (or the sign); float -> int converts saturate.
+// c64/c128 are complex<f32>/complex<f64> values (ScalarOpsComplex.cpp); a
+// constant of them is a tensor of its parts.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CODEGEN_ELEMENTALEMITTER_H

@@ -8,6 +8,7 @@
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -32,11 +33,12 @@ namespace tessel {
 
 std::unique_ptr<mlir::MLIRContext> createCodegenContext() {
   mlir::DialectRegistry registry;
-  registry.insert<
-      TesselDialect, mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
-      mlir::func::FuncDialect, mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
-      mlir::NVVM::NVVMDialect, mlir::math::MathDialect, mlir::scf::SCFDialect,
-      mlir::tensor::TensorDialect, mlir::vector::VectorDialect>();
+  registry.insert<TesselDialect, mlir::arith::ArithDialect,
+                  mlir::complex::ComplexDialect, mlir::cf::ControlFlowDialect,
+                  mlir::func::FuncDialect, mlir::gpu::GPUDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::tensor::TensorDialect, mlir::vector::VectorDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);

@@ -615,6 +615,8 @@ mlir::FailureOr<Value> ScalarOpEmitter::convert(Value x, PrimitiveType from,
   mlir::Type toType = getStorageType(to, b.getContext());
   if (from == to)
     return x;
+  if (isComplex(from) || isComplex(to))
+    return convertComplex(x, from, to);
   if (to == PrimitiveType::Pred) {
     if (isFloat(from)) {
       Value w = widen(x, from);
@@ -777,7 +779,22 @@ ScalarOpEmitter::emit(const HloInstruction &instruction, mlir::ValueRange args,
                       llvm::ArrayRef<PrimitiveType> argTypes,
                       PrimitiveType resultType) {
   HloOpcode op = instruction.opcode();
+  if (isComplex(resultType) ||
+      llvm::any_of(argTypes, [](PrimitiveType t) { return isComplex(t); }))
+    return complexOp(instruction, args, argTypes, resultType);
   switch (op) {
+  case HloOpcode::Real:
+  case HloOpcode::Imag: {
+    // Of a real float: itself, or zero (the evaluator's zero bits).
+    if (!isFloat(argTypes[0]))
+      return fail(std::string(hloOpcodeName(op)) + " of " +
+                  std::string(primitiveTypeName(argTypes[0])) +
+                  " is not supported (only of floats and complex)");
+    if (op == HloOpcode::Real)
+      return args[0];
+    mlir::Type t = args[0].getType();
+    return llvm::isa<mlir::FloatType>(t) ? floatConst(t, 0.0) : intConst(t, 0);
+  }
   case HloOpcode::Convert:
     return convert(args[0], argTypes[0], resultType);
   case HloOpcode::BitcastConvert: {

@@ -4,6 +4,8 @@
 // scalar values of the storage types (getStorageType), with the evaluator's
 // semantics: bf16/f16 widen to f32, compute, and round back once; integers
 // wrap and follow XLA for division by zero, overflow and wide shifts.
+// c64 and c128 are complex<f32> and complex<f64> values, computed on their
+// parts (ScalarOpsComplex.cpp lists the ops and their precision).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CODEGEN_SCALAROPS_H
@@ -11,6 +13,7 @@
 
 #include "tessel/Hlo/HloInstruction.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -48,6 +51,26 @@ public:
   const std::string &error() const { return errorMessage; }
 
 private:
+  /// c64/c128 ops (ScalarOpsComplex.cpp): an op with a complex operand or
+  /// result.
+  mlir::FailureOr<mlir::Value> complexOp(const HloInstruction &instruction,
+                                         mlir::ValueRange args,
+                                         llvm::ArrayRef<PrimitiveType> argTypes,
+                                         PrimitiveType resultType);
+  /// convert to a complex type (a real value becomes the real part).
+  mlir::FailureOr<mlir::Value> convertComplex(mlir::Value x, PrimitiveType from,
+                                              PrimitiveType to);
+  mlir::Value realPart(mlir::Value z);
+  mlir::Value imagPart(mlir::Value z);
+  mlir::Value makeComplex(mlir::Value re, mlir::Value im);
+  /// The complex value of f64 parts rounded to `part` (f32 or f64).
+  mlir::Value fromDoubleParts(mlir::Value re, mlir::Value im, mlir::Type part);
+  /// A call of the external function `name` (declared in the module on
+  /// first use), marked with `what` (e.g. "exponential of c64"), at the
+  /// location `at` (the instruction's line).
+  mlir::func::CallOp callExternal(llvm::StringRef name, mlir::ValueRange args,
+                                  mlir::TypeRange results, llvm::StringRef what,
+                                  mlir::Location at);
   /// bf16/f16 widen to f32, the f8 types (stored as i8) are decoded to
   /// f32 (exactly); others unchanged.
   mlir::Value widen(mlir::Value x, PrimitiveType type);

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "EvaluatorOps.h"
 #include "RawAttributes.h"
+#include "tessel/Hlo/HloEvaluator.h"
 
 #include <cmath>
 #include <cstring>
@@ -50,10 +51,9 @@ std::optional<C<T>> complexBinaryOp(HloOpcode op, C<T> x, C<T> y) {
   case HloOpcode::Divide:
     return divide(x, y);
   case HloOpcode::Power: {
-    if (x == C<T>(0, 0))
-      return y == C<T>(0, 0) ? C<T>(1, 0) : C<T>(0, 0);
-    C<double> r =
-        std::pow(C<double>(x.real(), x.imag()), C<double>(y.real(), y.imag()));
+    // c64's parts are exact in double: its power is the double one rounded.
+    C<double> r = evaluateComplexPower(C<double>(x.real(), x.imag()),
+                                       C<double>(y.real(), y.imag()));
     return C<T>(static_cast<T>(r.real()), static_cast<T>(r.imag()));
   }
   default:
@@ -105,6 +105,29 @@ std::string unsupported(HloOpcode op, PrimitiveType type) {
 }
 
 } // namespace
+
+} // namespace tessel::eval
+
+namespace tessel {
+
+std::optional<std::complex<double>>
+evaluateComplexUnary(HloOpcode op, std::complex<double> z) {
+  if (op == HloOpcode::Negate)
+    return std::nullopt; // exact in the part type: not a runtime call
+  return eval::complexUnaryOp(op, z);
+}
+
+std::complex<double> evaluateComplexPower(std::complex<double> x,
+                                          std::complex<double> y) {
+  using C = std::complex<double>;
+  if (x == C(0, 0))
+    return y == C(0, 0) ? C(1, 0) : C(0, 0);
+  return std::pow(x, y);
+}
+
+} // namespace tessel
+
+namespace tessel::eval {
 
 bool supportsComplexBinary(HloOpcode op) {
   return complexBinaryOp<double>(op, {1, 0}, {1, 0}).has_value();

@@ -20,8 +20,6 @@ namespace tessel {
 inline const std::map<std::string, std::string> &knownRefusals() {
   static const std::map<std::string, std::string> refusals = {
       // The ops of issue 14 that the evaluator runs and the compiler not.
-      {"complex_c64/module.hlo", "element type c64 is not supported"},
-      {"complex_c64/optimized.hlo", "element type c64 is not supported"},
   };
   return refusals;
 }

@@ -35,6 +35,8 @@
 #include "tessel/Hlo/HloModule.h"
 #include "tessel/Support/Expected.h"
 
+#include <complex>
+#include <optional>
 #include <vector>
 
 namespace tessel {
@@ -146,6 +148,19 @@ Expected<Literal> evaluateHloModule(const HloModule &module,
 Expected<Literal> evaluateComputation(const HloComputation &computation,
                                       const std::vector<Literal> &arguments,
                                       const EvaluatorOptions &options = {});
+
+/// The evaluator's complex transcendental ops on one element, in double
+/// (what c64 and c128 compute before rounding each part to the type): the
+/// unary ops exp, exponential-minus-one, log, log-plus-one, sqrt, rsqrt,
+/// tanh, sine, cosine, tan, logistic and sign, or nullopt for another op.
+/// The compiler's CPU kernels call these (ComplexRuntime.h), so that they
+/// agree with the evaluator bit for bit.
+std::optional<std::complex<double>>
+evaluateComplexUnary(HloOpcode op, std::complex<double> z);
+/// The evaluator's complex power x^y in double: 0^0 = 1, 0^y = 0, else the
+/// C library's cpow.
+std::complex<double> evaluateComplexPower(std::complex<double> x,
+                                          std::complex<double> y);
 
 } // namespace tessel
 

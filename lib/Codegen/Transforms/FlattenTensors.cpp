@@ -60,6 +60,9 @@ std::optional<PrimitiveType> primitiveTypeOf(mlir::Type type) {
     return PrimitiveType::F32;
   if (type.isF64())
     return PrimitiveType::F64;
+  if (auto complex = llvm::dyn_cast<mlir::ComplexType>(type))
+    return complex.getElementType().isF32() ? PrimitiveType::C64
+                                            : PrimitiveType::C128;
   return std::nullopt;
 }
 

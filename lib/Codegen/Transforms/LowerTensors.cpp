@@ -9,10 +9,12 @@
 //        %x = llvm.load %p : !llvm.ptr -> bf16
 //   %u = tensor.insert %x into %t[%i]   -> llvm.store %x, %p; %u is %t
 //
-// Constant tensors become internal LLVM globals. Remaining tessel.pure_calls
-// (functions called more than once) become func.calls. A kernel's entry
-// function (with `tessel.num_threads`) returns nothing afterwards: its
-// outputs are the buffers it was given.
+// A c64/c128 element is loaded and stored as a struct of two f32/f64 (its
+// interleaved parts), cast to the complex value -tessel-lower-to-llvm
+// converts the same way. Constant tensors become internal LLVM globals.
+// Remaining tessel.pure_calls (functions called more than once) become
+// func.calls. A kernel's entry function (with `tessel.num_threads`) returns
+// nothing afterwards: its outputs are the buffers it was given.
 //
 // In a GPU kernel (`tessel.gpu_kernel`, -tessel-lower-grid-to-nvvm) a shared
 // tile is a global of the block's shared memory, address space 3, used
@@ -50,6 +52,8 @@ mlir::Value toI64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index) {
   return b.create<mlir::arith::IndexCastOp>(loc, b.getI64Type(), index);
 }
 
+mlir::Type memoryType(mlir::Type type);
+
 mlir::Value elementPointer(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value base, mlir::Type element,
                            mlir::ValueRange indices) {
@@ -58,8 +62,8 @@ mlir::Value elementPointer(mlir::OpBuilder &b, mlir::Location loc,
           ? mlir::Value(b.create<mlir::arith::ConstantIntOp>(loc, 0, 64))
           : toI64(b, loc, indices.front());
   return b.create<mlir::LLVM::GEPOp>(
-      loc, mlir::LLVM::LLVMPointerType::get(b.getContext()), element, base,
-      mlir::ValueRange{offset}, /*inbounds=*/true);
+      loc, mlir::LLVM::LLVMPointerType::get(b.getContext()),
+      memoryType(element), base, mlir::ValueRange{offset}, /*inbounds=*/true);
 }
 
 /// The type an element (or a vector of them) is loaded and stored as: bf16
@@ -69,6 +73,12 @@ mlir::Value elementPointer(mlir::OpBuilder &b, mlir::Location loc,
 /// subnormals to zero. As an integer it is copied bit for bit; arithmetic
 /// widens it with integer code (Bf16Rounding.h) anyway.
 mlir::Type memoryType(mlir::Type type) {
+  // c64/c128 are (re, im) pairs: LLVM structs, as -tessel-lower-to-llvm
+  // converts complex values.
+  if (auto complex = llvm::dyn_cast<mlir::ComplexType>(type))
+    return mlir::LLVM::LLVMStructType::getLiteral(
+        type.getContext(),
+        {complex.getElementType(), complex.getElementType()});
   auto vector = llvm::dyn_cast<mlir::VectorType>(type);
   mlir::Type element = vector ? vector.getElementType() : type;
   if (!element.isBF16())
@@ -78,13 +88,24 @@ mlir::Type memoryType(mlir::Type type) {
                 : i16;
 }
 
+/// `value` as `type`: a bitcast, or for a complex value and its struct a
+/// cast that -tessel-lower-to-llvm's conversion resolves.
+mlir::Value castTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                   mlir::Value value) {
+  if (llvm::isa<mlir::ComplexType>(type) ||
+      llvm::isa<mlir::ComplexType>(value.getType()))
+    return b.create<mlir::UnrealizedConversionCastOp>(loc, type, value)
+        .getResult(0);
+  return b.create<mlir::arith::BitcastOp>(loc, type, value);
+}
+
 /// A load of `type` through `ptr`, as memoryType(type).
 mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                  mlir::Value ptr, unsigned align = 0) {
   mlir::Type stored = memoryType(type);
   mlir::Value value = b.create<mlir::LLVM::LoadOp>(loc, stored, ptr, align);
   if (stored != type)
-    value = b.create<mlir::arith::BitcastOp>(loc, type, value);
+    value = castTo(b, loc, type, value);
   return value;
 }
 
@@ -92,7 +113,7 @@ void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
            mlir::Value ptr, unsigned align = 0) {
   mlir::Type stored = memoryType(value.getType());
   if (stored != value.getType())
-    value = b.create<mlir::arith::BitcastOp>(loc, stored, value);
+    value = castTo(b, loc, stored, value);
   b.create<mlir::LLVM::StoreOp>(loc, value, ptr, align);
 }
 
@@ -334,6 +355,7 @@ struct LowerTensorsPass
     mlir::ConversionTarget target(*context);
     target.addLegalDialect<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
                            mlir::arith::ArithDialect>();
+    target.addLegalOp<mlir::UnrealizedConversionCastOp>();
     target.addIllegalOp<mlir::tensor::ExtractOp, mlir::tensor::InsertOp,
                         AllocateSharedOp, SyncThreadsOp>();
     target.addDynamicallyLegalOp<mlir::vector::TransferReadOp>(

@@ -15,22 +15,28 @@
 //   2. What is left that LLVM has no intrinsic for (f64 tanh, erf, tan,
 //      atan2, log1p, expm1) becomes calls to the C library.
 //   3. scf becomes cf.
-//   4. arith, math, func and cf become llvm; index is i64.
+//   4. arith, math, func and cf become llvm; index is i64; c64/c128
+//      values (complex.create, re, im) are structs of two f32/f64.
 //
 // A module of GPU kernels (`tessel.gpu_kernel`) has no C library:
 // steps 0 and 2 call CUDA's libdevice instead (`__nv_sinf`, `__nv_tanh`,
 // ...; the PTX compiler links it in), exp, log and pow too, since LLVM's
 // NVPTX backend has no instruction for them, and remf (`__nv_fmodf`), which
-// it expands inexactly. Any other math op that is not
-// a plain PTX instruction is refused with its name and type. nvvm ops stay
+// it expands inexactly, and complex abs and sign's hypotf/hypot
+// (`__nv_hypotf`, `__nv_hypot`). Any other math op that is not
+// a plain PTX instruction is refused with its name and type, and so are
+// the complex functions of the CPU's runtime (ComplexRuntime.h), at the
+// instruction's line. nvvm ops stay
 // (the LLVM IR translation knows them), and each kernel's llvm.func gets
 // `nvvm.kernel`, `nvvm.maxntid` (its block size) and `noalias` pointers.
 //
 //===----------------------------------------------------------------------===//
+#include "../ComplexRuntime.h"
 #include "Bf16Rounding.h"
 #include "tessel/Codegen/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ComplexToLLVM/ComplexToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
@@ -143,6 +149,22 @@ void populateLibdeviceLatePatterns(mlir::RewritePatternSet &patterns) {
                                                    "__nv_fmod");
 }
 
+/// The C library's hypotf and hypot (complex abs and sign call them,
+/// ScalarOpsComplex.cpp) as libdevice's.
+void useLibdeviceHypot(mlir::ModuleOp module) {
+  for (auto [from, to] :
+       {std::pair<llvm::StringRef, llvm::StringRef>{"hypotf", "__nv_hypotf"},
+        {"hypot", "__nv_hypot"}}) {
+    auto func = module.lookupSymbol<mlir::func::FuncOp>(from);
+    if (!func)
+      continue;
+    if (mlir::failed(mlir::SymbolTable::replaceAllSymbolUses(
+            func, mlir::StringAttr::get(module.getContext(), to), module)))
+      continue;
+    func.setName(to);
+  }
+}
+
 /// Integer maximum and minimum on the GPU as a compare and a select in PTX
 /// (inline assembly, so that LLVM does not fold them back into max.s32).
 /// ptxas of CUDA 13.0 for sm_90 miscompiles a chain of max.s32 whose
@@ -189,6 +211,19 @@ void populateGpuIntegerMinMaxPatterns(mlir::RewritePatternSet &patterns) {
 /// become libdevice calls: any other is refused.
 mlir::LogicalResult checkGpuMath(mlir::ModuleOp module) {
   mlir::WalkResult result = module.walk([](mlir::Operation *op) {
+    if (auto what = op->getAttrOfType<mlir::StringAttr>(kComplexOpAttr)) {
+      auto call = llvm::cast<mlir::func::CallOp>(op);
+      if (call.getCallee() == kComplexUnaryFunction ||
+          call.getCallee() == kComplexPowerFunction) {
+        // At the instruction's line, without the op's IR.
+        mlir::emitError(op->getLoc())
+            << what.getValue()
+            << " is not supported on the GPU (the CPU computes "
+               "it with the C library's complex functions, "
+               "which libdevice does not have)";
+        return mlir::WalkResult::interrupt();
+      }
+    }
     if (llvm::isa<mlir::arith::RemFOp>(op)) {
       op->emitOpError() << "on " << op->getResult(0).getType()
                         << " is not supported on the GPU (only scalar f32 "
@@ -303,6 +338,7 @@ struct LowerToLlvmPass
       return signalPassFailure();
 
     if (gpu) {
+      useLibdeviceHypot(module);
       mlir::RewritePatternSet late(context);
       populateLibdeviceLatePatterns(late);
       populateGpuIntegerMinMaxPatterns(late);
@@ -351,6 +387,8 @@ struct LowerToLlvmPass
     mlir::RewritePatternSet patterns(context);
     mlir::arith::populateArithToLLVMConversionPatterns(converter, patterns);
     mlir::populateMathToLLVMConversionPatterns(converter, patterns);
+    // complex.create, re and im (ScalarOpsComplex.cpp) on structs.
+    mlir::populateComplexToLLVMConversionPatterns(converter, patterns);
     mlir::populateFuncToLLVMConversionPatterns(converter, patterns);
     mlir::cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     mlir::populateVectorToLLVMConversionPatterns(converter, patterns);

@@ -171,7 +171,8 @@ mlir::FailureOr<mlir::Value> vectorBase(mlir::scf::ForOp loop, mlir::Value iv,
 /// vector<N x i1> into bits, while a pred tensor holds one byte per
 /// element.
 bool hasByteElements(mlir::Type type) {
-  return type.getIntOrFloatBitWidth() % 8 == 0;
+  // Complex elements (structs in the end) stay scalar accesses.
+  return type.isIntOrFloat() && type.getIntOrFloatBitWidth() % 8 == 0;
 }
 
 void vectorizeLoop(mlir::scf::ForOp loop, const mlir::DataFlowSolver &solver) {
