@@ -406,6 +406,116 @@ TEST(ComplexTest, ReductionsMatchTheEvaluatorBitForBit) {
   }
 }
 
+/// A random fusion of complex and real ops over x, y (complex) and r, s
+/// (their part type), shape [4,6]: each new value an op on earlier ones,
+/// the last few values the outputs.
+std::string randomMixedModule(PrimitiveType type, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string t(primitiveTypeName(type)), p = partOf(type);
+  std::string ct = t + "[4,6]", rt = p + "[4,6]";
+  std::vector<std::string> complexValues = {"%x", "%y"},
+                           realValues = {"%r", "%s"};
+  std::string text =
+      "HloModule m\nENTRY e {\n  %x = " + ct + " parameter(0)\n  %y = " + ct +
+      " parameter(1)\n"
+      "  %r = " +
+      rt + " parameter(2)\n  %s = " + rt + " parameter(3)\n  %k = " + t +
+      "[] constant((0.5, -2))\n"
+      "  %kb = " +
+      ct + " broadcast(%k), dimensions={}\n";
+  complexValues.push_back("%kb");
+  auto pick = [&](const std::vector<std::string> &v) {
+    return v[rng() % v.size()];
+  };
+  for (int i = 0; i < 24; ++i) {
+    std::string name = "%v" + std::to_string(i);
+    switch (rng() % 12) {
+    case 0:
+      text += "  " + name + " = " + ct + " complex(" + pick(realValues) + ", " +
+              pick(realValues) + ")\n";
+      complexValues.push_back(name);
+      break;
+    case 1:
+      text += "  " + name + " = " + rt + " real(" + pick(complexValues) + ")\n";
+      realValues.push_back(name);
+      break;
+    case 2:
+      text += "  " + name + " = " + rt + " imag(" + pick(complexValues) + ")\n";
+      realValues.push_back(name);
+      break;
+    case 3:
+      text += "  " + name + " = " + rt + " abs(" + pick(complexValues) + ")\n";
+      realValues.push_back(name);
+      break;
+    case 4:
+    case 5:
+    case 6:
+    case 7: {
+      const char *ops[] = {"add", "subtract", "multiply", "divide"};
+      text += "  " + name + " = " + ct + " " + ops[rng() % 4] + "(" +
+              pick(complexValues) + ", " + pick(complexValues) + ")\n";
+      complexValues.push_back(name);
+      break;
+    }
+    case 8:
+      text +=
+          "  " + name + " = " + ct + " negate(" + pick(complexValues) + ")\n";
+      complexValues.push_back(name);
+      break;
+    case 9: {
+      std::string a = pick(complexValues);
+      text += "  " + name + "p = pred[4,6] compare(" + a + ", " +
+              pick(complexValues) +
+              "), direction=" + (rng() & 1 ? "EQ" : "NE") + "\n  " + name +
+              " = " + ct + " select(" + name + "p, " + a + ", " +
+              pick(complexValues) + ")\n";
+      complexValues.push_back(name);
+      break;
+    }
+    case 10: {
+      const char *ops[] = {"add", "multiply", "maximum"};
+      text += "  " + name + " = " + rt + " " + ops[rng() % 3] + "(" +
+              pick(realValues) + ", " + pick(realValues) + ")\n";
+      realValues.push_back(name);
+      break;
+    }
+    default:
+      text += "  " + name + " = " + ct + " transpose(" + pick(complexValues) +
+              "), dimensions={0,1}\n";
+      complexValues.push_back(name);
+      break;
+    }
+  }
+  text += "  ROOT %out = (" + ct + ", " + rt + ", " + ct + ") tuple(" +
+          complexValues.back() + ", " + realValues.back() + ", " +
+          complexValues[complexValues.size() / 2] + ")\n}\n";
+  return text;
+}
+
+TEST(ComplexTest, RandomFusionsOfComplexAndRealOps) {
+  for (PrimitiveType type : kTypes)
+    for (uint64_t seed = 0; seed < 12; ++seed) {
+      std::string text = randomMixedModule(type, seed);
+      SCOPED_TRACE(text);
+      auto module = parseTestModule(text);
+      ASSERT_TRUE(module);
+      std::vector<Literal> args;
+      std::mt19937_64 rng(seed + 100);
+      bool c64 = type == PrimitiveType::C64;
+      for (int k = 0; k < 2; ++k) {
+        Literal z(Shape(type, {4, 6}));
+        for (int64_t i = 0; i < 24; ++i)
+          z.setComplex(i, {randomPart(rng, c64), randomPart(rng, c64)});
+        args.push_back(std::move(z));
+      }
+      for (int k = 0; k < 2; ++k)
+        args.push_back(randomLiteral(
+            Shape(c64 ? PrimitiveType::F32 : PrimitiveType::F64, {4, 6}),
+            seed * 7 + k, /*specials=*/true));
+      EXPECT_EQ(checkBothLaunches(*module, args), "");
+    }
+}
+
 TEST(ComplexTest, UnsupportedOpsAreRefusedWithTheirLine) {
   struct Case {
     const char *instruction;
