@@ -16,7 +16,8 @@ from test_hlo import inputs_of, load
 # A few modules of each emitter (loop, transpose, reductions), tuple roots
 # and bf16; compiling every module of the corpus twice would be slow.
 MODULES = ["gelu_tanh_bf16", "transpose_2d_f32", "row_reduce_f32",
-           "column_reduce_f32", "pad_slice_concat_bf16", "softmax_f32"]
+           "column_reduce_f32", "pad_slice_concat_bf16", "softmax_f32",
+           "complex_c64"]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -36,6 +37,48 @@ def test_run_matches_cli(cli, tmp_path, name):
     for array, out in zip(got, outputs):
         want = np.load(out)
         assert array.shape == want.shape and array.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_arrays_in_and_out(cli, tmp_path, dtype):
+    # numpy's complex64/complex128 through the binding and `tessel run`:
+    # the same bytes, the evaluator's (`--check`), and numpy's where the
+    # formula is numpy's too (add, negate, the parts).
+    t = "c64" if dtype == np.complex64 else "c128"
+    p = "f32" if dtype == np.complex64 else "f64"
+    text = (f"HloModule m\nENTRY e {{\n  x = {t}[3,5] parameter(0)\n"
+            f"  y = {t}[3,5] parameter(1)\n  a = {t}[3,5] add(x, y)\n"
+            f"  m = {t}[3,5] multiply(x, y)\n  d = {t}[3,5] divide(x, y)\n"
+            f"  n = {t}[3,5] negate(x)\n  e = {t}[3,5] exponential(x)\n"
+            f"  r = {p}[3,5] real(d)\n  i = {p}[3,5] imag(m)\n"
+            f"  ROOT t = ({t}[3,5], {t}[3,5], {t}[3,5], {t}[3,5], {t}[3,5], "
+            f"{p}[3,5], {p}[3,5]) tuple(a, m, d, n, e, r, i)\n}}\n")
+    path = tmp_path / "m.hlo"
+    path.write_text(text)
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((3, 5)) + 1j * rng.standard_normal((3, 5))).astype(dtype)
+    y = (rng.standard_normal((3, 5)) + 1j * rng.standard_normal((3, 5))).astype(dtype)
+    x[0, 0] = complex(-0.0, np.inf)
+    y[0, 1] = complex(np.nan, 0.0)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    exe = tessel.compile(text)
+    got = exe(x, y, threads=1)
+    outputs = [tmp_path / f"out{i}.npy" for i in range(len(got))]
+    report = cli.out("run", path, "--threads", "1", "--check", "--input",
+                     tmp_path / "x.npy", "--input", tmp_path / "y.npy",
+                     *[a for o in outputs for a in ("--output", o)])
+    assert report.count("bit-exact") == len(got), report
+    for array, out in zip(got, outputs):
+        want = np.load(out)
+        assert array.dtype == want.dtype and array.tobytes() == want.tobytes()
+    a, m, d, n, e, r, i = got
+    assert a.dtype == dtype and r.dtype == np.dtype(p.replace("f", "float"))
+    assert a.tobytes() == (x + y).tobytes()
+    assert n.tobytes() == (-x).tobytes()
+    assert np.allclose(m[1:], x[1:] * y[1:], rtol=1e-6)
+    assert np.allclose(e[1:], np.exp(x[1:]), rtol=1e-6)
+    assert np.allclose(r[1:], (x[1:] / y[1:]).real, rtol=1e-5)
 
 
 def test_ir_and_explain_match_cli(cli, tmp_path):
