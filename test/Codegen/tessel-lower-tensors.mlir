@@ -59,3 +59,18 @@ func.func @tile(%i: index) -> bf16 {
   %x = tensor.extract %t[%i] : tensor<1056xbf16>
   return %x : bf16
 }
+
+// c64 elements are (re, im) structs in memory, cast to the complex value
+// that -tessel-lower-to-llvm converts to the same struct.
+// CHECK-LABEL: func.func @complex(
+// CHECK: %[[P:.*]] = llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(f32, f32)>
+// CHECK: %[[S:.*]] = llvm.load %[[P]] : !llvm.ptr -> !llvm.struct<(f32, f32)>
+// CHECK: %[[Z:.*]] = builtin.unrealized_conversion_cast %[[S]] : !llvm.struct<(f32, f32)> to complex<f32>
+// CHECK: %[[B:.*]] = builtin.unrealized_conversion_cast %[[Z]] : complex<f32> to !llvm.struct<(f32, f32)>
+// CHECK: llvm.store %[[B]], %{{.*}} : !llvm.struct<(f32, f32)>, !llvm.ptr
+func.func @complex(%in: tensor<8xcomplex<f32>>, %out: tensor<8xcomplex<f32>>, %i: index) -> tensor<8xcomplex<f32>>
+    attributes {tessel.num_threads = 8 : i64, tessel.num_blocks = 1 : i64} {
+  %x = tensor.extract %in[%i] : tensor<8xcomplex<f32>>
+  %u = tensor.insert %x into %out[%i] : tensor<8xcomplex<f32>>
+  return %u : tensor<8xcomplex<f32>>
+}

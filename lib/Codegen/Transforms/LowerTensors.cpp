@@ -63,7 +63,9 @@ mlir::Value elementPointer(mlir::OpBuilder &b, mlir::Location loc,
           : toI64(b, loc, indices.front());
   return b.create<mlir::LLVM::GEPOp>(
       loc, mlir::LLVM::LLVMPointerType::get(b.getContext()),
-      memoryType(element), base, mlir::ValueRange{offset}, /*inbounds=*/true);
+      // A complex element steps by its struct (LLVM has no complex type).
+      llvm::isa<mlir::ComplexType>(element) ? memoryType(element) : element,
+      base, mlir::ValueRange{offset}, /*inbounds=*/true);
 }
 
 /// The type an element (or a vector of them) is loaded and stored as: bf16
