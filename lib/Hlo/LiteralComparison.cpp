@@ -196,10 +196,28 @@ Literal randomLiteral(const Shape &shape, uint64_t seed, bool specials) {
   PrimitiveType t = shape.elementType;
   bool binaryFloat = t == PrimitiveType::F16 || t == PrimitiveType::BF16 ||
                      t == PrimitiveType::F32 || t == PrimitiveType::F64;
+  // A complex element's parts are drawn as f32 (c64) or f64 (c128) values.
+  PrimitiveType part =
+      t == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+  auto randomPart = [&]() {
+    uint64_t r = specials ? rng() : 1;
+    if ((r & 15) != 0)
+      return real(rng);
+    uint64_t bits = specialBits(part, static_cast<unsigned>(r >> 4));
+    float f;
+    double d;
+    uint32_t b32 = static_cast<uint32_t>(bits);
+    std::memcpy(&f, &b32, 4);
+    std::memcpy(&d, &bits, 8);
+    return part == PrimitiveType::F32 ? static_cast<double>(f) : d;
+  };
   for (int64_t i = 0; i < literal.elementCount(); ++i) {
     if (t == PrimitiveType::Pred)
       literal.setBits(i, rng() & 1);
-    else if (isFloat(t)) {
+    else if (isComplex(t)) {
+      double re = randomPart();
+      literal.setComplex(i, {re, randomPart()});
+    } else if (isFloat(t)) {
       // Without specials, one draw per element (the same values as before
       // specials existed, for a given seed).
       uint64_t r = specials && binaryFloat ? rng() : 1;

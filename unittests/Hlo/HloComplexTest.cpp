@@ -116,6 +116,24 @@ TEST(HloComplex, ComparisonSeesBothPartsOfC128) {
   EXPECT_EQ(compareLiterals(a, b).differing, 0);
 }
 
+TEST(HloComplex, RandomLiteralsHaveRandomParts) {
+  // Both parts random floats (not integers in the real part alone), some
+  // of them special.
+  for (PrimitiveType type : {PrimitiveType::C64, PrimitiveType::C128}) {
+    Literal x = randomLiteral(Shape(type, {4096}), 1, /*specials=*/true);
+    int fractional = 0, special = 0;
+    for (int64_t i = 0; i < 4096; ++i) {
+      std::complex<double> z = x.getComplex(i);
+      for (double part : {z.real(), z.imag()}) {
+        fractional += std::isfinite(part) && part != std::floor(part);
+        special += !std::isfinite(part) || part == 0;
+      }
+    }
+    EXPECT_GT(fractional, 7000);
+    EXPECT_GT(special, 100);
+  }
+}
+
 /// Rounds f32 values through a narrow type (Literal's exact conversion).
 float through(PrimitiveType type, float v) {
   Literal l(Shape(type, {1}));

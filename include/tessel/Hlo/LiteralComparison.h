@@ -73,7 +73,8 @@ std::string describeComparison(const LiteralComparison &comparison,
 /// Reproducible random arguments for checking kernels: floats in [-3, 3],
 /// signed integers in [-8, 8], unsigned in [0, 15], predicates at random.
 /// With `specials`, about one float in 16 is a special value instead (NaN,
-/// +-inf, +-0, the smallest subnormal, the largest finite value).
+/// +-inf, +-0, the smallest subnormal, the largest finite value). c64 and
+/// c128 parts are drawn as f32 and f64 floats.
 Literal randomLiteral(const Shape &shape, uint64_t seed, bool specials = false);
 
 } // namespace tessel
