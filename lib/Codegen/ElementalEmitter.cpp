@@ -416,13 +416,18 @@ ElementalEmitter::emitBitcastConvertWidths(const HloInstruction &instruction,
                     " is not supported by the compiler (elements "
                     "narrower than a byte)");
   mlir::Type toType = getStorageType(to.elementType, b.getContext());
+  ScalarOpEmitter ops(b, loc);
   auto asInt = [&](Value v, int bits) -> Value {
     mlir::Type intType = b.getIntegerType(bits);
+    if (llvm::isa<mlir::ComplexType>(v.getType()))
+      return ops.complexToBits(v);
     return v.getType() == intType
                ? v
                : Value(b.create<mlir::arith::BitcastOp>(loc, intType, v));
   };
   auto fromInt = [&](Value v) -> Value {
+    if (llvm::isa<mlir::ComplexType>(toType))
+      return ops.complexFromBits(v, toType);
     return v.getType() == toType
                ? v
                : Value(b.create<mlir::arith::BitcastOp>(loc, toType, v));

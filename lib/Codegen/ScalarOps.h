@@ -48,6 +48,11 @@ public:
   mlir::FailureOr<mlir::Value> convert(mlir::Value x, PrimitiveType from,
                                        PrimitiveType to);
 
+  /// A c64/c128 value as its bits (i64/i128: the real part's in the low
+  /// half, as the interleaved pair in memory), and back.
+  mlir::Value complexToBits(mlir::Value z);
+  mlir::Value complexFromBits(mlir::Value bits, mlir::Type complexType);
+
   const std::string &error() const { return errorMessage; }
 
 private:

@@ -13,6 +13,7 @@
 //   compare EQ / NE          both parts equal (ordered)      exact
 //   real, imag, complex      the parts                       exact
 //   convert                  a real becomes the real part    bit-exact
+//   bitcast-convert          the pair's bits (re low)        bit-exact
 //   abs                      hypotf / hypot                  C library's
 //   sign                     z / hypot(z) in double          C library's
 //   exp, ..., power          the evaluator's own functions   C library's
@@ -102,6 +103,23 @@ mlir::FailureOr<Value> ScalarOpEmitter::complexOp(
     return imagPart(args[0]);
   case HloOpcode::Convert:
     return convert(args[0], argTypes[0], resultType);
+  case HloOpcode::BitcastConvert: {
+    // The same bits: through an integer of the whole width.
+    mlir::Type toType = getStorageType(resultType, b.getContext());
+    if (bitWidth(argTypes[0]) != bitWidth(resultType))
+      return fail("bitcast-convert between types of different widths is not "
+                  "supported by the compiler yet");
+    Value bits =
+        isComplex(argTypes[0])
+            ? complexToBits(args[0])
+            : Value(b.create<arith::BitcastOp>(
+                  loc, b.getIntegerType(bitWidth(argTypes[0])), args[0]));
+    if (isComplex(resultType))
+      return complexFromBits(bits, toType);
+    if (bits.getType() == toType)
+      return bits;
+    return Value(b.create<arith::BitcastOp>(loc, toType, bits));
+  }
   case HloOpcode::Select:
     return Value(b.create<arith::SelectOp>(loc, args[0], args[1], args[2]));
   case HloOpcode::Compare: {
@@ -231,6 +249,34 @@ mlir::FailureOr<Value> ScalarOpEmitter::complexOp(
     return fromDoubleParts(call.getResult(0), call.getResult(1), part);
   }
   return fail(what + " is not supported by the compiler");
+}
+
+Value ScalarOpEmitter::complexToBits(Value z) {
+  mlir::Type part = partType(z);
+  unsigned bits = part.getIntOrFloatBitWidth();
+  mlir::Type half = b.getIntegerType(bits), whole = b.getIntegerType(2 * bits);
+  auto widened = [&](Value v) -> Value {
+    return b.create<arith::ExtUIOp>(loc, whole,
+                                    b.create<arith::BitcastOp>(loc, half, v));
+  };
+  Value high = b.create<arith::ShLIOp>(
+      loc, widened(imagPart(z)),
+      b.create<arith::ConstantOp>(loc, b.getIntegerAttr(whole, bits)));
+  return b.create<arith::OrIOp>(loc, widened(realPart(z)), high);
+}
+
+Value ScalarOpEmitter::complexFromBits(Value x, mlir::Type complexType) {
+  mlir::Type part = llvm::cast<mlir::ComplexType>(complexType).getElementType();
+  unsigned bits = part.getIntOrFloatBitWidth();
+  mlir::Type half = b.getIntegerType(bits);
+  auto partOf = [&](Value v) -> Value {
+    return b.create<arith::BitcastOp>(loc, part,
+                                      b.create<arith::TruncIOp>(loc, half, v));
+  };
+  Value high = b.create<arith::ShRUIOp>(
+      loc, x,
+      b.create<arith::ConstantOp>(loc, b.getIntegerAttr(x.getType(), bits)));
+  return makeComplex(partOf(x), partOf(high));
 }
 
 Value ScalarOpEmitter::fromDoubleParts(Value re, Value im, mlir::Type part) {

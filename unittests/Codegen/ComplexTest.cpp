@@ -516,6 +516,31 @@ TEST(ComplexTest, RandomFusionsOfComplexAndRealOps) {
     }
 }
 
+TEST(ComplexTest, BitcastConvertsMoveTheBits) {
+  // To and from the interleaved pair's bytes: the real part's bits low, as
+  // in memory; between widths through an i64 (c64) or i128 (c128).
+  std::string text = R"(HloModule m
+ENTRY e {
+  %x = c128[64] parameter(0)
+  %a = f64[64,2] bitcast-convert(%x)
+  %b = s32[64,4] bitcast-convert(%x)
+  %c = c128[64] bitcast-convert(%b)
+  %y = c64[64] parameter(1)
+  %e = u64[64] bitcast-convert(%y)
+  %f = c64[64] bitcast-convert(%e)
+  %g = f64[64] bitcast-convert(%y)
+  %h = u8[64,8] bitcast-convert(%y)
+  %k = c64[64] bitcast-convert(%h)
+  %p = f32[64,2] parameter(2)
+  %q = c64[64] bitcast-convert(%p)
+  ROOT %r = (f64[64,2], s32[64,4], c128[64], u64[64], c64[64], f64[64], u8[64,8], c64[64], c64[64]) tuple(%a, %b, %c, %e, %f, %g, %h, %k, %q)
+}
+)";
+  auto module = parseTestModule(text);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(checkBothLaunches(*module, randomArguments(*module, 21)), "");
+}
+
 TEST(ComplexTest, UnsupportedOpsAreRefusedWithTheirLine) {
   struct Case {
     const char *instruction;
