@@ -541,6 +541,29 @@ ENTRY e {
   EXPECT_EQ(checkBothLaunches(*module, randomArguments(*module, 21)), "");
 }
 
+TEST(ComplexTest, RealAndImagOfRealFloats) {
+  // real of a float is itself, imag is +0 (the evaluator's zero bits).
+  std::string text = R"(HloModule m
+ENTRY e {
+  %x = f32[64] parameter(0)
+  %h = bf16[64] parameter(1)
+  %q = f8e5m2[64] parameter(2)
+  %d = f64[64] parameter(3)
+  %a = f32[64] real(%x)
+  %b = f32[64] imag(%x)
+  %c = bf16[64] real(%h)
+  %e = bf16[64] imag(%h)
+  %f = f8e5m2[64] imag(%q)
+  %g = f8e5m2[64] real(%q)
+  %k = f64[64] imag(%d)
+  ROOT %r = (f32[64], f32[64], bf16[64], bf16[64], f8e5m2[64], f8e5m2[64], f64[64]) tuple(%a, %b, %c, %e, %f, %g, %k)
+}
+)";
+  auto module = parseTestModule(text);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(checkBothLaunches(*module, randomArguments(*module, 5)), "");
+}
+
 TEST(ComplexTest, UnsupportedOpsAreRefusedWithTheirLine) {
   struct Case {
     const char *instruction;
