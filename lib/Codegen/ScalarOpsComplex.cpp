@@ -14,9 +14,9 @@
 //   real, imag, complex      the parts                       exact
 //   convert                  a real becomes the real part    bit-exact
 //   bitcast-convert          the pair's bits (re low)        bit-exact
-//   abs                      hypotf / hypot                  C library's
-//   sign                     z / hypot(z) in double          C library's
-//   exp, ..., power          the evaluator's own functions   C library's
+//   abs                      hypotf / hypot                  bit-exact (CPU)
+//   sign                     z / hypot(z) in double          bit-exact (CPU)
+//   exp, ..., power          the evaluator's own functions   bit-exact (CPU)
 //
 // abs and sign call the C library's hypot (libdevice's on the GPU, within 2
 // ulp of it in f64, 3 in f32: CUDA's documented bounds). The transcendental
