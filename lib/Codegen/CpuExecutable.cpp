@@ -946,8 +946,11 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
             std::string(primitiveTypeName(analysis.hero->shape().elementType)) +
             " (one column of padding)" +
             (transposesInRegisters(*analysis.hero, target)
-                 ? "; 8x8 squares transposed in registers into a second "
-                   "tile of " +
+                 ? "; " + std::to_string(transposeSquareLanes(*analysis.hero)) +
+                       "x" +
+                       std::to_string(transposeSquareLanes(*analysis.hero)) +
+                       " squares transposed in registers into a second "
+                       "tile of " +
                        std::to_string(
                            launch.tileShape[analysis.transpose.minor()] - 1) +
                        "x" +

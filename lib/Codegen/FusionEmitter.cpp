@@ -188,13 +188,13 @@ static TransposeTiling transposeTiling(Target target) {
   return {32, 128, 512};
 }
 
-/// Lanes of the squares the CPU transposes in registers (8x8: a ymm per
-/// row of f32, an xmm of bf16).
-static constexpr int64_t kSquareLanes = 8;
+int64_t transposeSquareLanes(const HloInstruction &hero) {
+  return byteWidth(hero.shape().elementType) == 2 ? 16 : 8;
+}
 
 /// Whether the kernel transposes its tile in registers between the two
 /// phases (the CPU, elements of whole bytes): phase 1 fills the tile as on
-/// the GPU, squares of kSquareLanes x kSquareLanes go through vector
+/// the GPU, squares of transposeSquareLanes on a side go through vector
 /// registers into a second tile of `cols` rows of `rows` elements, and
 /// phase 2 reads that one along its rows, so that the thread loop reads
 /// consecutive elements instead of gathering a column. Pred elements (a
@@ -328,15 +328,15 @@ IndexingMap getTransposeWriteMap(const HloInstruction &hero,
 /// column) of the square of the tile that thread th_x transposes; the
 /// threads past the squares do nothing (th_x's range is the squares').
 static IndexingMap transposeSquaresMap(const NormalizedTranspose &n,
-                                       Target target,
+                                       int64_t lanes, Target target,
                                        mlir::MLIRContext *context) {
   TransposeTiling tiling = transposeTiling(target);
   TransposeLaunch launch = getTransposeLaunch(n, target);
-  int64_t across = tiling.cols / kSquareLanes;
-  int64_t squares = tiling.rows / kSquareLanes * across;
+  int64_t across = tiling.cols / lanes;
+  int64_t squares = tiling.rows / lanes * across;
   mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
-  SmallVector<mlir::AffineExpr> results = {th.floorDiv(across) * kSquareLanes,
-                                           (th % across) * kSquareLanes};
+  SmallVector<mlir::AffineExpr> results = {th.floorDiv(across) * lanes,
+                                           (th % across) * lanes};
   std::vector<IndexingVariable> dims = {
       IndexingVariable(0, squares - 1, "th_x"),
       IndexingVariable(0, launch.config.numBlocks - 1, "bl_x")};
@@ -743,7 +743,8 @@ private:
   /// the barrier) transposed in registers, square by square, into a second
   /// tile, behind a second barrier; returns that tile.
   mlir::Value emitTileTranspose(const NormalizedTranspose &n, mlir::Value tile,
-                                const HeroEntry &e, Target target);
+                                int64_t lanes, const HeroEntry &e,
+                                Target target);
 
   mlir::ModuleOp module;
   const HloComputation &computation;
@@ -1055,7 +1056,8 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
   auto synced = b.create<SyncThreadsOp>(loc, read.getResults());
   Value tile = synced.getResult(0);
   if (transposesInRegisters(hero, target))
-    tile = emitTileTranspose(analysis.transpose, tile, *e, target);
+    tile = emitTileTranspose(analysis.transpose, tile,
+                             transposeSquareLanes(hero), *e, target);
 
   // Phase 2: the tile read transposed, the epilogue, the output written
   // along its minor dim.
@@ -1065,7 +1067,8 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
 }
 
 Value FusionEmitter::emitTileTranspose(const NormalizedTranspose &n, Value tile,
-                                       const HeroEntry &e, Target target) {
+                                       int64_t lanes, const HeroEntry &e,
+                                       Target target) {
   mlir::MLIRContext *context = b.getContext();
   mlir::Location loc = b.getUnknownLoc();
   TransposeTiling tiling = transposeTiling(target);
@@ -1073,9 +1076,9 @@ Value FusionEmitter::emitTileTranspose(const NormalizedTranspose &n, Value tile,
   mlir::Type element = tileType.getElementType();
   Value transposed = b.create<AllocateSharedOp>(
       loc, mlir::RankedTensorType::get({tiling.cols, tiling.rows}, element));
-  auto vectorType = mlir::VectorType::get({kSquareLanes}, element);
+  auto vectorType = mlir::VectorType::get({lanes}, element);
   auto squares = b.create<LoopOp>(
-      loc, transposeSquaresMap(n, target, context),
+      loc, transposeSquaresMap(n, lanes, target, context),
       mlir::ValueRange{e.th, e.bl}, mlir::ValueRange{transposed},
       [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange,
           mlir::ValueRange corner, mlir::ValueRange iters) {
@@ -1090,7 +1093,7 @@ Value FusionEmitter::emitTileTranspose(const NormalizedTranspose &n, Value tile,
             nb.create<mlir::arith::ConstantOp>(l, nb.getZeroAttr(element));
         // The square's rows: row r0 + k of the tile, columns c0...
         SmallVector<Value> rows;
-        for (int64_t k = 0; k < kSquareLanes; ++k) {
+        for (int64_t k = 0; k < lanes; ++k) {
           SmallVector<Value> at(tileType.getRank(), zero);
           at[n.toMinor()] = plus(corner[0], k);
           at[n.minor()] = corner[1];
@@ -1100,14 +1103,14 @@ Value FusionEmitter::emitTileTranspose(const NormalizedTranspose &n, Value tile,
         // ... transposed by swapping the off-diagonal blocks of halves,
         // quarters, ...: rows i and i + h exchange the elements at columns
         // with bit h set in row i with those without it in row i + h.
-        for (int64_t h = kSquareLanes / 2; h >= 1; h /= 2)
-          for (int64_t i = 0; i < kSquareLanes; ++i) {
+        for (int64_t h = lanes / 2; h >= 1; h /= 2)
+          for (int64_t i = 0; i < lanes; ++i) {
             if (i & h)
               continue;
             SmallVector<int64_t> low, high;
-            for (int64_t c = 0; c < kSquareLanes; ++c) {
-              low.push_back(c & h ? kSquareLanes + c - h : c);
-              high.push_back(c & h ? kSquareLanes + c : c + h);
+            for (int64_t c = 0; c < lanes; ++c) {
+              low.push_back(c & h ? lanes + c - h : c);
+              high.push_back(c & h ? lanes + c : c + h);
             }
             Value a = rows[i], bv = rows[i + h];
             rows[i] = nb.create<mlir::vector::ShuffleOp>(l, a, bv, low);
@@ -1115,7 +1118,7 @@ Value FusionEmitter::emitTileTranspose(const NormalizedTranspose &n, Value tile,
           }
         // Row j is now column c0 + j: row c0 + j of the transposed tile.
         Value next = iters[0];
-        for (int64_t j = 0; j < kSquareLanes; ++j)
+        for (int64_t j = 0; j < lanes; ++j)
           next = nb.create<mlir::vector::TransferWriteOp>(
                        l, rows[j], next,
                        mlir::ValueRange{plus(corner[1], j), corner[0]},

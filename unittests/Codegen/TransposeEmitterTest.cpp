@@ -366,6 +366,49 @@ ENTRY e {
   checkModule(text, true, 9);
 }
 
+/// Elements of 2 bytes go through squares of 16x16 on the CPU (a ymm per
+/// row of bf16), the others 8x8; sizes that are not multiples of
+/// 16 leave partial squares at the tile's edges, and the epilogue reads a
+/// second input at the output's index.
+TEST(TransposeEmitterTest, SquaresOf16For2ByteElements) {
+  struct Case {
+    const char *type;
+    std::vector<int64_t> dims;
+    std::vector<int64_t> permutation;
+    const char *squares;
+  };
+  const Case cases[] = {
+      {"bf16", {45, 70}, {1, 0}, "16x16 squares"},
+      {"s8", {3, 50, 37}, {0, 2, 1}, "8x8 squares"},
+      {"bf16", {3, 50, 37}, {0, 2, 1}, "16x16 squares"},
+      {"f16", {33, 2, 129}, {2, 1, 0}, "16x16 squares"},
+      {"u16", {17, 161}, {1, 0}, "16x16 squares"},
+      {"f32", {45, 70}, {1, 0}, "8x8 squares"},
+      {"f64", {40, 19}, {1, 0}, "8x8 squares"},
+  };
+  for (const Case &c : cases) {
+    std::vector<int64_t> out;
+    for (int64_t d : c.permutation)
+      out.push_back(c.dims[d]);
+    std::string in = shapeText(c.type, c.dims), res = shapeText(c.type, out);
+    std::string text =
+        "HloModule m\nENTRY e {\n  %p = " + in + " parameter(0)\n  %n = " + in +
+        " negate(%p)\n  %t = " + res + " transpose(%n), dimensions={" +
+        joinText(c.permutation) + "}\n  %q = " + res +
+        " parameter(1)\n  ROOT %m = " + res + " multiply(%t, %q)\n}\n";
+    SCOPED_TRACE(text);
+    auto module = parseTestModule(text);
+    ASSERT_TRUE(module);
+    FusionAnalysis analysis = analyzeFusion(entry(*module));
+    ASSERT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
+    Expected<std::string> explained =
+        emitHloModule(*module, EmitKind::Explain, CompileOptions{});
+    ASSERT_TRUE(explained) << explained.error().message;
+    EXPECT_NE(explained->find(c.squares), std::string::npos) << *explained;
+    checkModule(text, true, 17);
+  }
+}
+
 TEST(TransposeEmitterTest, FusionWithinAModule) {
   // As XLA's optimized HLO has it: the transpose fusion called from ENTRY,
   // next to a loop fusion.

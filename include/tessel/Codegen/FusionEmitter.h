@@ -115,6 +115,13 @@ TransposeLaunch getTransposeLaunch(const NormalizedTranspose &transpose,
 /// rows (the CPU, elements of whole bytes; docs/codegen.md, "Heroes").
 bool transposesInRegisters(const HloInstruction &hero, Target target);
 
+/// The side of the squares the CPU's transpose emitter transposes in
+/// registers: 16 for elements of 2 bytes (a ymm per row of bf16), 8 for
+/// the others (a ymm per row of f32). Both tile sides (32 and 128) are
+/// multiples of it. (Measured on Zen 4: 16x16 squares of f32, a zmm per
+/// row, 5-10% slower than 8x8; of s8, an xmm per row, no faster.)
+int64_t transposeSquareLanes(const HloInstruction &hero);
+
 /// The transpose emitter's first phase: (th_x, bl_x)[i] -> (the operand
 /// index of `hero`..., the shared tile index...). Threads run along the
 /// input's minor dim.
