@@ -324,21 +324,30 @@ materializedValues(const HloComputation &computation) {
     return true;
   };
   std::vector<const HloInstruction *> values;
+  // The results of a kernel of its own (a sort, a scatter) unless it is the
+  // ROOT: the instruction, or the get-tuple-elements of a tuple-shaped one
+  // (a variadic one's elements all come from one kernel,
+  // addSplitComputation); false when a user reads the tuple otherwise.
+  auto addResults = [&](const HloInstruction &instruction) {
+    if (&instruction == computation.root())
+      return true;
+    if (instruction.shape().isArray()) {
+      values.push_back(&instruction);
+      return true;
+    }
+    for (const HloInstruction *user : instruction.users()) {
+      if (user->opcode() != HloOpcode::GetTupleElement)
+        return false;
+      if (std::find(values.begin(), values.end(), user) == values.end())
+        values.push_back(user);
+    }
+    return true;
+  };
   for (const auto &instruction : computation.instructions()) {
     HloOpcode op = instruction->opcode();
     if (isSortLike(*instruction)) {
-      if (instruction.get() == computation.root())
-        continue;
-      if (instruction->shape().isArray()) {
-        values.push_back(instruction.get());
-        continue;
-      }
-      for (const HloInstruction *user : instruction->users()) {
-        if (user->opcode() != HloOpcode::GetTupleElement)
-          return {};
-        if (std::find(values.begin(), values.end(), user) == values.end())
-          values.push_back(user);
-      }
+      if (!addResults(*instruction))
+        return {};
       continue;
     }
     // A scatter is the one output of a kernel of its own (the scatter
@@ -353,20 +362,8 @@ materializedValues(const HloComputation &computation) {
             std::find(values.begin(), values.end(), operand) == values.end())
           values.push_back(operand);
       }
-      if (instruction.get() == computation.root())
-        continue;
-      if (instruction->shape().isArray()) {
-        values.push_back(instruction.get());
-        continue;
-      }
-      // A variadic scatter: its elements, read through get-tuple-element,
-      // come from one kernel (addSplitComputation).
-      for (const HloInstruction *user : instruction->users()) {
-        if (user->opcode() != HloOpcode::GetTupleElement)
-          return {};
-        if (std::find(values.begin(), values.end(), user) == values.end())
-          values.push_back(user);
-      }
+      if (!addResults(*instruction))
+        return {};
       continue;
     }
     if (op != HloOpcode::Reduce && op != HloOpcode::ReduceWindow &&

@@ -3,6 +3,8 @@
 
 #include "ElementalEmitter.h"
 
+#include "tessel/Hlo/HloEvaluator.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 namespace tessel {
@@ -149,22 +151,9 @@ Value emitRngBitGeneratorElement(mlir::OpBuilder &b, mlir::Location loc,
   bool three = state.dims[0] == 3;
   Value high = isThreefry ? nullptr : readState(m.index(three ? 2 : 0));
 
-  // Threefry's blocks of narrow results pair neighbours along the split
-  // dim: the first even one, else the first largest one.
-  int64_t split = -1;
-  for (int64_t d = 0; d < rank && split < 0; ++d)
-    if (dims[d] % 2 == 0)
-      split = d;
-  if (split < 0)
-    for (int64_t d = 0; d < rank; ++d)
-      if (split < 0 || dims[d] > dims[split])
-        split = d;
-  std::vector<int64_t> half = dims;
-  if (rank > 0)
-    half[split] = (dims[split] + 1) / 2;
-  int64_t threefryBlocks = 1;
-  for (int64_t d : half)
-    threefryBlocks *= d;
+  // Threefry's blocks of narrow results pair neighbours along a split dim
+  // (the evaluator's rule).
+  auto [split, half, threefryBlocks] = threefryPairs(dims);
   int64_t perBlock = width == 64 ? 2 : 4;
 
   if (element == 0) {

@@ -19,6 +19,8 @@
 //===----------------------------------------------------------------------===//
 #include "EvaluatorOps.h"
 
+#include "tessel/Hlo/HloEvaluator.h"
+
 namespace tessel::eval {
 namespace {
 
@@ -114,22 +116,8 @@ Expected<Literal> rngBitGenerator(const HloInstruction &inst,
       }
       next.setBits(1, counter + static_cast<uint64_t>(n));
     } else {
-      // Blocks pair neighbours along the split dim: the first even one,
-      // else the first largest one.
-      int64_t rank = static_cast<int64_t>(dims.size()), split = -1;
-      for (int64_t d = 0; d < rank && split < 0; ++d)
-        if (dims[d] % 2 == 0)
-          split = d;
-      if (split < 0)
-        for (int64_t d = 0; d < rank; ++d)
-          if (split < 0 || dims[d] > dims[split])
-            split = d;
-      std::vector<int64_t> half = dims;
-      if (rank > 0)
-        half[split] = (dims[split] + 1) / 2;
-      int64_t blocks = 1;
-      for (int64_t d : half)
-        blocks *= d;
+      int64_t rank = static_cast<int64_t>(dims.size());
+      auto [split, half, blocks] = threefryPairs(dims);
       std::vector<int64_t> index(rank, 0);
       for (int64_t i = 0; i < n; ++i) {
         int64_t block = 0;
@@ -178,3 +166,25 @@ Expected<Literal> rngBitGenerator(const HloInstruction &inst,
 }
 
 } // namespace tessel::eval
+
+namespace tessel {
+
+ThreefryPairs threefryPairs(const std::vector<int64_t> &dims) {
+  ThreefryPairs pairs;
+  int64_t rank = static_cast<int64_t>(dims.size());
+  for (int64_t d = 0; d < rank && pairs.split < 0; ++d)
+    if (dims[d] % 2 == 0)
+      pairs.split = d;
+  if (pairs.split < 0)
+    for (int64_t d = 0; d < rank; ++d)
+      if (pairs.split < 0 || dims[d] > dims[pairs.split])
+        pairs.split = d;
+  pairs.half = dims;
+  if (rank > 0)
+    pairs.half[pairs.split] = (dims[pairs.split] + 1) / 2;
+  for (int64_t d : pairs.half)
+    pairs.blocks *= d;
+  return pairs;
+}
+
+} // namespace tessel

@@ -137,6 +137,19 @@ inline constexpr int64_t kColumnSumSegmentRows = 256;
 /// (HloEvaluatorTest checks it on random columns).
 bool sumsColumnsInSegments(const HloInstruction &reduce);
 
+/// How rng-bit-generator's Threefry pairs the elements of a result of
+/// `dims` whose values are narrower than 64 bits into blocks of two
+/// neighbours along `split` (the first even dim, else the first largest
+/// one; -1 for a scalar): `half` is `dims` with the split dim halved,
+/// rounded up, and `blocks` the number of blocks. Shared by the evaluator
+/// and the compiler (lib/Codegen/RngBits.cpp), which must agree bit for bit.
+struct ThreefryPairs {
+  int64_t split = -1;
+  std::vector<int64_t> half;
+  int64_t blocks = 1;
+};
+ThreefryPairs threefryPairs(const std::vector<int64_t> &dims);
+
 /// Evaluates the ENTRY computation. The arguments must match the entry's
 /// parameters in element type and dims. @pre the module verifies
 /// (verifyHloModule); an unverified module may give an error, never a crash.
