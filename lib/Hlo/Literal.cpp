@@ -391,6 +391,9 @@ bool Literal::operator==(const Literal &other) const {
 template <typename Copy>
 static void forEachPhysical(const Shape &shape, const TiledLayout &layout,
                             int64_t elements, Copy copy) {
+  // (No elements: nothing to copy, and an empty literal's data may be null.)
+  if (elements == 0)
+    return;
   int64_t rank = static_cast<int64_t>(shape.dims.size());
   Layout l = shape.layoutOrDefault();
   if (l.hasOnlyMinorToMajor() && layout.physicalElements() == elements) {
