@@ -729,6 +729,20 @@ private:
   /// emitted here with `heroValue` for the hero's; anything else it reads
   /// comes from outside. Null (after an error diagnostic) when it cannot be
   /// emitted.
+  /// The first value of `instruction` at `at`, emitted element by element
+  /// with `provider`; null, with `failed` set, when it cannot be emitted
+  /// (the emitter has reported why).
+  mlir::Value emitFirstValue(const ElementalEmitter::OperandProvider &provider,
+                             bool &failed, const HloInstruction &instruction,
+                             mlir::ValueRange at) {
+    ElementalEmitter emitter(b, provider);
+    auto values = emitter.emit(instruction, at);
+    if (mlir::failed(values)) {
+      failed = true;
+      return nullptr;
+    }
+    return values->front();
+  }
   mlir::Value emitEpilogue(const HeroEntry &e, const HloInstruction &hero,
                            const FusionOutput &output, mlir::Value heroValue,
                            mlir::ValueRange outIndices);
@@ -1690,23 +1704,13 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitColumnReductionEntry(
   // in place.
   auto provider = parametersAndRootsFromOutside(e->params);
   bool failed = false;
-  auto emitValue = [&](const HloInstruction &instruction,
-                       mlir::ValueRange at) -> Value {
-    ElementalEmitter emitter(b, provider);
-    auto values = emitter.emit(instruction, at);
-    if (mlir::failed(values)) {
-      failed = true;
-      return nullptr;
-    }
-    return values->front();
-  };
 
   // Phase 1: every accumulator starts at the init value.
   auto init = b.create<LoopOp>(
       loc, initMap, mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{e->tile},
       [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
           mlir::ValueRange indices, mlir::ValueRange iters) {
-        Value value = emitValue(*reduce.operand(1), {});
+        Value value = emitFirstValue(provider, failed, *reduce.operand(1), {});
         if (!value)
           value = b.create<mlir::tensor::ExtractOp>(l, iters[0], indices);
         Value inserted =
@@ -1740,8 +1744,9 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitColumnReductionEntry(
             [&](mlir::OpBuilder &, mlir::Location l2, mlir::ValueRange,
                 mlir::ValueRange indices, mlir::ValueRange iters) {
               Value slot = indices[operandRank];
-              SmallVector<Value> xs = {emitValue(
-                  *reduce.operand(0), indices.take_front(operandRank))};
+              SmallVector<Value> xs = {
+                  emitFirstValue(provider, failed, *reduce.operand(0),
+                                 indices.take_front(operandRank))};
               for (int64_t u = 1; u < unroll; ++u) {
                 Value next = b.create<mlir::arith::AddIOp>(
                     l2, row, b.create<mlir::arith::ConstantIndexOp>(l2, u));
@@ -1749,8 +1754,8 @@ mlir::FailureOr<mlir::func::FuncOp> FusionEmitter::emitColumnReductionEntry(
                     l2, mlir::ValueRange{e->th, e->bl, next},
                     mlir::ValueRange{}, readMap);
                 xs.push_back(
-                    emitValue(*reduce.operand(0),
-                              at.getResults().take_front(operandRank)));
+                    emitFirstValue(provider, failed, *reduce.operand(0),
+                                   at.getResults().take_front(operandRank)));
               }
               Value acc = b.create<mlir::tensor::ExtractOp>(
                   l2, iters[0], mlir::ValueRange{slot});
@@ -1799,16 +1804,6 @@ FusionEmitter::emitRowReductionEntry(llvm::StringRef name,
     return mlir::failure();
   auto provider = parametersAndRootsFromOutside(e->params);
   bool failed = false;
-  auto emitValue = [&](const HloInstruction &instruction,
-                       mlir::ValueRange at) -> Value {
-    ElementalEmitter emitter(b, provider);
-    auto values = emitter.emit(instruction, at);
-    if (mlir::failed(values)) {
-      failed = true;
-      return nullptr;
-    }
-    return values->front();
-  };
   auto combine = [&](Value acc, Value x) -> Value {
     if (!acc || !x)
       return acc;
@@ -1828,8 +1823,8 @@ FusionEmitter::emitRowReductionEntry(llvm::StringRef name,
     auto index = b.create<ApplyIndexingOp>(
         loc, mlir::ValueRange{e->th, e->bl, outer, position},
         mlir::ValueRange{}, map);
-    return emitValue(*reduce.operand(0),
-                     index.getResults().take_front(operandRank));
+    return emitFirstValue(provider, failed, *reduce.operand(0),
+                          index.getResults().take_front(operandRank));
   };
   auto constant = [&](int64_t v) {
     return b.create<mlir::arith::ConstantIndexOp>(loc, v).getResult();
@@ -1905,7 +1900,7 @@ FusionEmitter::emitRowReductionEntry(llvm::StringRef name,
           mlir::ValueRange indices, mlir::ValueRange iters) {
         mlir::ValueRange outIndices = indices.take_front(outputRank);
         Value row = indices[outputRank];
-        Value init = emitValue(*reduce.operand(1), {});
+        Value init = emitFirstValue(provider, failed, *reduce.operand(1), {});
         Value acc = init;
         if (init) {
           auto runs = b.create<mlir::scf::ForOp>(

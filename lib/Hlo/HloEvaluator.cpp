@@ -55,16 +55,26 @@ std::optional<HloOpcode> simpleBinary(const HloComputation &computation) {
   return root->opcode();
 }
 
+/// The op of a reduce of one operand by a lone binary op of the result's
+/// own type (the reduces whose order the compiler may choose), else none.
+std::optional<HloOpcode> plainReduceOp(const HloInstruction &reduce) {
+  if (reduce.opcode() != HloOpcode::Reduce || reduce.operandCount() != 2 ||
+      reduce.shape().isTuple())
+    return std::nullopt;
+  std::optional<HloOpcode> op = simpleBinary(*reduce.calledComputation());
+  if (!op || reduce.calledComputation()->root()->shape().elementType !=
+                 reduce.shape().elementType)
+    return std::nullopt;
+  return op;
+}
+
 } // namespace
 
 bool reducesInPartials(const HloInstruction &reduce) {
-  if (reduce.opcode() != HloOpcode::Reduce || reduce.operandCount() != 2 ||
-      reduce.shape().isTuple())
+  std::optional<HloOpcode> op = plainReduceOp(reduce);
+  if (!op)
     return false;
-  std::optional<HloOpcode> op = simpleBinary(*reduce.calledComputation());
   PrimitiveType type = reduce.shape().elementType;
-  if (!op || reduce.calledComputation()->root()->shape().elementType != type)
-    return false;
   bool wideAdd = *op == HloOpcode::Add &&
                  (type == PrimitiveType::F32 || type == PrimitiveType::F64);
   bool narrowMaxMin =
@@ -84,13 +94,10 @@ bool reducesInPartials(const HloInstruction &reduce) {
 }
 
 bool reducesInAnyOrder(const HloInstruction &reduce) {
-  if (reduce.opcode() != HloOpcode::Reduce || reduce.operandCount() != 2 ||
-      reduce.shape().isTuple())
+  std::optional<HloOpcode> op = plainReduceOp(reduce);
+  if (!op)
     return false;
-  std::optional<HloOpcode> op = simpleBinary(*reduce.calledComputation());
   PrimitiveType type = reduce.shape().elementType;
-  if (!op || reduce.calledComputation()->root()->shape().elementType != type)
-    return false;
   bool maxMin = *op == HloOpcode::Maximum || *op == HloOpcode::Minimum;
   bool bitwise =
       *op == HloOpcode::And || *op == HloOpcode::Or || *op == HloOpcode::Xor;
@@ -118,13 +125,8 @@ bool reducesInAnyOrder(const HloInstruction &reduce) {
 }
 
 bool sumsColumnsInSegments(const HloInstruction &reduce) {
-  if (reduce.opcode() != HloOpcode::Reduce || reduce.operandCount() != 2 ||
-      reduce.shape().isTuple())
-    return false;
-  std::optional<HloOpcode> op = simpleBinary(*reduce.calledComputation());
   PrimitiveType type = reduce.shape().elementType;
-  if (op != HloOpcode::Add ||
-      reduce.calledComputation()->root()->shape().elementType != type ||
+  if (plainReduceOp(reduce) != HloOpcode::Add ||
       (type != PrimitiveType::F32 && type != PrimitiveType::F64))
     return false;
   const Shape &input = reduce.operand(0)->shape();
