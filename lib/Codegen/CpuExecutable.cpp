@@ -937,7 +937,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         text += "    (" + rejected + ")\n";
       if (analysis.kind == EmitterKind::Transpose) {
         Target target = launchTarget(options);
-        TransposeLaunch launch = getTransposeLaunch(analysis.transpose, target);
+        TransposeLaunch launch =
+            getTransposeLaunch(*analysis.hero, analysis.transpose, target);
         std::string tile;
         for (int64_t d : launch.tileShape)
           tile += std::to_string(d) + "x";

@@ -48,16 +48,55 @@ TEST(HeroAnalysisTest, SeedTransposeGoesToTheTransposeEmitter) {
   EXPECT_EQ(analysis.hero->name(), "t");
   EXPECT_EQ(analysis.transpose.dims, (std::vector<int64_t>{20, 160, 170}));
   EXPECT_EQ(analysis.transpose.permutation, (std::vector<int64_t>{2, 1, 0}));
-  TransposeLaunch launch = getTransposeLaunch(analysis.transpose, Target::Gpu);
+  TransposeLaunch launch =
+      getTransposeLaunch(*analysis.hero, analysis.transpose, Target::Gpu);
   EXPECT_EQ(launch.config.numThreads, 128);
   EXPECT_EQ(launch.config.numBlocks, 960);
   EXPECT_EQ(launch.tileShape, (std::vector<int64_t>{32, 1, 33}));
   // On the CPU, tiles of 32 rows by 128 elements of the minor dim: 170
   // takes 2 of them, 20 one, so 2 * 160 blocks.
-  TransposeLaunch cpu = getTransposeLaunch(analysis.transpose, Target::Cpu);
+  TransposeLaunch cpu =
+      getTransposeLaunch(*analysis.hero, analysis.transpose, Target::Cpu);
   EXPECT_EQ(cpu.config.numThreads, 512);
   EXPECT_EQ(cpu.config.numBlocks, 320);
   EXPECT_EQ(cpu.tileShape, (std::vector<int64_t>{32, 1, 129}));
+}
+
+/// Elements of one byte get tiles of 64 rows by 256 columns on the CPU
+/// (each output row of a tile a whole 64-byte line), 2048 threads of 8
+/// elements each; the others keep 32x128, and the GPU 32x32.
+TEST(HeroAnalysisTest, ByteElementsGetTilesOfWholeLinesOnTheCpu) {
+  struct Case {
+    const char *type;
+    int64_t cpuThreads, cpuBlocks;
+    std::vector<int64_t> cpuTile;
+  };
+  // [100,300] -> [300,100]: 100 rows become minor, 300 columns.
+  const Case cases[] = {
+      {"s8", 2048, 2 * 2, {64, 257}},   {"u8", 2048, 2 * 2, {64, 257}},
+      {"pred", 2048, 2 * 2, {64, 257}}, {"bf16", 512, 4 * 3, {32, 129}},
+      {"f32", 512, 4 * 3, {32, 129}},   {"s32", 512, 4 * 3, {32, 129}},
+  };
+  for (const Case &c : cases) {
+    std::string text = std::string("HloModule m\nENTRY e {\n  %p = ") + c.type +
+                       "[100,300] parameter(0)\n  ROOT %t = " + c.type +
+                       "[300,100] transpose(%p), dimensions={1,0}\n}\n";
+    SCOPED_TRACE(text);
+    auto module = parseTestModule(text);
+    ASSERT_TRUE(module);
+    FusionAnalysis analysis = analyzeFusion(entry(*module));
+    ASSERT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
+    TransposeLaunch cpu =
+        getTransposeLaunch(*analysis.hero, analysis.transpose, Target::Cpu);
+    EXPECT_EQ(cpu.config.numThreads, c.cpuThreads);
+    EXPECT_EQ(cpu.config.numBlocks, c.cpuBlocks);
+    EXPECT_EQ(cpu.tileShape, c.cpuTile);
+    TransposeLaunch gpu =
+        getTransposeLaunch(*analysis.hero, analysis.transpose, Target::Gpu);
+    EXPECT_EQ(gpu.config.numThreads, 128);
+    EXPECT_EQ(gpu.config.numBlocks, 4 * 10);
+    EXPECT_EQ(gpu.tileShape, (std::vector<int64_t>{32, 33}));
+  }
 }
 
 TEST(HeroAnalysisTest, SeedGeluGoesToTheLoopEmitter) {
@@ -276,6 +315,35 @@ TEST(TransposeEmitterTest, RandomMapsByEnumeration) {
   EXPECT_GE(tiled, 15); // the generator makes enough tiled transposes
 }
 
+/// The same for elements of one byte, whose CPU tile is 64x256 (pred's
+/// phase 2 reads the first tile transposed, s8's the second tile).
+TEST(TransposeEmitterTest, RandomByteMapsByEnumeration) {
+  mlir::MLIRContext context;
+  std::mt19937 rng(12);
+  int tiled = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    RandomTranspose t = randomTranspose(rng);
+    std::vector<int64_t> out;
+    for (int64_t d : t.permutation)
+      out.push_back(t.dims[d]);
+    const char *type = trial % 3 == 0 ? "pred" : trial % 3 == 1 ? "s8" : "u8";
+    std::string text =
+        "HloModule m\nENTRY e {\n  %p = " + shapeText(type, t.dims) +
+        " parameter(0)\n  ROOT %t = " + shapeText(type, out) +
+        " transpose(%p), dimensions={" + joinText(t.permutation) + "}\n}\n";
+    auto module = parseTestModule(text);
+    ASSERT_TRUE(module);
+    FusionAnalysis analysis = analyzeFusion(entry(*module));
+    if (analysis.kind != EmitterKind::Transpose)
+      continue;
+    ++tiled;
+    SCOPED_TRACE(text);
+    EXPECT_EQ(checkTransposeMaps(*analysis.hero, analysis.transpose, &context),
+              "");
+  }
+  EXPECT_GE(tiled, 15);
+}
+
 /// Compiles and runs `text` for both launch configurations and compares
 /// with the evaluator; `expectTranspose` says which emitter must write it.
 void checkModule(const std::string &text, bool expectTranspose, uint64_t seed) {
@@ -367,10 +435,11 @@ ENTRY e {
 }
 
 /// Elements of 2 bytes go through squares of 16x16 on the CPU (a ymm per
-/// row of bf16), the others 8x8; sizes that are not multiples of
-/// 16 leave partial squares at the tile's edges, and the epilogue reads a
-/// second input at the output's index.
-TEST(TransposeEmitterTest, SquaresOf16For2ByteElements) {
+/// row of bf16), and so do those of 1 (an xmm per row of s8), the others
+/// 8x8; sizes that are not multiples of 16 leave partial squares at the
+/// tile's edges, and the epilogue reads a second input at the output's
+/// index.
+TEST(TransposeEmitterTest, SquaresOf16For1And2ByteElements) {
   struct Case {
     const char *type;
     std::vector<int64_t> dims;
@@ -379,7 +448,8 @@ TEST(TransposeEmitterTest, SquaresOf16For2ByteElements) {
   };
   const Case cases[] = {
       {"bf16", {45, 70}, {1, 0}, "16x16 squares"},
-      {"s8", {3, 50, 37}, {0, 2, 1}, "8x8 squares"},
+      {"s8", {3, 50, 37}, {0, 2, 1}, "16x16 squares"},
+      {"u8", {100, 300}, {1, 0}, "16x16 squares"},
       {"bf16", {3, 50, 37}, {0, 2, 1}, "16x16 squares"},
       {"f16", {33, 2, 129}, {2, 1, 0}, "16x16 squares"},
       {"u16", {17, 161}, {1, 0}, "16x16 squares"},
@@ -406,6 +476,67 @@ TEST(TransposeEmitterTest, SquaresOf16For2ByteElements) {
     ASSERT_TRUE(explained) << explained.error().message;
     EXPECT_NE(explained->find(c.squares), std::string::npos) << *explained;
     checkModule(text, true, 17);
+  }
+}
+
+/// Transposes of one-byte elements through the CPU's 64x256 tiles (and the
+/// GPU's 32x32) against the evaluator: bare, after a producer and before
+/// an epilogue, in shapes that are not multiples of the tile (partial tiles
+/// along both swapped dims), whole tiles, and a third dim kept.
+TEST(TransposeEmitterTest, ByteTransposesMatchTheEvaluator) {
+  struct Case {
+    const char *type;
+    std::vector<int64_t> dims;
+    std::vector<int64_t> permutation;
+    bool fused;
+  };
+  const Case cases[] = {
+      {"s8", {100, 300}, {1, 0}, false},
+      {"s8", {100, 300}, {1, 0}, true},
+      {"s8", {3, 65, 130}, {0, 2, 1}, true},
+      {"s8", {65, 3, 130}, {2, 1, 0}, false},
+      {"s8", {128, 512}, {1, 0}, true},
+      {"u8", {100, 300}, {1, 0}, true},
+      {"u8", {3, 65, 130}, {0, 2, 1}, false},
+      {"u8", {17, 2, 257}, {2, 1, 0}, true},
+      {"pred", {100, 300}, {1, 0}, false},
+      {"pred", {3, 65, 130}, {0, 2, 1}, true},
+  };
+  mlir::MLIRContext context;
+  for (const Case &c : cases) {
+    std::vector<int64_t> out;
+    for (int64_t d : c.permutation)
+      out.push_back(c.dims[d]);
+    std::string type = c.type;
+    std::string in = shapeText(c.type, c.dims), res = shapeText(c.type, out);
+    std::string perm = joinText(c.permutation);
+    std::string body;
+    if (!c.fused) {
+      body = "  %p = " + in + " parameter(0)\n  ROOT %t = " + res +
+             " transpose(%p), dimensions={" + perm + "}\n";
+    } else if (type == "pred") {
+      body = "  %p = " + in + " parameter(0)\n  %n = " + in +
+             " not(%p)\n  %t = " + res + " transpose(%n), dimensions={" + perm +
+             "}\n  %q = " + res + " parameter(1)\n  ROOT %m = " + res +
+             " xor(%t, %q)\n";
+    } else {
+      body = "  %p = " + in + " parameter(0)\n  %n = " + in +
+             " negate(%p)\n  %t = " + res + " transpose(%n), dimensions={" +
+             perm + "}\n  %q = " + res + " parameter(1)\n  %m = " + res +
+             " multiply(%t, %q)\n  ROOT %a = " + res + " add(%m, %t)\n";
+    }
+    std::string text = "HloModule m\nENTRY e {\n" + body + "}\n";
+    SCOPED_TRACE(text);
+    auto module = parseTestModule(text);
+    ASSERT_TRUE(module);
+    FusionAnalysis analysis = analyzeFusion(entry(*module));
+    ASSERT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
+    TransposeLaunch launch =
+        getTransposeLaunch(*analysis.hero, analysis.transpose, Target::Cpu);
+    EXPECT_EQ(launch.config.numThreads, 2048);
+    EXPECT_EQ(checkTransposeMaps(*analysis.hero, analysis.transpose, &context),
+              "");
+    checkModule(text, true, 23);
   }
 }
 

@@ -102,12 +102,17 @@ std::vector<FusionOutput> getFusionOutputs(const HloComputation &computation);
 /// The seed's f32[20,160,170] -> [170,160,20]: 960 blocks,
 /// tensor<32x1x33xf32>. CPU: tiles of 32 rows by 128 elements of the
 /// input's minor dim (tensor<32x1x129xf32>), 512 threads, each 8 elements
-/// per phase as on the GPU: the seed's gets 320 blocks.
+/// per phase as on the GPU: the seed's gets 320 blocks. Elements of one
+/// byte (s8, u8, pred, ...) get 64 rows by 256 elements on the CPU
+/// (2048 threads, still 8 elements each), so that each output row of a
+/// tile is a whole 64-byte line: s8[100,300] -> [300,100] is 2 by 2 tiles
+/// of tensor<64x257xs8>. The tile depends on `hero`'s element type only.
 struct TransposeLaunch {
   LaunchConfig config;
   std::vector<int64_t> tileShape;
 };
-TransposeLaunch getTransposeLaunch(const NormalizedTranspose &transpose,
+TransposeLaunch getTransposeLaunch(const HloInstruction &hero,
+                                   const NormalizedTranspose &transpose,
                                    Target target = Target::Cpu);
 
 /// Whether the transpose emitter's kernel transposes its tile in registers
@@ -116,10 +121,12 @@ TransposeLaunch getTransposeLaunch(const NormalizedTranspose &transpose,
 bool transposesInRegisters(const HloInstruction &hero, Target target);
 
 /// The side of the squares the CPU's transpose emitter transposes in
-/// registers: 16 for elements of 2 bytes (a ymm per row of bf16), 8 for
-/// the others (a ymm per row of f32). Both tile sides (32 and 128) are
-/// multiples of it. (Measured on Zen 4: 16x16 squares of f32, a zmm per
-/// row, 5-10% slower than 8x8; of s8, an xmm per row, no faster.)
+/// registers: 16 for elements of 2 bytes (a ymm per row of bf16) and of 1
+/// (an xmm per row of s8), 8 for the others (a ymm per row of f32). Both
+/// tile sides (32 and 128; 64 and 256 for bytes) are multiples of it.
+/// (Measured on Zen 4: 16x16 squares of f32, a zmm per row, 5-10% slower
+/// than 8x8; of s8 in 64x256 tiles, 28-33% of copy speed against 27% with
+/// 8x8, whose rows are half an xmm.)
 int64_t transposeSquareLanes(const HloInstruction &hero);
 
 /// The transpose emitter's first phase: (th_x, bl_x)[i] -> (the operand
