@@ -192,7 +192,9 @@ void parallelCopy(void *dst, const void *src, int64_t bytes, int threads) {
       copy(c);
     return;
   }
-  tbb::task_arena arena(threads);
+  // One arena for every copy of the run, as the kernels keep theirs: an
+  // arena made per call would charge its start-up to the copy.
+  static tbb::task_arena arena(threads);
   arena.execute([&] { tbb::parallel_for(int64_t(0), chunks, copy); });
 }
 
