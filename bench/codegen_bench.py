@@ -111,6 +111,10 @@ def jax_transpose_fused_f32(jnp, x):
     return jnp.abs(jnp.exp(x).T)
 
 
+def jax_transpose_fused_s8(jnp, x):
+    return jnp.abs((-x).T)
+
+
 def jax_transpose_bf16(jnp, x):
     return x.T
 
@@ -134,6 +138,7 @@ def jax_layernorm_bf16(jnp, x, gamma):
 JAX_FUNCTIONS = {
     "transpose_f32": jax_transpose_f32,
     "transpose_fused_f32": jax_transpose_fused_f32,
+    "transpose_fused_s8": jax_transpose_fused_s8,
     "transpose_bf16": jax_transpose_bf16,
     "softmax_bf16": jax_softmax_bf16,
     "column_sum_f32": jax_column_sum_f32,
@@ -254,7 +259,7 @@ def jax_worker(spec):
 
     jax.config.update("jax_platforms", "cpu")
     dtypes = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f16": np.float16,
-              "f64": np.float64}
+              "f64": np.float64, "s8": np.int8}
     rng = np.random.default_rng(1)
     host = [rng.uniform(-3.0, 3.0, size=dims).astype(dtypes[t])
             for t, dims in spec["params"]]
@@ -376,9 +381,13 @@ def compare_outputs(binary, hlo, case, sig, cpus, excess):
         if proc.returncode != 0:
             return "tessel failed: " + proc.stderr.strip()
         dtype = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f16": np.float16,
-                 "f64": np.float64}[sig[1][0][0]]
+                 "f64": np.float64, "s8": np.int8}[sig[1][0][0]]
         want = np.load(f"{d}/xla.npy").view(dtype)
         have = np.load(f"{d}/tessel.npy").view(dtype)
+    if np.issubdtype(want.dtype, np.integer):
+        exact = float(np.mean(want == have)) * 100
+        diff = int(np.max(np.abs(want.astype(np.int64) - have.astype(np.int64)), initial=0))
+        return f"{exact:.2f}% identical, max abs diff {diff}"
     # ulp distance through the integer order of the floats
     bits = {2: np.int16, 4: np.int32, 8: np.int64}[want.dtype.itemsize]
     def ordered(a):
@@ -560,7 +569,7 @@ def main():
         xr = [x for x in xla_rounds.get(c, []) if "error" not in x]
         errors = [x for x in results if "error" in x]
         numerics = (("strict" if mode.startswith("strict") else "excess")
-                    if has_narrow_floats(sigs[c]) else "f32") \
+                    if has_narrow_floats(sigs[c]) else sigs[c][1][0][0]) \
             + (shortcut[c] if not mode.endswith("computed") else "") \
             + (", emitted (--no-tables --no-relayout)" if mode.endswith("computed") else "")
         summary[f"{c}/{mode}"] = {"tessel": results, "xla": xla_rounds.get(c, []),
