@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -133,15 +134,70 @@ static HloComputation *wrapInstruction(HloModule &scratch,
   return scratch.addComputation(std::move(computation));
 }
 
-/// `computation` with each reduce the compiler sums in segments
-/// (sumsColumnsInSegments, HloEvaluator.h) split in two, a copy in
-/// `scratch`; `computation` itself when it has none. Of an f32[8192,4096]
-/// reduced over dim 0:
+/// Whether the compiler reduces the columns of `reduce` in segments: a
+/// column sum of f32 or f64 (sumsColumnsInSegments, in the order the
+/// evaluator reproduces), or a reduce whose bits do not depend on the
+/// order (reducesInAnyOrder: max, min, integer sums and products, bitwise
+/// ops), with column segments (hasColumnSegments).
+static bool reducesColumnsInSegments(const HloInstruction &reduce) {
+  return sumsColumnsInSegments(reduce) ||
+         (reducesInAnyOrder(reduce) && hasColumnSegments(reduce));
+}
+
+/// The value a segment of `reduce` starts from: +0 for float sums (the
+/// order of sumsColumnsInSegments), else the identity of the reduce's op
+/// for its type, so that each segment combines its rows alone and the
+/// reduce's own init is combined once, in the total.
+static Literal segmentStart(const HloInstruction &reduce) {
+  PrimitiveType type = reduce.shape().elementType;
+  HloOpcode op = reduce.calledComputation()->root()->opcode();
+  Literal start(Shape(type, {}));
+  int bits = bitWidth(type);
+  uint64_t ones = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  bool isSigned = isSignedInteger(type);
+  if (isFloat(type)) {
+    if (op == HloOpcode::Maximum || op == HloOpcode::Minimum)
+      return Literal::scalar(type,
+                             op == HloOpcode::Maximum
+                                 ? -std::numeric_limits<double>::infinity()
+                                 : std::numeric_limits<double>::infinity());
+    return Literal::scalar(type, 0.0);
+  }
+  if (type == PrimitiveType::Pred) {
+    start.setBits(0, op == HloOpcode::And ? 1 : 0);
+    return start;
+  }
+  uint64_t signBit = uint64_t(1) << (bits - 1);
+  switch (op) {
+  case HloOpcode::Multiply:
+    start.setBits(0, 1);
+    break;
+  case HloOpcode::And:
+    start.setBits(0, ones);
+    break;
+  case HloOpcode::Maximum: // the lowest value
+    start.setBits(0, isSigned ? signBit : 0);
+    break;
+  case HloOpcode::Minimum: // the highest value
+    start.setBits(0, isSigned ? signBit - 1 : ones);
+    break;
+  default: // add, or, xor
+    start.setBits(0, 0);
+    break;
+  }
+  return start;
+}
+
+/// `computation` with each reduce the compiler reduces in segments
+/// (reducesColumnsInSegments) split in two, a copy in `scratch`;
+/// `computation` itself when it has none. Of an f32[8192,4096] summed
+/// over dim 0:
 ///
 ///   r.rows = f32[32,256,4096] reshape(x)
 ///   r.segments = f32[32,4096] reduce(r.rows, +0), dimensions={1}
 ///   r = f32[4096] reduce(r.segments, init), dimensions={0}
 ///
+/// (a column maximum starts its segments from -inf, segmentStart).
 /// (then a reshape to the reduce's shape when it keeps several dims). The
 /// segments' sums are read by a reduce, so they are materialized: a kernel
 /// of their own, whose column reduction gives a block each segment's rows,
@@ -151,7 +207,7 @@ static const HloComputation *
 splitColumnSums(HloModule &scratch, const HloComputation &computation) {
   bool any = false;
   for (const auto &instruction : computation.instructions())
-    any |= sumsColumnsInSegments(*instruction);
+    any |= reducesColumnsInSegments(*instruction);
   if (!any)
     return &computation;
   auto copy =
@@ -172,7 +228,7 @@ splitColumnSums(HloModule &scratch, const HloComputation &computation) {
     std::vector<HloInstruction *> operands;
     for (const HloInstruction *operand : instruction.operands())
       operands.push_back(copies.at(operand));
-    if (!sumsColumnsInSegments(instruction)) {
+    if (!reducesColumnsInSegments(instruction)) {
       auto same = add(instruction.opcode(), instruction.name(),
                       instruction.shape(), instruction, operands);
       same->mutableAttributes() = instruction.attributes();
@@ -193,9 +249,9 @@ splitColumnSums(HloModule &scratch, const HloComputation &computation) {
         add(HloOpcode::Reshape, name + ".rows",
             Shape(type, {segments, kColumnSumSegmentRows, columns}),
             instruction, {operands[0]}));
-    auto zero = add(HloOpcode::Constant, name + ".zero", Shape(type, {}),
+    auto zero = add(HloOpcode::Constant, name + ".start", Shape(type, {}),
                     instruction, {});
-    zero->mutableAttributes().literal = Literal::scalar(type, 0.0);
+    zero->mutableAttributes().literal = segmentStart(instruction);
     HloInstruction *zeroCopy = copy->addInstruction(std::move(zero));
     auto partial =
         add(HloOpcode::Reduce, name + ".segments",

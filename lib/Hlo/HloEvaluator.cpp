@@ -124,12 +124,12 @@ bool reducesInAnyOrder(const HloInstruction &reduce) {
   }
 }
 
-bool sumsColumnsInSegments(const HloInstruction &reduce) {
-  PrimitiveType type = reduce.shape().elementType;
-  if (plainReduceOp(reduce) != HloOpcode::Add ||
-      (type != PrimitiveType::F32 && type != PrimitiveType::F64))
+bool hasColumnSegments(const HloInstruction &reduce) {
+  if (reduce.opcode() != HloOpcode::Reduce || reduce.operandCount() != 2)
     return false;
   const Shape &input = reduce.operand(0)->shape();
+  if (!input.isArray())
+    return false;
   Layout layout = input.layoutOrDefault();
   if (!layout.tiles.empty())
     return false;
@@ -150,6 +150,13 @@ bool sumsColumnsInSegments(const HloInstruction &reduce) {
   }
   return rows % kColumnSumSegmentRows == 0 &&
          rows >= 2 * kColumnSumSegmentRows && columns >= 16;
+}
+
+bool sumsColumnsInSegments(const HloInstruction &reduce) {
+  PrimitiveType type = reduce.shape().elementType;
+  return plainReduceOp(reduce) == HloOpcode::Add &&
+         (type == PrimitiveType::F32 || type == PrimitiveType::F64) &&
+         hasColumnSegments(reduce);
 }
 
 namespace {

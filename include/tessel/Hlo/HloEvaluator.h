@@ -121,12 +121,19 @@ bool reducesInAnyOrder(const HloInstruction &reduce);
 /// Rows per segment of the compiler's column-sum order.
 inline constexpr int64_t kColumnSumSegmentRows = 256;
 
+/// Whether the columns of `reduce` (one operand) can be reduced in
+/// segments of kColumnSumSegmentRows rows: its operand is row-major and
+/// untiled, its reduced dims are the leading dims (0 to m - 1, R elements
+/// per output, a multiple of 256, at least 512), and it keeps at least 16
+/// elements. The compiler splits such a reduce in two (ModulePlan.cpp)
+/// when it is a sum below or reduces in any order (reducesInAnyOrder: a
+/// column maximum gets the same bits either way).
+bool hasColumnSegments(const HloInstruction &reduce);
+
 /// Whether the compiled kernels sum the columns of `reduce` in segments of
 /// kColumnSumSegmentRows rows rather than one row after the other: a
-/// reduce of one operand by a lone add of f32 or f64 whose operand is
-/// row-major and untiled, whose reduced dims are its leading dims (0 to
-/// m - 1, R elements per output, a multiple of 256, at least 512) and which
-/// keeps at least 16 elements. Each output element is then
+/// reduce of one operand by a lone add of f32 or f64 with column segments
+/// (hasColumnSegments). Each output element is then
 /// `init + s_0 + s_1 + ... + s_{K-1}` (K = R / 256, added in that order),
 /// where `s_k = +0 + x_{256 k} + ... + x_{256 k + 255}` adds the rows of
 /// segment k one by one in row-major order. The compiler splits such a
