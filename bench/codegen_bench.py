@@ -98,6 +98,10 @@ def jax_row_sum_f32(jnp, x):
     return jnp.sum(x, axis=1)
 
 
+def jax_column_max_f32(jnp, x):
+    return jnp.max(x, axis=0)
+
+
 def jax_row_max_f32(jnp, x):
     return jnp.max(x, axis=1)
 
@@ -142,6 +146,7 @@ JAX_FUNCTIONS = {
     "transpose_bf16": jax_transpose_bf16,
     "softmax_bf16": jax_softmax_bf16,
     "column_sum_f32": jax_column_sum_f32,
+    "column_max_f32": jax_column_max_f32,
     "row_max_f32": jax_row_max_f32,
     "row_sum_f32": jax_row_sum_f32,
     "softmax_f32": jax_softmax_f32,
