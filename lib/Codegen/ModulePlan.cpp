@@ -243,16 +243,32 @@ splitColumnSums(HloModule &scratch, const HloComputation &computation) {
     int64_t rows = 1, columns = 1;
     for (int64_t d = 0; d < input.rank(); ++d)
       (d < m ? rows : columns) *= input.dims[d];
-    int64_t segments = rows / kColumnSumSegmentRows;
+    int64_t segments =
+        (rows + kColumnSumSegmentRows - 1) / kColumnSumSegmentRows;
     const std::string &name = instruction.name();
-    HloInstruction *grouped = copy->addInstruction(
-        add(HloOpcode::Reshape, name + ".rows",
-            Shape(type, {segments, kColumnSumSegmentRows, columns}),
-            instruction, {operands[0]}));
     auto zero = add(HloOpcode::Constant, name + ".start", Shape(type, {}),
                     instruction, {});
     zero->mutableAttributes().literal = segmentStart(instruction);
     HloInstruction *zeroCopy = copy->addInstruction(std::move(zero));
+    // Rows past a whole number of segments: the last segment is padded with
+    // its start value, which leaves its result as it is (a sum from +0 is
+    // never -0, and adding +0 keeps it; the others add the identity).
+    HloInstruction *whole = operands[0];
+    if (int64_t missing = segments * kColumnSumSegmentRows - rows) {
+      HloInstruction *matrix = copy->addInstruction(
+          add(HloOpcode::Reshape, name + ".matrix",
+              Shape(type, {rows, columns}), instruction, {operands[0]}));
+      auto pad = add(HloOpcode::Pad, name + ".padded",
+                     Shape(type, {rows + missing, columns}), instruction,
+                     {matrix, zeroCopy});
+      pad->mutableAttributes().padding = {PadDim{0, missing, 0},
+                                          PadDim{0, 0, 0}};
+      whole = copy->addInstruction(std::move(pad));
+    }
+    HloInstruction *grouped = copy->addInstruction(
+        add(HloOpcode::Reshape, name + ".rows",
+            Shape(type, {segments, kColumnSumSegmentRows, columns}),
+            instruction, {whole}));
     auto partial =
         add(HloOpcode::Reduce, name + ".segments",
             Shape(type, {segments, columns}), instruction, {grouped, zeroCopy});

@@ -148,8 +148,7 @@ bool hasColumnSegments(const HloInstruction &reduce) {
       return false;
     (d < m ? rows : columns) *= input.dims[d];
   }
-  return rows % kColumnSumSegmentRows == 0 &&
-         rows >= 2 * kColumnSumSegmentRows && columns >= 16;
+  return rows >= 2 * kColumnSumSegmentRows && columns >= 16;
 }
 
 bool sumsColumnsInSegments(const HloInstruction &reduce) {
@@ -866,8 +865,9 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
   if (fast && !xlaCpu && options.compilerReductionOrder &&
       sumsColumnsInSegments(inst)) {
     // The compiled kernels' order (sumsColumnsInSegments): per output
-    // element, each segment of rows summed from +0, the segments' sums
-    // added to the accumulator in order.
+    // element, each segment of rows summed from +0 (the last one shorter
+    // when 256 does not divide the rows), the segments' sums added to the
+    // accumulator in order.
     Literal &result = results[0];
     int64_t columns = result.elementCount();
     int64_t rows = first.elementCount() / columns;
@@ -875,7 +875,7 @@ Expected<Literal> Evaluator::reduce(const HloInstruction &inst,
     for (int64_t r0 = 0; r0 < rows; r0 += kColumnSumSegmentRows) {
       for (int64_t c = 0; c < columns; ++c)
         segment.setDouble(c, 0.0);
-      for (int64_t r = r0; r < r0 + kColumnSumSegmentRows; ++r)
+      for (int64_t r = r0; r < std::min(rows, r0 + kColumnSumSegmentRows); ++r)
         for (int64_t c = 0; c < columns; ++c)
           eval::binaryAt(*fast, segment, c, first, r * columns + c, segment, c);
       for (int64_t c = 0; c < columns; ++c)

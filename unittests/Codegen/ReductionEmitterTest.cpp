@@ -292,6 +292,16 @@ TEST(ColumnSumSegmentsTest, SplitSumsMatchTheEvaluatorInTheirOrder) {
       "ENTRY e {\n  %p = f32[768,40] parameter(0)\n"
       "  %q = f32[40] parameter(1)\n"
       "  ROOT %f = f32[40] fusion(%p, %q), kind=kLoop, calls=%body\n}\n",
+      // 1000 rows: three segments of 256 and one of 232 (padded with +0).
+      "ENTRY e {\n  %p = f32[1000,48] parameter(0)\n"
+      "  %z = f32[] constant(0.25)\n"
+      "  %r = f32[48] reduce(%p, %z), dimensions={0}, to_apply=%red\n"
+      "  ROOT %n = f32[48] negate(%r)\n}\n",
+      // 3 x 300 rows over two dims, f64.
+      "ENTRY e {\n  %p = f64[3,300,20] parameter(0)\n"
+      "  %z = f64[] constant(1)\n"
+      "  ROOT %r = f64[20] reduce(%p, %z), dimensions={0,1}, "
+      "to_apply=%red64\n}\n",
       // Read back through a broadcast (the sum is materialized too).
       "ENTRY e {\n  %p = f32[512,32] parameter(0)\n"
       "  %z = f32[] constant(0)\n"
@@ -331,7 +341,8 @@ TEST(ColumnSumSegmentsTest, SplitSumsMatchTheEvaluatorInTheirOrder) {
 
 TEST(ColumnSumSegmentsTest, OrderFreeReducesRunInSegmentsToo) {
   // A column reduce whose bits do not depend on the order
-  // (reducesInAnyOrder) is split into segments as the sums are, each
+  // (reducesInAnyOrder) is split into segments as the sums are (the last
+  // one padded with the start value where 256 does not divide the rows), each
   // segment starting from the op's identity (ModulePlan.cpp, segmentStart)
   // and the reduce's own init combined once: an init other than the
   // identity (3 for a sum, 0x55 for a xor) would come out wrong if each
@@ -340,21 +351,21 @@ TEST(ColumnSumSegmentsTest, OrderFreeReducesRunInSegmentsToo) {
   struct Case {
     const char *type, *op, *init, *input, *output, *dims;
   } cases[] = {
-      {"f32", "maximum", "-inf", "[1024,40]", "[40]", "0"},
+      {"f32", "maximum", "-inf", "[1000,40]", "[40]", "0"},
       {"f32", "minimum", "7", "[512,3,17]", "[3,17]", "0"},
       {"bf16", "maximum", "-2", "[2,256,33]", "[33]", "0,1"},
       {"f16", "minimum", "inf", "[768,16]", "[16]", "0"},
       {"f64", "maximum", "0", "[512,20]", "[20]", "0"},
-      {"s32", "add", "3", "[1024,24]", "[24]", "0"},
+      {"s32", "add", "3", "[777,24]", "[24]", "0"},
       {"s8", "multiply", "1", "[512,31]", "[31]", "0"},
-      {"u16", "xor", "85", "[512,2,9]", "[2,9]", "0"},
-      {"s64", "maximum", "-5", "[768,18]", "[18]", "0"},
+      {"u16", "xor", "85", "[300,2,19]", "[19]", "0,1"},
+      {"s64", "maximum", "-5", "[700,18]", "[18]", "0"},
       {"s16", "minimum", "100", "[512,19]", "[19]", "0"},
       {"u8", "maximum", "0", "[512,64]", "[64]", "0"},
       {"u32", "minimum", "4000000000", "[512,17]", "[17]", "0"},
       {"u64", "and", "18446744073709551615", "[512,16]", "[16]", "0"},
       {"pred", "or", "false", "[512,40]", "[40]", "0"},
-      {"pred", "and", "true", "[1024,20]", "[20]", "0"},
+      {"pred", "and", "true", "[513,20]", "[20]", "0"},
   };
   int trial = 0;
   for (const Case &c : cases) {

@@ -124,21 +124,21 @@ inline constexpr int64_t kColumnSumSegmentRows = 256;
 /// Whether the columns of `reduce` (one operand) can be reduced in
 /// segments of kColumnSumSegmentRows rows: its operand is row-major and
 /// untiled, its reduced dims are the leading dims (0 to m - 1, R elements
-/// per output, a multiple of 256, at least 512), and it keeps at least 16
-/// elements. The compiler splits such a reduce in two (ModulePlan.cpp)
-/// when it is a sum below or reduces in any order (reducesInAnyOrder: a
-/// column maximum gets the same bits either way).
+/// per output, at least 512), and it keeps at least 16 elements. The last
+/// segment is shorter where 256 does not divide R. The compiler splits such a
+/// reduce in two (ModulePlan.cpp) when it is a sum below or reduces in any
+/// order (reducesInAnyOrder: a column maximum gets the same bits either way).
 bool hasColumnSegments(const HloInstruction &reduce);
 
 /// Whether the compiled kernels sum the columns of `reduce` in segments of
 /// kColumnSumSegmentRows rows rather than one row after the other: a
 /// reduce of one operand by a lone add of f32 or f64 with column segments
 /// (hasColumnSegments). Each output element is then
-/// `init + s_0 + s_1 + ... + s_{K-1}` (K = R / 256, added in that order),
-/// where `s_k = +0 + x_{256 k} + ... + x_{256 k + 255}` adds the rows of
-/// segment k one by one in row-major order. The compiler splits such a
-/// reduce in two (ModulePlan.cpp): the segments' sums of all columns, a
-/// block per segment reading its rows contiguously, then their sum.
+/// `init + s_0 + s_1 + ... + s_{K-1}` (K = ceil(R / 256), added in that
+/// order), where `s_k = +0 + x_{256 k} + ... + x_{min(256 k + 255, R - 1)}`
+/// adds the rows of segment k one by one in row-major order. The compiler
+/// splits such a reduce in two (ModulePlan.cpp): the segments' sums of all
+/// columns, a block per segment reading its rows contiguously, then their sum.
 /// A sum of R rows in this order is within (256 + K) u sum |x| of the exact
 /// sum (u = 2^-24 for f32), the one-by-one sum within (R - 1) u sum |x|
 /// (HloEvaluatorTest checks it on random columns).
