@@ -246,10 +246,10 @@ splitColumnSums(HloModule &scratch, const HloComputation &computation) {
     int64_t segments =
         (rows + kColumnSumSegmentRows - 1) / kColumnSumSegmentRows;
     const std::string &name = instruction.name();
-    auto zero = add(HloOpcode::Constant, name + ".start", Shape(type, {}),
-                    instruction, {});
-    zero->mutableAttributes().literal = segmentStart(instruction);
-    HloInstruction *zeroCopy = copy->addInstruction(std::move(zero));
+    auto start = add(HloOpcode::Constant, name + ".start", Shape(type, {}),
+                     instruction, {});
+    start->mutableAttributes().literal = segmentStart(instruction);
+    HloInstruction *startValue = copy->addInstruction(std::move(start));
     // Rows past a whole number of segments: the last segment is padded with
     // its start value, which leaves its result as it is (a sum from +0 is
     // never -0, and adding +0 keeps it; the others add the identity).
@@ -260,7 +260,7 @@ splitColumnSums(HloModule &scratch, const HloComputation &computation) {
               Shape(type, {rows, columns}), instruction, {operands[0]}));
       auto pad = add(HloOpcode::Pad, name + ".padded",
                      Shape(type, {rows + missing, columns}), instruction,
-                     {matrix, zeroCopy});
+                     {matrix, startValue});
       pad->mutableAttributes().padding = {PadDim{0, missing, 0},
                                           PadDim{0, 0, 0}};
       whole = copy->addInstruction(std::move(pad));
@@ -269,9 +269,9 @@ splitColumnSums(HloModule &scratch, const HloComputation &computation) {
         add(HloOpcode::Reshape, name + ".rows",
             Shape(type, {segments, kColumnSumSegmentRows, columns}),
             instruction, {whole}));
-    auto partial =
-        add(HloOpcode::Reduce, name + ".segments",
-            Shape(type, {segments, columns}), instruction, {grouped, zeroCopy});
+    auto partial = add(HloOpcode::Reduce, name + ".segments",
+                       Shape(type, {segments, columns}), instruction,
+                       {grouped, startValue});
     partial->mutableAttributes().dimensions = {1};
     copyCallees(instruction, *partial);
     HloInstruction *partialCopy = copy->addInstruction(std::move(partial));
