@@ -10,10 +10,12 @@
 // A run allocates a device buffer per buffer of the plan, copies the
 // inputs in, launches every kernel with its emitter's launch (num_blocks
 // blocks of num_threads threads along x; shared tiles are static),
-// synchronizes, copies the outputs out and frees the buffers. A module
-// with a while or conditional is refused (its call is planned in place and
-// runs): those steps read a pred or index on the host (ModulePlan.h),
-// which only the CPU's executable does yet.
+// synchronizes, copies the outputs out and frees the buffers. The kernels
+// run as the plan's steps say (ModulePlan.h): copies between buffers are
+// device-to-device copies in the same stream, and a while's pred or a
+// conditional's pred or index is copied to the host after the kernels
+// that compute it (a synchronous copy, which waits for them) and read
+// there, as the CPU's executable does.
 //
 //===----------------------------------------------------------------------===//
 #include "ModulePlan.h"
@@ -26,6 +28,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <mutex>
@@ -201,7 +204,15 @@ public:
 
   Status prepare(DeviceBuffers &buffers,
                  const std::vector<const void *> &inputs);
+  /// Runs the plan's steps: every kernel, copy and loop, in order.
   Status launch(const DeviceBuffers &buffers);
+  /// Launches kernels [first, last) in order (asynchronously).
+  Status launchKernels(const DeviceBuffers &buffers, size_t first, size_t last);
+  Status runSteps(const DeviceBuffers &buffers,
+                  const std::vector<PlanStep> &steps);
+  /// The pred (0 or 1) or s32 value in device buffer `selector`.
+  Expected<int64_t> readSelector(const DeviceBuffers &buffers, int selector,
+                                 const std::string &instruction);
 
   const CudaDriver *driver = nullptr;
   CUmodule module = nullptr;
@@ -264,10 +275,87 @@ Status GpuExecutable::prepare(DeviceBuffers &buffers,
   return {};
 }
 
-/// Launches every kernel in order (asynchronously).
 Status GpuExecutable::launch(const DeviceBuffers &buffers) {
+  return runSteps(buffers, plan.steps);
+}
+
+Expected<int64_t> GpuExecutable::readSelector(const DeviceBuffers &buffers,
+                                              int selector,
+                                              const std::string &instruction) {
   const CudaDriver &d = *driver;
-  for (size_t k = 0; k < kernels.size(); ++k) {
+  bool pred = plan.buffers[selector].elementType == PrimitiveType::Pred;
+  // A synchronous copy: it waits for the kernels before it in the stream.
+  unsigned char bytes[4] = {0, 0, 0, 0};
+  if (CUresult r = d.memcpyDtoH(bytes, buffers.pointers[selector],
+                                pred ? 1 : sizeof(int32_t)))
+    return Error("CUDA: reading the " +
+                 std::string(pred ? "pred" : "branch index") + " of " +
+                 instruction + ": " + d.message(r));
+  if (pred)
+    return bytes[0] != 0 ? 1 : 0;
+  int32_t index;
+  std::memcpy(&index, bytes, sizeof(index));
+  return index;
+}
+
+Status GpuExecutable::runSteps(const DeviceBuffers &buffers,
+                               const std::vector<PlanStep> &steps) {
+  const CudaDriver &d = *driver;
+  for (const PlanStep &step : steps) {
+    switch (step.kind) {
+    case PlanStep::Kind::Kernels:
+      if (Status ran = launchKernels(buffers, step.first, step.last); !ran)
+        return ran;
+      break;
+    case PlanStep::Kind::Copy:
+      for (const auto &[from, to] : step.copies) {
+        int64_t bytes = bufferBytes(plan.buffers[to]);
+        if (bytes == 0)
+          continue;
+        if (CUresult r = d.memcpyDtoD(buffers.pointers[to],
+                                      buffers.pointers[from], bytes))
+          return Error("CUDA: copy of buffer " + std::to_string(from) +
+                       " into buffer " + std::to_string(to) + ": " +
+                       d.message(r));
+      }
+      break;
+    case PlanStep::Kind::While:
+      for (;;) {
+        if (Status ran = runSteps(buffers, step.condition); !ran)
+          return ran;
+        Expected<int64_t> more =
+            readSelector(buffers, step.selector, step.instruction);
+        if (!more)
+          return more.error();
+        if (*more == 0)
+          break;
+        if (Status ran = runSteps(buffers, step.body); !ran)
+          return ran;
+      }
+      break;
+    case PlanStep::Kind::Conditional: {
+      Expected<int64_t> value =
+          readSelector(buffers, step.selector, step.instruction);
+      if (!value)
+        return value.error();
+      int64_t n = static_cast<int64_t>(step.branches.size()), branch;
+      if (plan.buffers[step.selector].elementType == PrimitiveType::Pred)
+        branch = *value ? 0 : 1;
+      else // Out of range runs the last branch, as XLA does.
+        branch = *value < 0 || *value >= n ? n - 1 : *value;
+      if (Status ran = runSteps(buffers, step.branches[branch]); !ran)
+        return ran;
+      break;
+    }
+    }
+  }
+  return {};
+}
+
+Status GpuExecutable::launchKernels(const DeviceBuffers &buffers, size_t first,
+                                    size_t last) {
+  const CudaDriver &d = *driver;
+  for (size_t k = first; k < last; ++k) {
     std::vector<CUdeviceptr> args;
     for (int b : plan.kernels[k].inputs)
       args.push_back(buffers.pointers[b]);
@@ -414,13 +502,6 @@ compileGpuExecutable(const HloModule &module, const CompileOptions &options) {
   Expected<ModulePlan> plan = planModule(module, /*rowChunks=*/false);
   if (!plan)
     return plan.error();
-  // A while or conditional reads its pred or index on the host between
-  // kernels: the CPU's executable does, this one not yet.
-  if (!plan->controlFlow.empty())
-    return errorAt(plan->controlFlowLocation,
-                   "cannot run " + plan->controlFlow +
-                       " on the GPU: the GPU executable does not run while "
-                       "or conditional yet (the CPU does)");
   exe->plan = std::move(*plan);
   auto context = createCodegenContext();
   auto mlirModule = emitKernels(exe->plan, gpuOptions, context.get());

@@ -1200,14 +1200,6 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
     return refuse(instruction, "its value " + shape.toString() +
                                    " is not an array or a tuple of arrays");
   };
-  auto noteControlFlow = [&](const HloInstruction &instruction) {
-    if (!plan.controlFlow.empty())
-      return;
-    plan.controlFlow = "%" + instruction.name() + " (" +
-                       std::string(hloOpcodeName(instruction.opcode())) + ")";
-    plan.controlFlowLocation = instruction.location();
-  };
-
   // Where it is safe, the one kernel at or after `first` that writes
   // `from` writes `to` instead, which saves copying `from` into `to` after
   // `list` (a loop body's value into its state, a branch's into the
@@ -1408,7 +1400,6 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
         continue;
       }
       case HloOpcode::While: {
-        noteControlFlow(instruction);
         Expected<std::vector<const HloComputation *>> condition =
             calleesNamed(instruction, "condition");
         if (!condition)
@@ -1518,7 +1509,6 @@ Expected<ModulePlan> planModule(const HloModule &module, bool rowChunks) {
         continue;
       }
       case HloOpcode::Conditional: {
-        noteControlFlow(instruction);
         if (instruction.operandCount() < 1)
           return refuse(instruction, "it has no branch selector");
         Expected<int> selector = operandBuffer(0);

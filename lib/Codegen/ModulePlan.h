@@ -218,10 +218,6 @@ struct ModulePlan {
   /// The program: every kernel once, in order, in one of its steps (a
   /// single Kernels step for a module without control flow).
   std::vector<PlanStep> steps;
-  /// The first while or conditional, "" for none (the GPU refuses them):
-  /// its name and opcode, and where it was written.
-  std::string controlFlow;
-  SourceLocation controlFlowLocation;
   /// Computations made for instructions outside fusions.
   std::unique_ptr<HloModule> scratch;
 };

@@ -88,7 +88,7 @@ TEST_P(CompilerCorpus, MatchesTheEvaluator) {
   const std::string *refusal =
       known != knownRefusals().end() ? &known->second : nullptr;
   // TESSEL_TEST_BACKEND=nvptx sends the GPU's launch to the GPU, whose
-  // executable refuses control flow.
+  // executable may refuse a module (gpuRunRefusals).
   const char *backend = std::getenv("TESSEL_TEST_BACKEND");
   bool onTheGpu = backend && std::string(backend) == "nvptx";
   for (Target target : {Target::Cpu, Target::Gpu}) {

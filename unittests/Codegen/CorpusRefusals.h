@@ -24,20 +24,11 @@ inline const std::map<std::string, std::string> &knownRefusals() {
 }
 
 /// Modules the CPU compiles and runs but the GPU's executable refuses (its
-/// PTX is written all the same), and a piece of the message it must give:
-/// control flow, whose pred or index only the CPU reads back yet.
+/// PTX is written all the same), and a piece of the message it must give.
+/// None today: control flow runs on the GPU too, its pred or index read on
+/// the host between launches.
 inline const std::map<std::string, std::string> &gpuRunRefusals() {
-  static const std::map<std::string, std::string> refusals = {
-      {"conditionals_f32/module.hlo", "cannot run %cond.3 (conditional) on "
-                                      "the GPU"},
-      {"conditionals_f32/optimized.hlo",
-       "cannot run %cond.3.clone (conditional) on the GPU"},
-      {"random_u32/module.hlo", "cannot run %while.12 (while) on the GPU"},
-      {"random_u32/optimized.hlo", "(while) on the GPU"},
-      {"while_loops_f32/module.hlo", "cannot run %while.15 (while) on the "
-                                     "GPU"},
-      {"while_loops_f32/optimized.hlo", "(while) on the GPU"},
-  };
+  static const std::map<std::string, std::string> refusals = {};
   return refusals;
 }
 

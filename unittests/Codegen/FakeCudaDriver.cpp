@@ -135,8 +135,9 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
 CUresult cuMemAlloc_v2(uintptr_t *pointer, size_t bytes) {
   if (bytes == 0)
     return kInvalidValue;
-  void *memory = std::malloc(bytes);
-  std::memset(memory, 0xab, bytes);
+  // Zeroed, so that a pred no kernel wrote (a launch runs nothing) reads
+  // false, the same in every run.
+  void *memory = std::calloc(bytes, 1);
   *pointer = reinterpret_cast<uintptr_t>(memory);
   allocations()[*pointer] = bytes;
   ordinals()[*pointer] = allocationCount++;

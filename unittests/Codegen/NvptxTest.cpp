@@ -370,7 +370,8 @@ TEST(NvptxTest, ModulesRunOnTheGpu) {
   for (const std::string &file : gpuTestModules()) {
     if (*refusalOf(file) || file.find("too_large") != std::string::npos)
       continue;
-    // Control flow: the PTX assembles, the GPU's executable refuses it.
+    // A module whose PTX assembles but which the GPU's executable refuses
+    // (gpuRunRefusals).
     if (const std::string *refusal = gpuRunRefusalOf(file)) {
       std::unique_ptr<HloModule> module = parseFile(file);
       ASSERT_TRUE(module);
