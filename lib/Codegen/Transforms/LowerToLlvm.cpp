@@ -199,6 +199,48 @@ struct IntegerMinMaxAsSelect : mlir::OpRewritePattern<Op> {
   std::string compare;
 };
 
+/// Float negation on the GPU as an integer xor of the sign bit (inline
+/// assembly, so that LLVM does not fold it back into fneg). PTX's neg.f32
+/// gives "an unspecified NaN" for a NaN and ptxas writes it as an add of
+/// -0, which makes the canonical NaN: the sign of a NaN was lost, so a
+/// total-order sort of negated values put it at the other end (an H100,
+/// SortEmitterTest.SortsInsideCalls). A bf16 or f16 negation is flipped
+/// in its own width, before it could widen to f32 and round back. Negation
+/// changes only the sign bit, NaN or not, as the evaluator and the CPU do.
+struct NegateAsSignFlip : mlir::OpRewritePattern<mlir::arith::NegFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  mlir::LogicalResult
+  matchAndRewrite(mlir::arith::NegFOp op,
+                  mlir::PatternRewriter &rewriter) const override {
+    auto type = llvm::dyn_cast<mlir::FloatType>(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "not a scalar float");
+    unsigned bits = type.getWidth();
+    if (bits != 16 && bits != 32 && bits != 64)
+      return rewriter.notifyMatchFailure(op, "not 16, 32 or 64 bits");
+    mlir::Location loc = op.getLoc();
+    auto integer = rewriter.getIntegerType(bits);
+    mlir::Value x =
+        rewriter.create<mlir::arith::BitcastOp>(loc, integer, op.getOperand());
+    std::string width = std::to_string(bits);
+    const char *reg = bits == 16 ? "h" : bits == 32 ? "r" : "l";
+    std::string mask = bits == 16   ? "0x8000"
+                       : bits == 32 ? "0x80000000"
+                                    : "0x8000000000000000";
+    std::string constraints = std::string("=") + reg + "," + reg;
+    mlir::Value flipped =
+        rewriter
+            .create<mlir::LLVM::InlineAsmOp>(
+                loc, integer, mlir::ValueRange{x},
+                "xor.b" + width + " $0, $1, " + mask + ";", constraints,
+                /*has_side_effects=*/false, /*is_align_stack=*/false,
+                mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr())
+            .getResult(0);
+    rewriter.replaceOpWithNewOp<mlir::arith::BitcastOp>(op, type, flipped);
+    return mlir::success();
+  }
+};
+
 void populateGpuIntegerMinMaxPatterns(mlir::RewritePatternSet &patterns) {
   mlir::MLIRContext *context = patterns.getContext();
   patterns.add<IntegerMinMaxAsSelect<mlir::arith::MaxSIOp>>(context, "gt.s");
@@ -315,6 +357,7 @@ struct LowerToLlvmPass
     if (gpu) {
       mlir::RewritePatternSet early(context);
       populateLibdeviceEarlyPatterns(early);
+      early.add<NegateAsSignFlip>(context);
       if (mlir::failed(
               mlir::applyPatternsAndFoldGreedily(module, std::move(early))))
         return signalPassFailure();
