@@ -302,7 +302,7 @@ bool RandomFusionGenerator::growConvert(const Value &x) {
     if ((last == 2 || last == 4) && bits * last <= 64 && chance(50)) {
       std::vector<int64_t> dims(x.dims.begin(), x.dims.end() - 1);
       add(oneOf(rng, typesOfWidth(bits * static_cast<int>(last))), dims,
-          "bitcast-convert(" + x.name + ")");
+          "bitcast-convert(" + canonicalNaNs(x) + ")");
       return true;
     }
     int64_t parts = chance(50) ? 2 : 4;
@@ -320,10 +320,9 @@ bool RandomFusionGenerator::growConvert(const Value &x) {
     if (types.empty())
       return false;
     PrimitiveType to = oneOf(rng, types);
-    if (!isFloatType(x.type) || isFloatType(to)) {
-      add(to, x.dims, "bitcast-convert(" + x.name + ")");
-      return true;
-    }
+    // A NaN's bits become a number of another float type too (f16 to bf16),
+    // and the NaN an operation makes has the machine's bits (x86's 0xfe00
+    // for an f16 inf - inf, a GPU's 0x7fff): canonical before either.
     add(to, x.dims, "bitcast-convert(" + canonicalNaNs(x) + ")");
     return true;
   }
@@ -335,8 +334,8 @@ std::string RandomFusionGenerator::canonicalNaNs(const Value &x) {
   if (!isFloatType(x.type))
     return x.name;
   // The sign of a NaN is not part of the value: LLVM may fold -7 + -x into
-  // -7 - x, whose NaN has x's sign. Before its bits become integers, every
-  // NaN is made one NaN.
+  // -7 - x, whose NaN has x's sign. Before its bits become integers or
+  // another type's floats, every NaN is made one NaN.
   std::string nan = add(x.type, {}, "constant(nan)").name;
   std::string nans =
       x.dims.empty()
