@@ -1150,7 +1150,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
       else if (std::optional<TableLookup> lookup =
                    possibleLookup(*plan, k, options))
         text += "  computes rather than a table lookup: " + costText(*lookup) +
-                "\n";
+                " (--all-tables: look it up anyway)\n";
     }
     // The GPU and --gpu-launch run one kernel at a time.
     for (const RowGroup &group : plan->rowGroups) {

@@ -54,6 +54,12 @@ struct ShortcutOptions {
                "table of its results (the same bits, computed once per "
                "input bit pattern when compiled)"),
       cl::cat(cli::category())};
+  cl::opt<bool> allTables{
+      "all-tables",
+      cl::desc("look up every kernel that can be a table, also where "
+               "computing its elements is estimated to cost less (for "
+               "comparisons; --explain prints both estimates)"),
+      cl::cat(cli::category())};
   cl::opt<bool> noRelayout{
       "no-relayout",
       cl::desc("run the emitter's code for a kernel that only transposes "
@@ -63,6 +69,7 @@ struct ShortcutOptions {
 
   void apply(CompileOptions &options) const {
     options.tables = !noTables;
+    options.tablesByCost = !allTables;
     options.relayouts = !noRelayout;
   }
 };
