@@ -33,7 +33,8 @@ for case in examples/gelu.hlo bench/codegen/transpose_f32.hlo \
             bench/codegen/row_sum_f32.hlo bench/codegen/softmax_f32.hlo \
             bench/codegen/layernorm_f32.hlo bench/codegen/column_max_f32.hlo \
             bench/codegen/transpose_bf16.hlo bench/codegen/transpose_fused_f32.hlo \
-            bench/codegen/transpose_fused_s8.hlo \
+            bench/codegen/transpose_fused_s8.hlo bench/codegen/softmax_bf16.hlo \
+            bench/codegen/layernorm_bf16.hlo bench/codegen/convert_chain_bf16.hlo \
             bench/codegen/broadcast_add.hlo bench/codegen/f32_chain.hlo; do
   echo "== $case"
   "$tessel" run "$case" --device gpu --check --repeat "$repeat"

@@ -241,6 +241,102 @@ struct NegateAsSignFlip : mlir::OpRewritePattern<mlir::arith::NegFOp> {
   }
 };
 
+mlir::Type bf16AsInteger(mlir::Type type);
+
+/// On the GPU, an add, subtract or multiply of two bf16 values computed in
+/// f32 and rounded to bf16 (`truncf(op(extf a, extf b))`, how the elemental
+/// emitter writes a bf16 op) is the bf16 op itself: LLVM's NVPTX backend
+/// emits `add.rn.bf16` / `mul.rn.bf16` (two lanes at a time where the loads
+/// are vectors) from sm_90 and computes in f32 and rounds below. The bits
+/// are the same: the exact result rounded once to bf16 equals it rounded to
+/// f32 and then to bf16, since f32 carries at least 2 * 8 + 2 bits (double
+/// rounding is innocuous for +, - and * when p' >= 2p + 2), and a NaN is
+/// the GPU's canonical NaN either way. An operand may be an f32 constant
+/// that bf16 holds exactly (x * 0.5).
+struct NativeBf16Arithmetic : mlir::OpRewritePattern<mlir::arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// How operand `v` becomes bf16: the extf's input, or the value of a
+  /// constant (scalar or splat) that bf16 holds exactly.
+  struct Bf16Operand {
+    mlir::Value value;
+    std::optional<llvm::APFloat> constant;
+    bool valid() const { return value || constant; }
+  };
+
+  static Bf16Operand match(mlir::Value v, mlir::Type bf16Type) {
+    if (auto ext = v.getDefiningOp<mlir::arith::ExtFOp>())
+      return ext.getIn().getType() == bf16Type ? Bf16Operand{ext.getIn(), {}}
+                                               : Bf16Operand{};
+    mlir::Attribute attr;
+    if (!mlir::matchPattern(v, mlir::m_Constant(&attr)))
+      return {};
+    std::optional<llvm::APFloat> f;
+    if (auto scalar = llvm::dyn_cast<mlir::FloatAttr>(attr))
+      f = scalar.getValue();
+    else if (auto splat = llvm::dyn_cast<mlir::SplatElementsAttr>(attr))
+      f = splat.getSplatValue<llvm::APFloat>();
+    if (!f || f->isNaN())
+      return {};
+    bool lost = false;
+    llvm::APFloat g = *f;
+    if (g.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
+                  &lost) != llvm::APFloat::opOK ||
+        lost)
+      return {};
+    return Bf16Operand{{}, g};
+  }
+
+  static mlir::Value build(const Bf16Operand &operand, mlir::Type bf16Type,
+                           mlir::PatternRewriter &rewriter,
+                           mlir::Location loc) {
+    if (operand.value)
+      return operand.value;
+    if (auto shaped = llvm::dyn_cast<mlir::ShapedType>(bf16Type))
+      return rewriter.create<mlir::arith::ConstantOp>(
+          loc, mlir::DenseElementsAttr::get(shaped, *operand.constant));
+    return rewriter.create<mlir::arith::ConstantOp>(
+        loc, mlir::FloatAttr::get(bf16Type, *operand.constant));
+  }
+
+  mlir::LogicalResult
+  matchAndRewrite(mlir::arith::TruncFOp trunc,
+                  mlir::PatternRewriter &rewriter) const override {
+    mlir::Type type = trunc.getType();
+    if (!mlir::getElementTypeOrSelf(type).isBF16() ||
+        !mlir::getElementTypeOrSelf(trunc.getIn().getType()).isF32())
+      return rewriter.notifyMatchFailure(trunc, "not f32 to bf16");
+    mlir::Operation *op = trunc.getIn().getDefiningOp();
+    if (!op || !mlir::isa<mlir::arith::AddFOp, mlir::arith::SubFOp,
+                          mlir::arith::MulFOp>(op))
+      return rewriter.notifyMatchFailure(trunc, "not an add, sub or mul");
+    Bf16Operand x = match(op->getOperand(0), type);
+    Bf16Operand y = match(op->getOperand(1), type);
+    if (!x.valid() || !y.valid())
+      return rewriter.notifyMatchFailure(trunc, "an operand is not bf16");
+    mlir::Location loc = trunc.getLoc();
+    // bf16 values are i16 in the llvm dialect (the type conversion below):
+    // the op is an llvm one on bf16, between bitcasts of the bits.
+    mlir::Type bits = bf16AsInteger(type);
+    auto toBf16 = [&](mlir::Value v) -> mlir::Value {
+      mlir::Value i = rewriter.create<mlir::arith::BitcastOp>(loc, bits, v);
+      return rewriter.create<mlir::LLVM::BitcastOp>(loc, type, i);
+    };
+    mlir::Value a = toBf16(build(x, type, rewriter, loc));
+    mlir::Value b = toBf16(build(y, type, rewriter, loc));
+    mlir::Value r;
+    if (mlir::isa<mlir::arith::AddFOp>(op))
+      r = rewriter.create<mlir::LLVM::FAddOp>(loc, a, b);
+    else if (mlir::isa<mlir::arith::SubFOp>(op))
+      r = rewriter.create<mlir::LLVM::FSubOp>(loc, a, b);
+    else
+      r = rewriter.create<mlir::LLVM::FMulOp>(loc, a, b);
+    mlir::Value i = rewriter.create<mlir::LLVM::BitcastOp>(loc, bits, r);
+    rewriter.replaceOpWithNewOp<mlir::arith::BitcastOp>(trunc, type, i);
+    return mlir::success();
+  }
+};
+
 void populateGpuIntegerMinMaxPatterns(mlir::RewritePatternSet &patterns) {
   mlir::MLIRContext *context = patterns.getContext();
   patterns.add<IntegerMinMaxAsSelect<mlir::arith::MaxSIOp>>(context, "gt.s");
@@ -357,7 +453,7 @@ struct LowerToLlvmPass
     if (gpu) {
       mlir::RewritePatternSet early(context);
       populateLibdeviceEarlyPatterns(early);
-      early.add<NegateAsSignFlip>(context);
+      early.add<NegateAsSignFlip, NativeBf16Arithmetic>(context);
       if (mlir::failed(
               mlir::applyPatternsAndFoldGreedily(module, std::move(early))))
         return signalPassFailure();
