@@ -307,6 +307,31 @@ ENTRY e {
       << *explain;
 }
 
+// Negation flips the sign bit of a NaN too, so a total-order sort of
+// negated values puts each NaN at the other end: for every float type,
+// with NaNs, infinities and signed zeros among the keys. On a GPU
+// (TESSEL_TEST_BACKEND=nvptx) PTX's neg made the canonical NaN, and a
+// bf16 or f16 negation rounded through f32 did too (LowerToLlvm.cpp).
+TEST(SortEmitterTest, TotalOrderOfNegatedNaNs) {
+  for (const char *type : {"f32", "f64", "bf16", "f16"}) {
+    std::string t = type;
+    std::string text = "HloModule m\n\n" + comparator({t, "s32"}, "total") +
+                       "\nENTRY e {\n  x = " + t +
+                       "[6,40] parameter(0)\n  n = " + t +
+                       "[6,40] negate(x)\n"
+                       "  iota = s32[6,40] iota(), iota_dimension=1\n"
+                       "  s = (" +
+                       t +
+                       "[6,40], s32[6,40]) sort(n, iota), "
+                       "dimensions={1}, is_stable=true, to_apply=less\n"
+                       "  ROOT order = s32[6,40] get-tuple-element(s), "
+                       "index=1\n}\n";
+    std::unique_ptr<HloModule> module = parseTestModule(text);
+    ASSERT_TRUE(module) << text;
+    EXPECT_EQ(checkSort(*module, randomArguments(*module, 3)), "") << type;
+  }
+}
+
 } // namespace
 
 namespace {

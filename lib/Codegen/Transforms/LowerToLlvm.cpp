@@ -204,9 +204,11 @@ struct IntegerMinMaxAsSelect : mlir::OpRewritePattern<Op> {
 /// gives "an unspecified NaN" for a NaN and ptxas writes it as an add of
 /// -0, which makes the canonical NaN: the sign of a NaN was lost, so a
 /// total-order sort of negated values put it at the other end (an H100,
-/// SortEmitterTest.SortsInsideCalls). A bf16 or f16 negation is flipped
-/// in its own width, before it could widen to f32 and round back. Negation
-/// changes only the sign bit, NaN or not, as the evaluator and the CPU do.
+/// SortEmitterTest.SortsInsideCalls). A bf16 or f16 negation, which the
+/// elemental emitter writes as truncf(negf(extf x)), is flipped in its own
+/// width, so that the native rounding back (which makes the canonical NaN)
+/// never sees it. Negation changes only the sign bit, NaN or not, as the
+/// evaluator and the CPU do.
 struct NegateAsSignFlip : mlir::OpRewritePattern<mlir::arith::NegFOp> {
   using OpRewritePattern::OpRewritePattern;
   mlir::LogicalResult
@@ -215,13 +217,26 @@ struct NegateAsSignFlip : mlir::OpRewritePattern<mlir::arith::NegFOp> {
     auto type = llvm::dyn_cast<mlir::FloatType>(op.getType());
     if (!type)
       return rewriter.notifyMatchFailure(op, "not a scalar float");
+    // truncf(negf(extf x)) with x and the result of one 16-bit type: flip
+    // x's sign and replace the truncf.
+    mlir::Value operand = op.getOperand();
+    mlir::Operation *replaced = op;
+    if (auto ext = operand.getDefiningOp<mlir::arith::ExtFOp>();
+        ext && op->hasOneUse()) {
+      auto trunc = llvm::dyn_cast<mlir::arith::TruncFOp>(*op->user_begin());
+      if (trunc && trunc.getType() == ext.getIn().getType()) {
+        operand = ext.getIn();
+        replaced = trunc;
+        type = llvm::cast<mlir::FloatType>(trunc.getType());
+      }
+    }
     unsigned bits = type.getWidth();
     if (bits != 16 && bits != 32 && bits != 64)
       return rewriter.notifyMatchFailure(op, "not 16, 32 or 64 bits");
     mlir::Location loc = op.getLoc();
     auto integer = rewriter.getIntegerType(bits);
     mlir::Value x =
-        rewriter.create<mlir::arith::BitcastOp>(loc, integer, op.getOperand());
+        rewriter.create<mlir::arith::BitcastOp>(loc, integer, operand);
     std::string width = std::to_string(bits);
     const char *reg = bits == 16 ? "h" : bits == 32 ? "r" : "l";
     std::string mask = bits == 16   ? "0x8000"
@@ -236,7 +251,10 @@ struct NegateAsSignFlip : mlir::OpRewritePattern<mlir::arith::NegFOp> {
                 /*has_side_effects=*/false, /*is_align_stack=*/false,
                 mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr())
             .getResult(0);
-    rewriter.replaceOpWithNewOp<mlir::arith::BitcastOp>(op, type, flipped);
+    rewriter.replaceOpWithNewOp<mlir::arith::BitcastOp>(replaced, type,
+                                                        flipped);
+    if (replaced != op)
+      rewriter.eraseOp(op);
     return mlir::success();
   }
 };
