@@ -60,12 +60,33 @@ func.func @kernel(%x: f32, %y: f64) -> (f32, f64)
 // not the CPU's integer code: that code leaves out its NaN test after a
 // product, which is right only where arithmetic keeps a NaN's payload (x86;
 // PTX returns the canonical NaN 0x7fffffff, which the rounding bias would
-// carry into -0).
+// carry into -0). (A product of an f32 value: one of two bf16 values is a
+// bf16 multiply, below.)
 // CHECK-LABEL: llvm.func @kernel(
 // CHECK: llvm.fmul
 // CHECK-NOT: llvm.lshr
 // CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
 // CHECK: llvm.bitcast %{{.*}} : bf16 to i16
+func.func @kernel(%x: bf16, %y: f32) -> bf16
+    attributes {tessel.gpu_kernel, tessel.num_threads = 32 : i64, tessel.num_blocks = 1 : i64} {
+  %a = arith.extf %x : bf16 to f32
+  %p = arith.mulf %a, %y : f32
+  %t = arith.truncf %p : f32 to bf16
+  return %t : bf16
+}
+
+// -----
+
+// A product of two bf16 values rounded to bf16 is a bf16 multiply
+// (mul.rn.bf16 from sm_90; the same bits: LowerToLlvm.cpp), on the values'
+// bits (i16 in the llvm dialect) bitcast to bf16 and back; no widening, no
+// rounding.
+// CHECK-LABEL: llvm.func @kernel(
+// CHECK: %[[A:.*]] = llvm.bitcast %{{.*}} : i16 to bf16
+// CHECK: %[[B:.*]] = llvm.bitcast %{{.*}} : i16 to bf16
+// CHECK: %[[P:.*]] = llvm.fmul %[[A]], %[[B]] : bf16
+// CHECK-NOT: llvm.fptrunc
+// CHECK: llvm.bitcast %[[P]] : bf16 to i16
 func.func @kernel(%x: bf16, %y: bf16) -> bf16
     attributes {tessel.gpu_kernel, tessel.num_threads = 32 : i64, tessel.num_blocks = 1 : i64} {
   %a = arith.extf %x : bf16 to f32
