@@ -70,15 +70,25 @@ echo "tests: $(( $(date +%s) - start )) s"
 [[ -n "${OUT:-}" ]] && cat /tmp/gpu-tests.*.log > "$OUT/gpu-tests.log"
 [[ "$only" == tests ]] && exit $status
 
-echo "=== 2. bench/gpu_bench.sh"
-bench/gpu_bench.sh "$build" "$repeat" || status=1
+# Steps 2 to 4, also into a log that bench/gpu_table.py makes a table of.
+bench_log=/tmp/gpu-bench.log
+{
+  echo "=== 2. bench/gpu_bench.sh"
+  bench/gpu_bench.sh "$build" "$repeat" || status=1
 
-echo "=== 3. the GELU 16 times larger"
-sed 's/bf16\[6,512,4096\]/bf16[96,512,4096]/g' examples/gelu.hlo > /tmp/gelu96.hlo
-"$tessel" run /tmp/gelu96.hlo --device gpu --repeat "$repeat" || status=1
-echo "=== 4. with XLA's numerics (--excess-precision: f32 between the ops)"
-for m in examples/gelu.hlo /tmp/gelu96.hlo; do
-  echo "== $m"
-  "$tessel" run "$m" --device gpu --excess-precision --repeat "$repeat" || status=1
-done
+  echo "=== 3. the GELU 16 times larger"
+  sed 's/bf16\[6,512,4096\]/bf16[96,512,4096]/g' examples/gelu.hlo > /tmp/gelu96.hlo
+  echo "== /tmp/gelu96.hlo"
+  "$tessel" run /tmp/gelu96.hlo --device gpu --repeat "$repeat" || status=1
+  echo "=== 4. with XLA's numerics (--excess-precision: f32 between the ops)"
+  for m in examples/gelu.hlo /tmp/gelu96.hlo; do
+    echo "== $m (--excess-precision)"
+    "$tessel" run "$m" --device gpu --excess-precision --repeat "$repeat" || status=1
+  done
+  echo "$status" > /tmp/gpu-bench.status
+} 2>&1 | tee "$bench_log"
+status=$(cat /tmp/gpu-bench.status 2>/dev/null || echo 1)
+echo "=== the table (bench/gpu_table.py)"
+python3 bench/gpu_table.py "$bench_log" || status=1
+[[ -n "${OUT:-}" ]] && cp "$bench_log" "$OUT/gpu-bench.log"
 exit $status
