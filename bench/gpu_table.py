@@ -69,9 +69,10 @@ def parse(text: str) -> List[Row]:
             current.of_peak = int(m.group(1))
         elif m := _CHECK.match(line):
             verdict = m.group(2)
-            if verdict != "bit-exact":
-                verdict = ("within the bound" if "within the bound" in verdict
-                           else verdict)
+            if "FAILED" in verdict:
+                verdict = "**FAILED**"
+            elif "within the bound" in verdict:
+                verdict = "within the bound"
             current.checks.append(verdict)
     return [row for row in rows if row.ms is not None]
 

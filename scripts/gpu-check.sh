@@ -72,6 +72,7 @@ echo "tests: $(( $(date +%s) - start )) s"
 
 # Steps 2 to 4, also into a log that bench/gpu_table.py makes a table of.
 bench_log=/tmp/gpu-bench.log
+rm -f /tmp/gpu-bench.status
 {
   echo "=== 2. bench/gpu_bench.sh"
   bench/gpu_bench.sh "$build" "$repeat" || status=1

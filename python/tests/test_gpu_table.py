@@ -29,6 +29,9 @@ device copy of the same bytes: 0.098 ms, 2750.36 GB/s; the kernels run at 46% of
 device memory peak: 3352 GB/s (memory clock and bus width); the kernels reach 37% of it, the copy 82%
 == bench/codegen/never_timed.hlo
 check output 0 f32[4]: bit-exact
+== bench/codegen/wrong.hlo
+check output 0 f32[4]: 4 of 4 elements differ, at most 16448 ulp (3 absolute), worst at [0]: 0 vs 3: FAILED (4 outside the bound)
+time: 1.000 ms median of 2 runs (the kernels alone, CUDA events), 0.00 GB/s (32 bytes read and written)
 == hand-written CUDA: the same GELU
 hand-written CUDA GELU bf16[6,512,4096]: 0.043 ms median of 20 runs, 1175.53 GB/s (50331648 bytes read and written)
 device copy of the same bytes: 0.024 ms, 2139.95 GB/s; the kernel runs at 55% of copy speed
@@ -43,9 +46,10 @@ time: 0.342 ms median of 20 runs (the kernels alone, CUDA events), 2356.68 GB/s 
 def test_each_timed_case_is_a_row_with_its_figures():
     rows = gpu_table.parse(SAMPLE)
     assert [r.case for r in rows] == [
-        "gelu", "softmax_f32", "hand-written CUDA: GELU bf16[6,512,4096]",
+        "gelu", "softmax_f32", "wrong", "hand-written CUDA: GELU bf16[6,512,4096]",
         "(unnamed)", "gelu96 (--excess-precision)"]
-    gelu, softmax, cuda, unnamed, excess = rows
+    gelu, softmax, wrong, cuda, unnamed, excess = rows
+    assert wrong.checks == ["**FAILED**"]
     assert (gelu.ms, gelu.gbps, gelu.bytes) == (0.028, 1823.61, 50331648)
     assert (gelu.copy_ms, gelu.of_copy, gelu.of_peak) == (0.024, 86, 54)
     assert gelu.checks == ["bit-exact"]
@@ -61,7 +65,7 @@ def test_each_timed_case_is_a_row_with_its_figures():
 def test_the_table_has_a_line_per_row():
     table = gpu_table.markdown(gpu_table.parse(SAMPLE)).splitlines()
     assert table[0].startswith("| case | check |")
-    assert len(table) == 2 + 5
+    assert len(table) == 2 + 6
     assert table[2] == ("| gelu | bit-exact | 50 MB | 0.028 | 1824 | 0.024 "
                         "| 86% | 54% |")
     assert table[-1] == ("| gelu96 (--excess-precision) |  | 805 MB | 0.342 "
