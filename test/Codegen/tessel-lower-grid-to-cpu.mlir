@@ -133,3 +133,35 @@ func.func @warps(%in: tensor<2x32xf32>, %out: tensor<32x2xf32>) -> tensor<32x2xf
   %u = tensor.insert %y into %out[%i, %j] : tensor<32x2xf32>
   return %u : tensor<32x2xf32>
 }
+
+// A phase that is one scf.if on th <= 1 (a map with fewer threads than the
+// launch, as the transpose emitter's squares) loops over threads 0 and 1
+// only; a phase that every thread works in keeps all 8.
+// CHECK-LABEL: func.func @guarded(
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: scf.for %[[BL:.*]] =
+// CHECK:   %[[T:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C8]]
+// CHECK:   %[[C2:.*]] = arith.constant 2 : index
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %[[C2]]
+// CHECK:     scf.if
+func.func @guarded(%in: tensor<8xf32>, %out: tensor<8xf32>) -> tensor<8xf32>
+    attributes {tessel.num_threads = 8 : i64, tessel.num_blocks = 1 : i64} {
+  %th = gpu.thread_id x upper_bound 8
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %tile = tessel.allocate_shared : tensor<8xf32>
+  %x = tensor.extract %in[%th] : tensor<8xf32>
+  %t = tensor.insert %x into %tile[%th] : tensor<8xf32>
+  %s = tessel.sync_threads %t : tensor<8xf32>
+  %low = arith.cmpi sge, %th, %c0 : index
+  %high = arith.cmpi sle, %th, %c1 : index
+  %in_range = arith.andi %low, %high : i1
+  %u = scf.if %in_range -> (tensor<8xf32>) {
+    %y = tensor.extract %s[%th] : tensor<8xf32>
+    %v = tensor.insert %y into %out[%th] : tensor<8xf32>
+    scf.yield %v : tensor<8xf32>
+  } else {
+    scf.yield %out : tensor<8xf32>
+  }
+  return %u : tensor<8xf32>
+}

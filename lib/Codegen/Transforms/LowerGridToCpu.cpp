@@ -54,6 +54,12 @@
 // vectorizer makes SIMD lanes of it; with one loop over th the tile rows
 // of the transpose emitter were moved one element at a time.
 //
+// A phase that is one `scf.if` whose condition bounds the thread id
+// (`th <= K`: a map with fewer threads than the launch, such as the
+// transpose emitter's squares, 64 of 512 threads) loops over threads 0..K
+// only (whole warps when split): the others would only test the
+// condition.
+//
 //===----------------------------------------------------------------------===//
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
@@ -111,6 +117,59 @@ struct ThreadLoop {
   mlir::scf::ForOp loop; ///< the outer loop (warps, when split)
   mlir::Value threadId;
 };
+
+/// The last thread that does any work in a phase, where the phase is one
+/// `scf.if` on a condition that bounds the thread id (`th <= K` among the
+/// conditions it ands), with an else branch that only yields, and the
+/// conditions themselves: a map whose domain has fewer threads than the
+/// launch (the transpose emitter's squares: 64 of 512 threads). The thread
+/// loop then stops after thread K instead of testing the condition for
+/// every other thread (448 empty iterations a tile).
+std::optional<int64_t>
+lastWorkingThread(llvm::ArrayRef<mlir::Operation *> ops) {
+  mlir::scf::IfOp guard;
+  for (mlir::Operation *op : ops) {
+    if (auto ifOp = llvm::dyn_cast<mlir::scf::IfOp>(op)) {
+      if (guard)
+        return std::nullopt;
+      guard = ifOp;
+    } else if (!llvm::isa<mlir::arith::CmpIOp, mlir::arith::AndIOp>(op) &&
+               !op->hasTrait<mlir::OpTrait::ConstantLike>()) {
+      return std::nullopt;
+    }
+  }
+  if (!guard)
+    return std::nullopt;
+  if (!guard.getElseRegion().empty() &&
+      !llvm::isa<mlir::scf::YieldOp>(guard.elseBlock()->front()))
+    return std::nullopt;
+  std::optional<int64_t> last;
+  SmallVector<mlir::Value> pending = {guard.getCondition()};
+  while (!pending.empty()) {
+    mlir::Value v = pending.pop_back_val();
+    if (auto both = v.getDefiningOp<mlir::arith::AndIOp>()) {
+      pending.push_back(both.getLhs());
+      pending.push_back(both.getRhs());
+      continue;
+    }
+    auto cmp = v.getDefiningOp<mlir::arith::CmpIOp>();
+    if (!cmp || !cmp.getLhs().getDefiningOp<mlir::gpu::ThreadIdOp>())
+      continue;
+    auto bound = cmp.getRhs().getDefiningOp<mlir::arith::ConstantIndexOp>();
+    if (!bound)
+      continue;
+    int64_t k = bound.value();
+    using P = mlir::arith::CmpIPredicate;
+    std::optional<int64_t> limit;
+    if (cmp.getPredicate() == P::sle || cmp.getPredicate() == P::ule)
+      limit = k;
+    else if (cmp.getPredicate() == P::slt || cmp.getPredicate() == P::ult)
+      limit = k - 1;
+    if (limit && (!last || *limit < *last))
+      last = limit;
+  }
+  return last;
+}
 
 /// Moves `ops` into a new thread loop in front of `before`. The loop starts
 /// from `loopInits` and yields `carried`; inside it, uses of `inits` (the
@@ -474,11 +533,21 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
       else
         loopInits.push_back(init);
     }
+    // A phase whose threads past K do nothing loops over threads 0..K
+    // only (whole warps when split).
+    mlir::Value phaseCount = outerCount;
+    if (std::optional<int64_t> lastThread = lastWorkingThread(phases[k]);
+        lastThread && *lastThread + 1 < threads) {
+      int64_t count = std::max<int64_t>(*lastThread + 1, 0);
+      if (split)
+        count = (count + kLanes - 1) / kLanes;
+      phaseCount = b.create<mlir::arith::ConstantIndexOp>(loc, count);
+    }
     // The thread loop goes where the builder is; a placeholder marks it.
     auto marker = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
     ThreadLoop threadLoop =
         wrapInThreadLoop(marker, phases[k], carried, inits, loopInits, zero,
-                         one, outerCount, laneCount);
+                         one, phaseCount, laneCount);
     marker.erase();
     if (!last) {
       for (auto [synced, result] :
