@@ -577,48 +577,20 @@ Status CpuExecutable::runPhysical(const std::vector<const void *> &inputs,
   };
   // The steps (ModulePlan.h): kernels, copies, and the selectors of
   // whiles and conditionals read here, on the host.
-  std::function<Status(const std::vector<PlanStep> &)> runSteps =
-      [&](const std::vector<PlanStep> &list) -> Status {
-    for (const PlanStep &step : list) {
-      switch (step.kind) {
-      case PlanStep::Kind::Kernels:
-        if (Status ran = runKernels(step.first, step.last); !ran)
-          return ran;
-        break;
-      case PlanStep::Kind::Copy:
-        for (const auto &[from, to] : step.copies)
-          std::memcpy(buffers[to], buffers[from],
-                      bufferBytes(plan.buffers[to]));
-        break;
-      case PlanStep::Kind::While:
-        for (;;) {
-          if (Status ran = runSteps(step.condition); !ran)
-            return ran;
-          if (*static_cast<const uint8_t *>(buffers[step.selector]) == 0)
-            break;
-          if (Status ran = runSteps(step.body); !ran)
-            return ran;
-        }
-        break;
-      case PlanStep::Kind::Conditional: {
-        int64_t n = static_cast<int64_t>(step.branches.size()), branch;
-        if (plan.buffers[step.selector].elementType == PrimitiveType::Pred) {
-          branch =
-              *static_cast<const uint8_t *>(buffers[step.selector]) ? 0 : 1;
-        } else {
-          int32_t index;
-          std::memcpy(&index, buffers[step.selector], sizeof(index));
-          branch = index < 0 || index >= n ? n - 1 : index;
-        }
-        if (Status ran = runSteps(step.branches[branch]); !ran)
-          return ran;
-        break;
-      }
-      }
-    }
+  StepActions actions;
+  actions.kernels = runKernels;
+  actions.copy = [&](int from, int to) -> Status {
+    std::memcpy(buffers[to], buffers[from], bufferBytes(plan.buffers[to]));
     return {};
   };
-  if (Status ran = runSteps(plan.steps); !ran)
+  actions.readSelector = [&](const PlanStep &step) -> Expected<int64_t> {
+    if (plan.buffers[step.selector].elementType == PrimitiveType::Pred)
+      return *static_cast<const uint8_t *>(buffers[step.selector]);
+    int32_t index;
+    std::memcpy(&index, buffers[step.selector], sizeof(index));
+    return index;
+  };
+  if (Status ran = runSteps(plan, plan.steps, actions); !ran)
     return ran;
   // An output that is an input (or another output) is copied.
   for (size_t i = 0; i < outputs.size(); ++i)

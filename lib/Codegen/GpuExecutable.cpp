@@ -204,15 +204,10 @@ public:
 
   Status prepare(DeviceBuffers &buffers,
                  const std::vector<const void *> &inputs);
-  /// Runs the plan's steps: every kernel, copy and loop, in order.
+  /// Runs the plan's steps (runSteps): every kernel, copy and loop.
   Status launch(const DeviceBuffers &buffers);
   /// Launches kernels [first, last) in order (asynchronously).
   Status launchKernels(const DeviceBuffers &buffers, size_t first, size_t last);
-  Status runSteps(const DeviceBuffers &buffers,
-                  const std::vector<PlanStep> &steps);
-  /// The pred (0 or 1) or s32 value in device buffer `selector`.
-  Expected<int64_t> readSelector(const DeviceBuffers &buffers, int selector,
-                                 const std::string &instruction);
 
   const CudaDriver *driver = nullptr;
   CUmodule module = nullptr;
@@ -276,80 +271,38 @@ Status GpuExecutable::prepare(DeviceBuffers &buffers,
 }
 
 Status GpuExecutable::launch(const DeviceBuffers &buffers) {
-  return runSteps(buffers, plan.steps);
-}
-
-Expected<int64_t> GpuExecutable::readSelector(const DeviceBuffers &buffers,
-                                              int selector,
-                                              const std::string &instruction) {
   const CudaDriver &d = *driver;
-  bool pred = plan.buffers[selector].elementType == PrimitiveType::Pred;
-  // A synchronous copy: it waits for the kernels before it in the stream.
-  unsigned char bytes[4] = {0, 0, 0, 0};
-  if (CUresult r = d.memcpyDtoH(bytes, buffers.pointers[selector],
-                                pred ? 1 : sizeof(int32_t)))
-    return Error("CUDA: reading the " +
-                 std::string(pred ? "pred" : "branch index") + " of " +
-                 instruction + ": " + d.message(r));
-  if (pred)
-    return bytes[0] != 0 ? 1 : 0;
-  int32_t index;
-  std::memcpy(&index, bytes, sizeof(index));
-  return index;
-}
-
-Status GpuExecutable::runSteps(const DeviceBuffers &buffers,
-                               const std::vector<PlanStep> &steps) {
-  const CudaDriver &d = *driver;
-  for (const PlanStep &step : steps) {
-    switch (step.kind) {
-    case PlanStep::Kind::Kernels:
-      if (Status ran = launchKernels(buffers, step.first, step.last); !ran)
-        return ran;
-      break;
-    case PlanStep::Kind::Copy:
-      for (const auto &[from, to] : step.copies) {
-        int64_t bytes = bufferBytes(plan.buffers[to]);
-        if (bytes == 0)
-          continue;
-        if (CUresult r = d.memcpyDtoD(buffers.pointers[to],
-                                      buffers.pointers[from], bytes))
-          return Error("CUDA: copy of buffer " + std::to_string(from) +
-                       " into buffer " + std::to_string(to) + ": " +
-                       d.message(r));
-      }
-      break;
-    case PlanStep::Kind::While:
-      for (;;) {
-        if (Status ran = runSteps(buffers, step.condition); !ran)
-          return ran;
-        Expected<int64_t> more =
-            readSelector(buffers, step.selector, step.instruction);
-        if (!more)
-          return more.error();
-        if (*more == 0)
-          break;
-        if (Status ran = runSteps(buffers, step.body); !ran)
-          return ran;
-      }
-      break;
-    case PlanStep::Kind::Conditional: {
-      Expected<int64_t> value =
-          readSelector(buffers, step.selector, step.instruction);
-      if (!value)
-        return value.error();
-      int64_t n = static_cast<int64_t>(step.branches.size()), branch;
-      if (plan.buffers[step.selector].elementType == PrimitiveType::Pred)
-        branch = *value ? 0 : 1;
-      else // Out of range runs the last branch, as XLA does.
-        branch = *value < 0 || *value >= n ? n - 1 : *value;
-      if (Status ran = runSteps(buffers, step.branches[branch]); !ran)
-        return ran;
-      break;
-    }
-    }
-  }
-  return {};
+  StepActions actions;
+  actions.kernels = [&](size_t first, size_t last) {
+    return launchKernels(buffers, first, last);
+  };
+  actions.copy = [&](int from, int to) -> Status {
+    int64_t bytes = bufferBytes(plan.buffers[to]);
+    if (bytes > 0)
+      if (CUresult r =
+              d.memcpyDtoD(buffers.pointers[to], buffers.pointers[from], bytes))
+        return Error("CUDA: copy of buffer " + std::to_string(from) +
+                     " into buffer " + std::to_string(to) + ": " +
+                     d.message(r));
+    return {};
+  };
+  // A synchronous copy to the host: it waits for the kernels before it in
+  // the stream.
+  actions.readSelector = [&](const PlanStep &step) -> Expected<int64_t> {
+    bool pred = plan.buffers[step.selector].elementType == PrimitiveType::Pred;
+    unsigned char bytes[4] = {0, 0, 0, 0};
+    if (CUresult r = d.memcpyDtoH(bytes, buffers.pointers[step.selector],
+                                  pred ? 1 : sizeof(int32_t)))
+      return Error("CUDA: reading the " +
+                   std::string(pred ? "pred" : "branch index") + " of " +
+                   step.instruction + ": " + d.message(r));
+    if (pred)
+      return bytes[0];
+    int32_t index;
+    std::memcpy(&index, bytes, sizeof(index));
+    return index;
+  };
+  return runSteps(plan, plan.steps, actions);
 }
 
 Status GpuExecutable::launchKernels(const DeviceBuffers &buffers, size_t first,

@@ -1723,6 +1723,50 @@ static void describeStepList(const ModulePlan &plan,
   }
 }
 
+Status runSteps(const ModulePlan &plan, const std::vector<PlanStep> &steps,
+                const StepActions &actions) {
+  for (const PlanStep &step : steps) {
+    switch (step.kind) {
+    case PlanStep::Kind::Kernels:
+      if (Status ran = actions.kernels(step.first, step.last); !ran)
+        return ran;
+      break;
+    case PlanStep::Kind::Copy:
+      for (const auto &[from, to] : step.copies)
+        if (Status copied = actions.copy(from, to); !copied)
+          return copied;
+      break;
+    case PlanStep::Kind::While:
+      for (;;) {
+        if (Status ran = runSteps(plan, step.condition, actions); !ran)
+          return ran;
+        Expected<int64_t> more = actions.readSelector(step);
+        if (!more)
+          return more.error();
+        if (*more == 0)
+          break;
+        if (Status ran = runSteps(plan, step.body, actions); !ran)
+          return ran;
+      }
+      break;
+    case PlanStep::Kind::Conditional: {
+      Expected<int64_t> value = actions.readSelector(step);
+      if (!value)
+        return value.error();
+      int64_t n = static_cast<int64_t>(step.branches.size()), branch;
+      if (plan.buffers[step.selector].elementType == PrimitiveType::Pred)
+        branch = *value != 0 ? 0 : 1;
+      else
+        branch = *value < 0 || *value >= n ? n - 1 : *value;
+      if (Status ran = runSteps(plan, step.branches[branch], actions); !ran)
+        return ran;
+      break;
+    }
+    }
+  }
+  return {};
+}
+
 std::string describeSteps(const ModulePlan &plan) {
   if (plan.steps.size() <= 1 &&
       (plan.steps.empty() || plan.steps[0].kind == PlanStep::Kind::Kernels))

@@ -102,6 +102,7 @@
 #include "tessel/Hlo/HloModule.h"
 #include "tessel/Support/Expected.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -232,6 +233,24 @@ int64_t bufferBytes(const Shape &shape);
 /// The steps of `plan` as text, one line per step, indented per level
 /// (--emit=partition): "" when they are the kernels in order.
 std::string describeSteps(const ModulePlan &plan);
+
+/// What a backend does for each kind of step, for runSteps: launch or run
+/// kernels [first, last), copy buffer `from` into buffer `to` (as many
+/// bytes as `to` has), and read a while's or conditional's selector on the
+/// host (its raw value: a pred[] buffer's byte, an s32[] buffer's value).
+struct StepActions {
+  std::function<Status(size_t first, size_t last)> kernels;
+  std::function<Status(int from, int to)> copy;
+  std::function<Expected<int64_t>(const PlanStep &step)> readSelector;
+};
+
+/// Runs `steps` of `plan` with `actions`: kernels and copies in order, a
+/// while's condition then body while its pred is true, a conditional's
+/// branch (a pred: true runs branch 0; an index outside [0, N): the last
+/// branch, as XLA and the evaluator do). The CPU's and the GPU's
+/// executables share it.
+Status runSteps(const ModulePlan &plan, const std::vector<PlanStep> &steps,
+                const StepActions &actions);
 
 /// What every backend's executable shares: its plan, the sizes and shapes
 /// of its buffers from the plan, and run() as the logical arguments to
