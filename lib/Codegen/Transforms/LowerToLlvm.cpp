@@ -259,7 +259,17 @@ struct NegateAsSignFlip : mlir::OpRewritePattern<mlir::arith::NegFOp> {
   }
 };
 
-mlir::Type bf16AsInteger(mlir::Type type);
+/// The integer type of the same shape as a bf16 type (scalar or vector),
+/// or null for other types.
+mlir::Type bf16AsInteger(mlir::Type type) {
+  auto vector = llvm::dyn_cast<mlir::VectorType>(type);
+  mlir::Type element = vector ? vector.getElementType() : type;
+  if (!element.isBF16())
+    return nullptr;
+  mlir::Type i16 = mlir::IntegerType::get(type.getContext(), 16);
+  return vector ? mlir::Type(mlir::VectorType::get(vector.getShape(), i16))
+                : i16;
+}
 
 /// On the GPU, an add, subtract or multiply of two bf16 values computed in
 /// f32 and rounded to bf16 (`truncf(op(extf a, extf b))`, how the elemental
@@ -400,18 +410,6 @@ mlir::LogicalResult checkGpuMath(mlir::ModuleOp module) {
     return mlir::WalkResult::interrupt();
   });
   return mlir::failure(result.wasInterrupted());
-}
-
-/// The integer type of the same shape as a bf16 type (scalar or vector),
-/// or null for other types.
-mlir::Type bf16AsInteger(mlir::Type type) {
-  auto vector = llvm::dyn_cast<mlir::VectorType>(type);
-  mlir::Type element = vector ? vector.getElementType() : type;
-  if (!element.isBF16())
-    return nullptr;
-  mlir::Type i16 = mlir::IntegerType::get(type.getContext(), 16);
-  return vector ? mlir::Type(mlir::VectorType::get(vector.getShape(), i16))
-                : i16;
 }
 
 /// A bf16 constant becomes an LLVM constant of its bits (i16), as every
