@@ -165,3 +165,27 @@ func.func @guarded(%in: tensor<8xf32>, %out: tensor<8xf32>) -> tensor<8xf32>
   }
   return %u : tensor<8xf32>
 }
+
+// The else branch does work too (every thread writes): all 8 threads.
+// CHECK-LABEL: func.func @else_works(
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-NOT: arith.constant 2 : index
+// CHECK: scf.for %[[BL:.*]] =
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %[[C8]] step
+// CHECK:     scf.if
+func.func @else_works(%in: tensor<8xf32>, %out: tensor<8xf32>) -> tensor<8xf32>
+    attributes {tessel.num_threads = 8 : i64, tessel.num_blocks = 1 : i64} {
+  %th = gpu.thread_id x upper_bound 8
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %low = arith.cmpi sle, %th, %c1 : index
+  %u = scf.if %low -> (tensor<8xf32>) {
+    %y = tensor.extract %in[%th] : tensor<8xf32>
+    %v = tensor.insert %y into %out[%th] : tensor<8xf32>
+    scf.yield %v : tensor<8xf32>
+  } else {
+    %v = tensor.insert %zero into %out[%th] : tensor<8xf32>
+    scf.yield %v : tensor<8xf32>
+  }
+  return %u : tensor<8xf32>
+}

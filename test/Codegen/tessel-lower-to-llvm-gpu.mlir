@@ -98,6 +98,45 @@ func.func @kernel(%x: bf16, %y: bf16) -> bf16
 
 // -----
 
+// A product by an f32 constant that bf16 holds exactly (0.75) is a bf16
+// multiply; by one it does not (0.1), the product stays f32 and rounds.
+// CHECK-LABEL: llvm.func @kernel(
+// CHECK: llvm.fmul %{{.*}}, %{{.*}} : bf16
+// CHECK: llvm.fmul %{{.*}}, %{{.*}} : f32
+// CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
+func.func @kernel(%x: bf16) -> (bf16, bf16)
+    attributes {tessel.gpu_kernel, tessel.num_threads = 32 : i64, tessel.num_blocks = 1 : i64} {
+  %a = arith.extf %x : bf16 to f32
+  %exact = arith.constant 0.75 : f32
+  %p = arith.mulf %a, %exact : f32
+  %t = arith.truncf %p : f32 to bf16
+  %inexact = arith.constant 0.1 : f32
+  %q = arith.mulf %a, %inexact : f32
+  %u = arith.truncf %q : f32 to bf16
+  return %t, %u : bf16, bf16
+}
+
+// -----
+
+// Negation is an xor of the sign bit in inline PTX (neg.f32 may return
+// another NaN); a bf16 negation as emitted, truncf(negf(extf x)), is an
+// xor of x's 16 bits with no widening or rounding.
+// CHECK-LABEL: llvm.func @kernel(
+// CHECK-NOT: llvm.fneg
+// CHECK: llvm.inline_asm "xor.b32 $0, $1, 0x80000000;", "=r,r"
+// CHECK: llvm.inline_asm "xor.b16 $0, $1, 0x8000;", "=h,h"
+// CHECK-NOT: llvm.fptrunc
+func.func @kernel(%x: f32, %y: bf16) -> (f32, bf16)
+    attributes {tessel.gpu_kernel, tessel.num_threads = 32 : i64, tessel.num_blocks = 1 : i64} {
+  %n = arith.negf %x : f32
+  %w = arith.extf %y : bf16 to f32
+  %m = arith.negf %w : f32
+  %t = arith.truncf %m : f32 to bf16
+  return %n, %t : f32, bf16
+}
+
+// -----
+
 // Integer maximum and minimum are a compare and a select in inline PTX:
 // ptxas of CUDA 13.0 (sm_90) drops a negation when it fuses max.s32 of
 // negated values into a three-input VIMNMX3.
