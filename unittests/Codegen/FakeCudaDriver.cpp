@@ -6,8 +6,9 @@
 // its grid and block, and its arguments (as many as the kernel's `.entry`
 // declares in the PTX, each as `#N`: the Nth allocation, counting from 0).
 // `fakeCudaLog()` returns what happened, one call per line, so that a test
-// checks the executable's use of the driver without a GPU. Device 0 says it is
-// an sm_90 with a 2619 MHz, 5120-bit memory.
+// checks the executable's use of the driver without a GPU;
+// `fakeCudaFailNext(name)` makes the next call of a copy fail. Device 0 says it
+// is an sm_90 with a 2619 MHz, 5120-bit memory.
 //
 //===----------------------------------------------------------------------===//
 #include <cstdint>
@@ -57,9 +58,27 @@ bool isAllocated(uintptr_t p, size_t bytes) {
 
 } // namespace
 
+/// The entry point whose next call fails (fakeCudaFailNext), "" for none.
+std::string &failNext() {
+  static std::string name;
+  return name;
+}
+constexpr CUresult kIllegalAddress = 700;
+
+/// Whether this call of `name` is to fail (once).
+bool failing(const char *name) {
+  if (failNext() != name)
+    return false;
+  failNext().clear();
+  return true;
+}
+
 extern "C" {
 
 const char *fakeCudaLog() { return log().c_str(); }
+/// The next call of entry point `name` (cuMemcpyDtoH_v2 or
+/// cuMemcpyDtoD_v2) fails, as after an illegal address in a kernel.
+void fakeCudaFailNext(const char *name) { failNext() = name; }
 static int allocationCount = 0;
 void fakeCudaClearLog() {
   log().clear();
@@ -162,6 +181,8 @@ CUresult cuMemcpyHtoD_v2(uintptr_t dst, const void *src, size_t bytes) {
   return kSuccess;
 }
 CUresult cuMemcpyDtoH_v2(void *dst, uintptr_t src, size_t bytes) {
+  if (failing("cuMemcpyDtoH_v2"))
+    return kIllegalAddress;
   if (!isAllocated(src, bytes))
     return kInvalidValue;
   std::memcpy(dst, reinterpret_cast<void *>(src), bytes);
@@ -169,6 +190,8 @@ CUresult cuMemcpyDtoH_v2(void *dst, uintptr_t src, size_t bytes) {
   return kSuccess;
 }
 CUresult cuMemcpyDtoD_v2(uintptr_t dst, uintptr_t src, size_t bytes) {
+  if (failing("cuMemcpyDtoD_v2"))
+    return kIllegalAddress;
   if (!isAllocated(dst, bytes) || !isAllocated(src, bytes))
     return kInvalidValue;
   std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src),
@@ -212,7 +235,9 @@ CUresult cuEventElapsedTime(float *ms, void *, void *) {
   return kSuccess;
 }
 CUresult cuGetErrorString(CUresult result, const char **text) {
-  *text = result == kInvalidValue ? "fake: invalid value" : "fake: error";
+  *text = result == kInvalidValue     ? "fake: invalid value"
+          : result == kIllegalAddress ? "fake: an illegal memory access"
+                                      : "fake: error";
   return kSuccess;
 }
 

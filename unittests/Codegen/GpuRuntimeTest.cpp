@@ -173,6 +173,28 @@ ENTRY e {
   EXPECT_EQ(launchesAndReads(takeLog()),
             "kernel_0 copy copy kernel_1 kernel_2 pred");
 
+  // A failed copy or pred read (after a kernel's illegal access, say)
+  // stops the run with the driver's message and what was being done.
+  void *library = dlopen(TESSEL_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_TRUE(library);
+  auto failNext = reinterpret_cast<void (*)(const char *)>(
+      dlsym(library, "fakeCudaFailNext"));
+  ASSERT_TRUE(failNext);
+  failNext("cuMemcpyDtoH_v2");
+  Expected<Literal> unread = loop->run({x});
+  ASSERT_FALSE(unread);
+  EXPECT_EQ(unread.error().message,
+            "CUDA: reading the pred of %w (condition %cond, body %body): "
+            "fake: an illegal memory access");
+  failNext("cuMemcpyDtoD_v2");
+  Expected<Literal> uncopied = loop->run({x});
+  ASSERT_FALSE(uncopied);
+  EXPECT_EQ(uncopied.error().message,
+            "CUDA: copy of buffer 1 into buffer 2: fake: an illegal memory "
+            "access");
+  dlclose(library);
+  takeLog();
+
   std::shared_ptr<Executable> called = compile(R"(HloModule m
 negated {
   a = f32[4] parameter(0)
