@@ -9,6 +9,11 @@
 //              streaming-store copy, split over the same threads
 //   eigen      Eigen's tensor shuffle of the same permutation (the tiling
 //              written as reshape + shuffle), on a thread pool of the same size
+//   plain      the plain hand-written loop of PlainReference.cpp
+//   hptt       with --hptt LIB: HPTT's plan of the same permutation, for the
+//              4- and 8-byte cases (bench/build-hptt-peer.sh builds LIB from
+//              a checkout of HPTT; --hptt-tune lets HPTT time its candidates
+//              when planning instead of choosing by its model)
 //
 // Runs are interleaved (copy, tessel, eigen, copy, ...) and each figure is
 // the median of its runs, so that the machine's drifting bandwidth hits all
@@ -20,6 +25,7 @@
 //                              [--streaming-threshold BYTES]
 //                              [--dst-offset BYTES] [--cpu-time]
 //                              [--case 'SHAPE FROM TO']
+//                              [--hptt LIB [--hptt-tune]]
 //
 // --dst-offset places tessel's destination that many bytes past a page
 // boundary (16: what np.empty and std::string give), to measure the
@@ -55,6 +61,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <dlfcn.h>
 #include <functional>
 #include <memory>
 #include <string>
@@ -79,6 +86,9 @@ struct FreeDeleter {
 using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
 
 /// A page-aligned buffer, touched so that page faults stay out of timings.
+/// Every fourth byte has bit 6 clear, so that seen as little-endian f32 or
+/// f64 the contents are finite (no NaN whose payload a float copy might
+/// change: HPTT's kernels multiply by alpha).
 Buffer allocate(int64_t bytes, uint8_t fill) {
   int64_t rounded = (bytes + 4095) / 4096 * 4096;
   auto *p = static_cast<uint8_t *>(std::aligned_alloc(4096, rounded));
@@ -88,7 +98,7 @@ Buffer allocate(int64_t bytes, uint8_t fill) {
     std::exit(1);
   }
   for (int64_t i = 0; i < rounded; ++i)
-    p[i] = static_cast<uint8_t>(fill + i * 7);
+    p[i] = static_cast<uint8_t>((fill + i * 7) & (i % 4 == 3 ? 0xbf : 0xff));
   return Buffer(p);
 }
 
@@ -207,6 +217,8 @@ void eigenShuffle(const Eigen::ThreadPoolDevice &device, const EigenShuffle &s,
     return eigenShuffleN<T, 4>(device, s, src, dst);
   case 5:
     return eigenShuffleN<T, 5>(device, s, src, dst);
+  case 6:
+    return eigenShuffleN<T, 6>(device, s, src, dst);
   default:
     std::fprintf(stderr, "relayout-bench: eigen rank %zu not built\n",
                  s.dims.size());
@@ -225,6 +237,45 @@ void runEigen(int elementBytes, const Eigen::ThreadPoolDevice &device,
     return eigenShuffle<uint32_t>(device, s, src, dst);
   default:
     return eigenShuffle<uint64_t>(device, s, src, dst);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// HPTT, loaded at run time (HpttPeer.cpp)
+//===----------------------------------------------------------------------===//
+
+struct Hptt {
+  void *(*plan)(const int *, int, const long long *, int, const void *, void *,
+                int, int) = nullptr;
+  void (*execute)(void *) = nullptr;
+  void (*free)(void *) = nullptr;
+  bool tune = false;
+  explicit operator bool() const { return plan != nullptr; }
+};
+
+Hptt gHptt;
+
+/// Loads the library bench/build-hptt-peer.sh builds; exits with a message
+/// when it is not one.
+void loadHptt(const char *path) {
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    std::fprintf(stderr, "relayout-bench: --hptt: %s\n", dlerror());
+    std::exit(2);
+  }
+  gHptt.plan =
+      reinterpret_cast<decltype(gHptt.plan)>(dlsym(lib, "tessel_hptt_plan"));
+  gHptt.execute = reinterpret_cast<decltype(gHptt.execute)>(
+      dlsym(lib, "tessel_hptt_execute"));
+  gHptt.free =
+      reinterpret_cast<decltype(gHptt.free)>(dlsym(lib, "tessel_hptt_free"));
+  if (!gHptt.plan || !gHptt.execute || !gHptt.free) {
+    std::fprintf(stderr,
+                 "relayout-bench: --hptt: %s has no tessel_hptt_plan, "
+                 "tessel_hptt_execute and tessel_hptt_free (build it with "
+                 "bench/build-hptt-peer.sh)\n",
+                 path);
+    std::exit(2);
   }
 }
 
@@ -423,6 +474,11 @@ std::vector<Case> cases() {
                    in.shape = "f32[" + dims({r, c}) + "]";
                    in.from = "{1,0:T(8,128)}";
                    in.to = "{0,1:T(8,128)}";
+                   // Row r = 128 r2 + 8 r1 + r0, column c = 128 c2 + 8 c1 +
+                   // c0: the source's tiles hold [r2, r1, c2, r0, c1, c0],
+                   // the destination's [c2, c1, r2, c0, r1, r0].
+                   in.eigen = EigenShuffle{{r / 128, 16, c / 128, 8, 16, 8},
+                                           {2, 4, 0, 5, 1, 3}};
                    return in;
                  }});
   return all;
@@ -448,7 +504,7 @@ struct Options {
 };
 
 struct Result {
-  double tessel = 0, copy = 0, eigen = 0, plain = 0;
+  double tessel = 0, copy = 0, eigen = 0, plain = 0, hptt = 0;
   std::string kernel;
 };
 
@@ -493,6 +549,20 @@ Result measure(const Instance &in, int threads, const Options &opts) {
   bool runsEigen = in.eigen && in.padTo.empty() && !gCpuTime;
   bool runsPlain = static_cast<bool>(in.plain);
   Buffer plainDst = allocate(runsPlain ? dstBytes : 1, 4);
+  // HPTT has float types only; it writes its own buffer, checked against
+  // tessel's output below.
+  void *hpttPlan = nullptr;
+  Buffer hpttDst = allocate(1, 5);
+  if (gHptt && in.eigen && in.padTo.empty() &&
+      (elementBytes == 4 || elementBytes == 8)) {
+    hpttDst = allocate(dstBytes, 5);
+    std::vector<long long> d(in.eigen->dims.begin(), in.eigen->dims.end());
+    hpttPlan = gHptt.plan(in.eigen->perm.data(),
+                          static_cast<int>(in.eigen->perm.size()), d.data(),
+                          elementBytes, src.get(), hpttDst.get(), threads,
+                          gHptt.tune ? 1 : 0);
+  }
+  bool runsHptt = hpttPlan != nullptr;
   auto runTessel = [&] {
     if (Status e = plan->execute(src.get(), srcBytes, dst, dstBytes); !e) {
       std::fprintf(stderr, "relayout-bench: %s\n", e.error().message.c_str());
@@ -516,8 +586,19 @@ Result measure(const Instance &in, int threads, const Options &opts) {
       std::exit(1);
     }
   }
+  if (runsHptt) {
+    runTessel();
+    gHptt.execute(hpttPlan);
+    if (std::memcmp(dst, hpttDst.get(), dstBytes) != 0) {
+      std::fprintf(stderr,
+                   "relayout-bench: HPTT disagrees with tessel on %s %s -> "
+                   "%s\n",
+                   in.shape.c_str(), in.from.c_str(), in.to.c_str());
+      std::exit(1);
+    }
+  }
 
-  std::vector<double> tTessel, tMemcpy, tStream, tEigen, tPlain;
+  std::vector<double> tTessel, tMemcpy, tStream, tEigen, tPlain, tHptt;
   double spent = 0;
   for (int run = 0; run < opts.minRuns || spent < opts.minTime; ++run) {
     double a = seconds([&] {
@@ -541,6 +622,11 @@ Result measure(const Instance &in, int threads, const Options &opts) {
       tPlain.push_back(e);
       spent += e;
     }
+    if (runsHptt) {
+      double h = seconds([&] { gHptt.execute(hpttPlan); });
+      tHptt.push_back(h);
+      spent += h;
+    }
     if (run > 200)
       break;
   }
@@ -552,6 +638,10 @@ Result measure(const Instance &in, int threads, const Options &opts) {
     r.eigen = (srcBytes + dstBytes) * gb / median(tEigen);
   if (runsPlain)
     r.plain = (srcBytes + dstBytes) * gb / median(tPlain);
+  if (runsHptt) {
+    r.hptt = (srcBytes + dstBytes) * gb / median(tHptt);
+    gHptt.free(hpttPlan);
+  }
   r.kernel = plan->describe();
   return r;
 }
@@ -608,6 +698,10 @@ Options parseArgs(int argc, char **argv) {
       gCpuTime = true;
     else if (a == "--case")
       o.customCase = next();
+    else if (a == "--hptt")
+      loadHptt(next());
+    else if (a == "--hptt-tune")
+      gHptt.tune = true;
     else if (a == "--streaming-threshold")
       o.streamingThreshold = std::atoll(next());
     else if (a == "--dst-offset") {
@@ -622,9 +716,14 @@ Options parseArgs(int argc, char **argv) {
                            "[--threads 1,2] [--filter TEXT] [--min-runs N] "
                            "[--min-time SECONDS] [--streaming-threshold BYTES] "
                            "[--dst-offset BYTES] [--cpu-time] "
-                           "[--case 'SHAPE FROM TO']\n");
+                           "[--case 'SHAPE FROM TO'] [--hptt LIB "
+                           "[--hptt-tune]]\n");
       std::exit(a == "--help" || a == "-h" ? 0 : 2);
     }
+  }
+  if (gHptt.tune && !gHptt) {
+    std::fprintf(stderr, "relayout-bench: --hptt-tune needs --hptt LIB\n");
+    std::exit(2);
   }
   if (o.threads.empty()) {
     int64_t all = std::max(1u, std::thread::hardware_concurrency());
@@ -723,9 +822,9 @@ int main(int argc, char **argv) {
                 cpuModel().c_str(), isa.c_str(), levels.c_str(), plain::isa(),
                 static_cast<long long>(opts.dstOffset));
   if (!opts.json)
-    std::printf("%-28s %5s %3s %8s %8s %6s %8s %7s %8s %7s  %s\n", "case",
+    std::printf("%-28s %5s %3s %8s %8s %6s %8s %7s %8s %7s%s  %s\n", "case",
                 "MiB", "thr", "tessel", "copy", "ratio", "eigen", "t/eigen",
-                "plain", "t/plain", "kernel");
+                "plain", "t/plain", gHptt ? "     hptt  t/hptt" : "", "kernel");
   std::vector<Case> all = cases();
   std::vector<int64_t> sizes = opts.sizes;
   if (!opts.customCase.empty()) {
@@ -745,19 +844,20 @@ int main(int argc, char **argv) {
           return gbs > 0 ? std::to_string(gbs) : std::string("null");
         };
         if (opts.json) {
-          std::printf(
-              "{\"case\": \"%s\", \"mib\": %lld, \"threads\": %lld, "
-              "\"shape\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", "
-              "\"tessel_gbs\": %.3f, \"copy_gbs\": %.3f, "
-              "\"eigen_gbs\": %s, \"plain_gbs\": %s, \"kernel\": \"%s\", "
-              "\"reshape\": [%s], \"perm\": [%s], \"pad_to\": [%s]}\n",
-              c.name, static_cast<long long>(mib),
-              static_cast<long long>(threads), in.shape.c_str(),
-              in.from.c_str(), in.to.c_str(), r.tessel, r.copy,
-              optional(r.eigen).c_str(), optional(r.plain).c_str(),
-              r.kernel.c_str(), in.eigen ? join(in.eigen->dims).c_str() : "",
-              in.eigen ? join(in.eigen->perm).c_str() : "",
-              join(in.padTo).c_str());
+          std::printf("{\"case\": \"%s\", \"mib\": %lld, \"threads\": %lld, "
+                      "\"shape\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", "
+                      "\"tessel_gbs\": %.3f, \"copy_gbs\": %.3f, "
+                      "\"eigen_gbs\": %s, \"plain_gbs\": %s, \"hptt_gbs\": %s, "
+                      "\"kernel\": \"%s\", "
+                      "\"reshape\": [%s], \"perm\": [%s], \"pad_to\": [%s]}\n",
+                      c.name, static_cast<long long>(mib),
+                      static_cast<long long>(threads), in.shape.c_str(),
+                      in.from.c_str(), in.to.c_str(), r.tessel, r.copy,
+                      optional(r.eigen).c_str(), optional(r.plain).c_str(),
+                      optional(r.hptt).c_str(), r.kernel.c_str(),
+                      in.eigen ? join(in.eigen->dims).c_str() : "",
+                      in.eigen ? join(in.eigen->perm).c_str() : "",
+                      join(in.padTo).c_str());
         } else {
           std::printf("%-28s %5lld %3lld %8.2f %8.2f %5.0f%% ", c.name,
                       static_cast<long long>(mib),
@@ -770,6 +870,10 @@ int main(int argc, char **argv) {
           if (r.plain > 0)
             std::printf(" %8.2f %6.2fx", r.plain, r.tessel / r.plain);
           else
+            std::printf(" %8s %7s", "-", "-");
+          if (r.hptt > 0)
+            std::printf(" %8.2f %6.2fx", r.hptt, r.tessel / r.hptt);
+          else if (gHptt)
             std::printf(" %8s %7s", "-", "-");
           std::printf("  %s\n", r.kernel.c_str());
         }

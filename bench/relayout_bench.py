@@ -8,11 +8,15 @@ prints the CPU, the instruction set level tessel ran at, and the Markdown
 table that BENCHMARKS.md records (TESSEL_ISA=sse2|avx2|avx512 caps the level):
 
     .venv/bin/python bench/relayout_bench.py [--repeat 3] [--sizes 4,64,256]
+        [--hptt build/bench/libhptt-peer.so [--hptt-tune]]
 
 With --repeat N the whole C++ run is repeated N times and each figure is the
 median over the repeats (the machines are shared and their bandwidth drifts);
 ratios are taken within a repeat, then their median is printed.
 Options after `--` go to relayout-bench (e.g. `-- --filter f32`).
+--hptt adds HPTT as a peer for the f32 cases (bench/build-hptt-peer.sh builds
+the library from a checkout of HPTT's sources; --hptt-tune lets HPTT time its
+candidates when it plans).
 """
 
 import argparse
@@ -70,6 +74,9 @@ def main():
     parser.add_argument("--build", default=str(ROOT / "build"))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sizes", default="4,64,256")
+    parser.add_argument("--hptt", help="libhptt-peer.so (bench/build-hptt-peer.sh)")
+    parser.add_argument("--hptt-tune", action="store_true",
+                        help="HPTT times its candidates when planning")
     parser.add_argument("rest", nargs="*", help="arguments for relayout-bench")
     opts = parser.parse_args()
     binary = Path(opts.build) / "bench" / "relayout-bench"
@@ -77,7 +84,12 @@ def main():
         sys.exit(f"relayout_bench.py: {binary} not found; build it with "
                  f"`ninja -C {opts.build} relayout-bench`")
 
-    runs = [run_cpp(binary, ["--sizes", opts.sizes, *opts.rest])
+    extra = []
+    if opts.hptt:
+        extra += ["--hptt", opts.hptt] + (["--hptt-tune"] if opts.hptt_tune else [])
+    elif opts.hptt_tune:
+        sys.exit("relayout_bench.py: --hptt-tune needs --hptt LIB")
+    runs = [run_cpp(binary, ["--sizes", opts.sizes, *extra, *opts.rest])
             for _ in range(opts.repeat)]
     header = runs[0][0]
     repeats = [rows for _, rows in runs]
@@ -87,8 +99,10 @@ def main():
     numpy_cache = {}
     print("| case | MiB | threads | tessel GB/s | best copy GB/s | tessel/copy "
           "| plain GB/s | tessel/plain | Eigen GB/s | tessel/Eigen "
-          "| numpy GB/s | tessel/numpy | kernel |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "| numpy GB/s | tessel/numpy |"
+          + (" HPTT GB/s | tessel/HPTT |" if opts.hptt else "") + " kernel |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+          + ("---:|---:|" if opts.hptt else "") + "---|")
     for i, row in enumerate(repeats[0]):
         rows = [rep[i] for rep in repeats]
         key = (row["case"], row["mib"])
@@ -113,9 +127,17 @@ def main():
                           f"{med(lambda r: r['tessel_gbs'] / r['plain_gbs']):.2f}x")
         else:
             plain_cols = "- | -"
+        hptt_cols = ""
+        if opts.hptt:
+            if row.get("hptt_gbs") is not None:
+                hptt = med(lambda r: r["hptt_gbs"])
+                hptt_cols = (f"{hptt:.2f} | "
+                             f"{med(lambda r: r['tessel_gbs'] / r['hptt_gbs']):.2f}x | ")
+            else:
+                hptt_cols = "- | - | "
         print(f"| {row['case']} | {row['mib']} | {row['threads']} | "
               f"{tessel:.2f} | {copy:.2f} | {100 * ratio:.0f}% | {plain_cols} | "
-              f"{eigen_cols} | {numpy_cols} | "
+              f"{eigen_cols} | {numpy_cols} | {hptt_cols}"
               f"{row['kernel']} |")
         sys.stdout.flush()
 

@@ -1,0 +1,201 @@
+//===- TransposePattern.cpp - A transpose's memory traffic alone ----------===//
+//
+// How fast can this machine's memory serve a transpose at all? This program
+// moves whole 64-byte lines in exactly the order a blocked 2-D transpose of
+// a 64 MiB (or --mib) matrix reads and writes them, but copies each line
+// unchanged instead of transposing the elements inside: no shuffles, no
+// registers to spill, only the access pattern. For element size E a square
+// of 64/E rows x 64 bytes is read (one line from each of 64/E source rows)
+// and written as 64/E lines of 64/E destination rows, squares in blocks of
+// B x B elements; the destination is written with streaming stores, as
+// tessel's kernels do for outputs past the caches.
+//
+// A transpose kernel cannot beat its pattern: when tessel's transpose runs
+// near the pattern's speed, the kernel is not what limits it, the memory
+// system is (BENCHMARKS.md, "The transposes' memory pattern").
+//
+//   build/bench/transpose-pattern [--mib 64] [--runs 9] [--prefetch]
+//
+// --prefetch also runs each pattern with the next block's source lines
+// prefetched (into L2) while the current block is moved. Runs of the copy
+// and the patterns are interleaved and each figure is the median, with the
+// ratio to the best copy of the same bytes (the faster of memcpy and a
+// streaming copy, one thread).
+//
+//===----------------------------------------------------------------------===//
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
+
+namespace {
+
+struct FreeDeleter {
+  void operator()(void *p) const { std::free(p); }
+};
+
+/// One 64-byte line from `src` to `dst`, streamed where SSE2 allows.
+inline void moveLine(uint8_t *dst, const uint8_t *src) {
+#if defined(__SSE2__)
+  const auto *s = reinterpret_cast<const __m128i *>(src);
+  auto *d = reinterpret_cast<__m128i *>(dst);
+  __m128i a = _mm_load_si128(s), b = _mm_load_si128(s + 1);
+  __m128i c = _mm_load_si128(s + 2), e = _mm_load_si128(s + 3);
+  _mm_stream_si128(d, a);
+  _mm_stream_si128(d + 1, b);
+  _mm_stream_si128(d + 2, c);
+  _mm_stream_si128(d + 3, e);
+#else
+  std::memcpy(dst, src, 64);
+#endif
+}
+
+inline void fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+inline void prefetchL2(const uint8_t *p) {
+#if defined(__SSE2__)
+  _mm_prefetch(reinterpret_cast<const char *>(p), _MM_HINT_T1);
+#else
+  (void)p;
+#endif
+}
+
+/// The lines of an n x n matrix of `e`-byte elements in a blocked
+/// transpose's order: blocks of `block` x `block` elements, squares of
+/// 64/e x 64/e elements inside them.
+void pattern(const uint8_t *src, uint8_t *dst, int64_t n, int64_t e,
+             int64_t block, bool prefetch) {
+  int64_t rowBytes = n * e, square = 64 / e;
+  for (int64_t r0 = 0; r0 < n; r0 += block)
+    for (int64_t c0 = 0; c0 < n; c0 += block) {
+      if (prefetch) {
+        int64_t nr = r0, nc = c0 + block;
+        if (nc >= n) {
+          nc = 0;
+          nr += block;
+        }
+        if (nr < n)
+          for (int64_t r = nr; r < nr + block; ++r)
+            for (int64_t c = nc * e; c < (nc + block) * e; c += 64)
+              prefetchL2(src + r * rowBytes + c);
+      }
+      for (int64_t j = c0; j < c0 + block; j += square)
+        for (int64_t i = r0; i < r0 + block; i += square)
+          // Source rows i.., line at column j -> destination rows j..,
+          // line at column i.
+          for (int64_t k = 0; k < square; ++k)
+            moveLine(dst + (j + k) * rowBytes + i * e,
+                     src + (i + k) * rowBytes + j * e);
+    }
+  fence();
+}
+
+double seconds(const std::function<void()> &run) {
+  auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+[[noreturn]] void usage(int status) {
+  std::fprintf(status ? stderr : stdout,
+               "usage: transpose-pattern [--mib N] [--runs N] [--prefetch]\n");
+  std::exit(status);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int64_t mib = 64, runs = 9;
+  bool prefetch = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--mib" || a == "--runs") {
+      long long v = i + 1 < argc ? std::atoll(argv[++i]) : 0;
+      if (v <= 0) {
+        std::fprintf(stderr, "transpose-pattern: %s needs a positive number\n",
+                     a.c_str());
+        return 2;
+      }
+      (a == "--mib" ? mib : runs) = v;
+    } else if (a == "--prefetch") {
+      prefetch = true;
+    } else {
+      usage(a == "--help" || a == "-h" ? 0 : 2);
+    }
+  }
+
+  std::printf("%-4s %6s %9s %9s %9s %6s\n", "elem", "block", "prefetch",
+              "copy GB/s", "pattern", "ratio");
+  for (int64_t e : {8, 4, 2, 1}) {
+    // The largest square n x n of e-byte elements within `mib` MiB.
+    int64_t n = 64;
+    while (4 * n * n * e <= (mib << 20))
+      n *= 2;
+    int64_t bytes = n * n * e;
+    std::unique_ptr<uint8_t, FreeDeleter> src(
+        static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
+    std::unique_ptr<uint8_t, FreeDeleter> dst(
+        static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
+    if (!src || !dst) {
+      std::fprintf(stderr, "transpose-pattern: out of memory\n");
+      return 1;
+    }
+    std::memset(src.get(), 1, bytes);
+    std::memset(dst.get(), 2, bytes);
+    int64_t square = 64 / e;
+    for (int64_t block : {square, 4 * square, 16 * square}) {
+      if (block > n)
+        continue;
+      for (bool pf : {false, true}) {
+        if (pf && !prefetch)
+          continue;
+        std::vector<double> tStream, tMemcpy, tPattern;
+        auto stream = [&] {
+          for (int64_t i = 0; i < bytes; i += 64)
+            moveLine(dst.get() + i, src.get() + i);
+          fence();
+        };
+        auto copy = [&] { std::memcpy(dst.get(), src.get(), bytes); };
+        stream();
+        copy();
+        pattern(src.get(), dst.get(), n, e, block, pf);
+        for (int64_t r = 0; r < runs; ++r) {
+          tStream.push_back(seconds(stream));
+          tMemcpy.push_back(seconds(copy));
+          tPattern.push_back(
+              seconds([&] { pattern(src.get(), dst.get(), n, e, block, pf); }));
+        }
+        double gb = 2.0 * static_cast<double>(bytes) * 1e-9;
+        double c = std::min(median(tStream), median(tMemcpy));
+        double p = median(tPattern);
+        std::printf("%-4lld %6lld %9s %9.2f %9.2f %5.0f%%\n",
+                    static_cast<long long>(e), static_cast<long long>(block),
+                    pf ? "yes" : "no", gb / c, gb / p, 100 * c / p);
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
