@@ -105,6 +105,22 @@ void pattern(const uint8_t *src, uint8_t *dst, int64_t n, int64_t e,
   fence();
 }
 
+/// Whether `dst` holds, at each line of destination row j and columns
+/// [i, i + 64/e), the line of source row i + (j mod 64/e) at column j rounded
+/// down to 64/e: the line a transpose's square moves there.
+bool movesEveryLine(const uint8_t *src, const uint8_t *dst, int64_t n,
+                    int64_t e) {
+  int64_t rowBytes = n * e, square = 64 / e;
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < n; i += square) {
+      int64_t j0 = j / square * square;
+      const uint8_t *want = src + (i + j - j0) * rowBytes + j0 * e;
+      if (std::memcmp(dst + j * rowBytes + i * e, want, 64) != 0)
+        return false;
+    }
+  return true;
+}
+
 double seconds(const std::function<void()> &run) {
   auto start = std::chrono::steady_clock::now();
   run();
@@ -162,8 +178,11 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "transpose-pattern: out of memory\n");
       return 1;
     }
+    // Each source line starts with its own number, so that the pattern can
+    // be checked to move every line exactly where a transpose would.
     std::memset(src.get(), 1, bytes);
-    std::memset(dst.get(), 2, bytes);
+    for (int64_t line = 0; line < bytes / 64; ++line)
+      std::memcpy(src.get() + line * 64, &line, sizeof line);
     int64_t square = 64 / e;
     for (int64_t block : {square, 4 * square, 16 * square}) {
       if (block > n)
@@ -178,9 +197,18 @@ int main(int argc, char **argv) {
           fence();
         };
         auto copy = [&] { std::memcpy(dst.get(), src.get(), bytes); };
+        std::memset(dst.get(), 0xff, bytes);
+        pattern(src.get(), dst.get(), n, e, block, pf);
+        if (!movesEveryLine(src.get(), dst.get(), n, e)) {
+          std::fprintf(stderr,
+                       "transpose-pattern: the %lld-byte pattern with "
+                       "blocks of %lld did not move every line\n",
+                       static_cast<long long>(e),
+                       static_cast<long long>(block));
+          return 1;
+        }
         stream();
         copy();
-        pattern(src.get(), dst.get(), n, e, block, pf);
         for (int64_t r = 0; r < runs; ++r) {
           tStream.push_back(seconds(stream));
           tMemcpy.push_back(seconds(copy));
