@@ -14,13 +14,15 @@
 // near the pattern's speed, the kernel is not what limits it, the memory
 // system is (BENCHMARKS.md, "The transposes' memory pattern").
 //
-//   build/bench/transpose-pattern [--mib 64] [--runs 9] [--prefetch]
+//   build/bench/transpose-pattern [--mib 64] [--runs 9] [--threads 1]
+//                                 [--prefetch]
 //
 // --prefetch also runs each pattern with the next block's source lines
 // prefetched (into L2) while the current block is moved. Runs of the copy
 // and the patterns are interleaved and each figure is the median, with the
 // ratio to the best copy of the same bytes (the faster of memcpy and a
-// streaming copy, one thread).
+// streaming copy). --threads splits the rows of blocks, and the copies,
+// evenly over that many threads.
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -32,6 +34,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -78,10 +81,11 @@ inline void prefetchL2(const uint8_t *p) {
 /// The lines of an n x n matrix of `e`-byte elements in a blocked
 /// transpose's order: blocks of `block` x `block` elements, squares of
 /// 64/e x 64/e elements inside them.
-void pattern(const uint8_t *src, uint8_t *dst, int64_t n, int64_t e,
-             int64_t block, bool prefetch) {
+/// Rows of blocks [first, last) of them.
+void patternRows(const uint8_t *src, uint8_t *dst, int64_t n, int64_t e,
+                 int64_t block, bool prefetch, int64_t first, int64_t last) {
   int64_t rowBytes = n * e, square = 64 / e;
-  for (int64_t r0 = 0; r0 < n; r0 += block)
+  for (int64_t r0 = first * block; r0 < last * block; r0 += block)
     for (int64_t c0 = 0; c0 < n; c0 += block) {
       if (prefetch) {
         int64_t nr = r0, nc = c0 + block;
@@ -103,6 +107,42 @@ void pattern(const uint8_t *src, uint8_t *dst, int64_t n, int64_t e,
                      src + (i + k) * rowBytes + j * e);
     }
   fence();
+}
+
+/// The whole pattern, rows of blocks split evenly over `threads` threads.
+void pattern(const uint8_t *src, uint8_t *dst, int64_t n, int64_t e,
+             int64_t block, bool prefetch, int64_t threads) {
+  int64_t rows = n / block;
+  std::vector<std::thread> workers;
+  for (int64_t t = 1; t < threads; ++t)
+    workers.emplace_back(patternRows, src, dst, n, e, block, prefetch,
+                         rows * t / threads, rows * (t + 1) / threads);
+  patternRows(src, dst, n, e, block, prefetch, 0, rows / threads);
+  for (std::thread &w : workers)
+    w.join();
+}
+
+/// A copy split evenly over `threads` threads: memcpy, or streaming stores
+/// of 64-byte lines.
+void copy(const uint8_t *src, uint8_t *dst, int64_t bytes, bool streaming,
+          int64_t threads) {
+  auto part = [&](int64_t t) {
+    int64_t lines = bytes / 64;
+    int64_t a = lines * t / threads * 64, b = lines * (t + 1) / threads * 64;
+    if (!streaming) {
+      std::memcpy(dst + a, src + a, b - a);
+      return;
+    }
+    for (int64_t i = a; i < b; i += 64)
+      moveLine(dst + i, src + i);
+    fence();
+  };
+  std::vector<std::thread> workers;
+  for (int64_t t = 1; t < threads; ++t)
+    workers.emplace_back(part, t);
+  part(0);
+  for (std::thread &w : workers)
+    w.join();
 }
 
 /// Whether `dst` holds, at each line of destination row j and columns
@@ -136,25 +176,26 @@ double median(std::vector<double> v) {
 
 [[noreturn]] void usage(int status) {
   std::fprintf(status ? stderr : stdout,
-               "usage: transpose-pattern [--mib N] [--runs N] [--prefetch]\n");
+               "usage: transpose-pattern [--mib N] [--runs N] [--threads N] "
+               "[--prefetch]\n");
   std::exit(status);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  int64_t mib = 64, runs = 9;
+  int64_t mib = 64, runs = 9, threads = 1;
   bool prefetch = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--mib" || a == "--runs") {
+    if (a == "--mib" || a == "--runs" || a == "--threads") {
       long long v = i + 1 < argc ? std::atoll(argv[++i]) : 0;
       if (v <= 0) {
         std::fprintf(stderr, "transpose-pattern: %s needs a positive number\n",
                      a.c_str());
         return 2;
       }
-      (a == "--mib" ? mib : runs) = v;
+      (a == "--mib" ? mib : a == "--runs" ? runs : threads) = v;
     } else if (a == "--prefetch") {
       prefetch = true;
     } else {
@@ -191,14 +232,15 @@ int main(int argc, char **argv) {
         if (pf && !prefetch)
           continue;
         std::vector<double> tStream, tMemcpy, tPattern;
-        auto stream = [&] {
-          for (int64_t i = 0; i < bytes; i += 64)
-            moveLine(dst.get() + i, src.get() + i);
-          fence();
+        auto stream = [&] { copy(src.get(), dst.get(), bytes, true, threads); };
+        auto memcpyAll = [&] {
+          copy(src.get(), dst.get(), bytes, false, threads);
         };
-        auto copy = [&] { std::memcpy(dst.get(), src.get(), bytes); };
+        auto run = [&] {
+          pattern(src.get(), dst.get(), n, e, block, pf, threads);
+        };
         std::memset(dst.get(), 0xff, bytes);
-        pattern(src.get(), dst.get(), n, e, block, pf);
+        run();
         if (!movesEveryLine(src.get(), dst.get(), n, e)) {
           std::fprintf(stderr,
                        "transpose-pattern: the %lld-byte pattern with "
@@ -208,12 +250,11 @@ int main(int argc, char **argv) {
           return 1;
         }
         stream();
-        copy();
+        memcpyAll();
         for (int64_t r = 0; r < runs; ++r) {
           tStream.push_back(seconds(stream));
-          tMemcpy.push_back(seconds(copy));
-          tPattern.push_back(
-              seconds([&] { pattern(src.get(), dst.get(), n, e, block, pf); }));
+          tMemcpy.push_back(seconds(memcpyAll));
+          tPattern.push_back(seconds(run));
         }
         double gb = 2.0 * static_cast<double>(bytes) * 1e-9;
         double c = std::min(median(tStream), median(tMemcpy));
