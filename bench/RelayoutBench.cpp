@@ -417,6 +417,15 @@ std::vector<Case> cases() {
                    in.plain = plainTranspose(1, 0, strided(r, c), c, 2);
                    return in;
                  }});
+  all.push_back({"s8 transpose 2-D", [](int64_t mib) {
+                   auto [r, c] = square(mib, 1);
+                   Instance in;
+                   in.shape = "s8[" + dims({r, c}) + "]";
+                   in.from = "{1,0}";
+                   in.to = "{0,1}";
+                   in.eigen = EigenShuffle{{r, c}, {1, 0}};
+                   return in;
+                 }});
   // Physical order [a,b,c] -> [c,a,b] and [a,b,c,d] -> [b,d,a,c].
   all.push_back({"f32 permute 3-D (2,0,1)", [](int64_t mib) {
                    int64_t elements = (mib << 20) / 4, a = 1;

@@ -259,6 +259,26 @@ struct ListedRows {
   const uint8_t *const *rows;
   const uint8_t *operator()(int64_t r) const { return rows[r]; }
 };
+
+/// How far ahead of its reads a band prefetches in each of its rows.
+constexpr int64_t kBandAhead = 128;
+
+/// The line kBandAhead bytes past `p` (a band's read in one of its rows)
+/// into L2, for rows at a stride (a permute's); listed rows (a tiled
+/// transpose's, in tiles) prefetch nothing. A band reads a line of each of
+/// 16 to 64 rows per step, more streams than the hardware prefetchers
+/// follow. Issued one row at a time beside the row's own read (the same
+/// prefetches as a burst before the step's reads gained half as much), by
+/// the bands whose steps read each row's line whole: s8 at AVX-512 (its
+/// tile copy) and 4- and 8-byte elements at AVX-512. Measured on the EPYC
+/// VM (Zen 4, thread CPU time, one thread): s8 [8192,8192] 2-D from 28% to
+/// 47% of copy, f32 [4096,4096] 2-D from 51% to 62% (BENCHMARKS.md, "Bands
+/// that prefetch their rows").
+template <class Rows>
+HWY_INLINE void prefetchAhead(const Rows &, const uint8_t *p) {
+  if constexpr (std::is_same_v<Rows, StridedRows>)
+    __builtin_prefetch(p + kBandAhead, 0, 2);
+}
 /// Where a band's destination lines are: line c at base + c * stride, or
 /// listed one by one.
 struct StridedLines {
@@ -278,15 +298,18 @@ struct ListedLines {
 /// leaves in v[i], a whole vector.
 template <class D, class Rows>
 HWY_INLINE void transposeSquare(D d, const Rows &rows, int64_t first,
-                                int64_t offset, hn::Vec<D> *v) {
+                                int64_t offset, hn::Vec<D> *v, bool ahead) {
   using T = hn::TFromD<D>;
   constexpr int64_t W = sizeof(T), K = 16 / W;
   constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D())), groups = L / K;
   using V = hn::Vec<D>;
   const hn::Repartition<uint8_t, D> d8;
   V a[L];
-  for (int r = 0; r < L; ++r)
+  for (int r = 0; r < L; ++r) {
+    if (ahead)
+      prefetchAhead(rows, rows(first + r) + offset);
     a[r] = hn::BitCast(d, hn::LoadU(d8, rows(first + r) + offset));
+  }
   for (int g = 0; g < groups; ++g)
     blockTranspose<D, K>(d, a + g * K);
   for (int c = 0; c < K; ++c) {
@@ -347,10 +370,15 @@ int64_t transposeBandVec(const Rows &rows, const Lines &lines, int64_t columns,
   constexpr int64_t squares = 64 / (L * W);
   int64_t c = 0;
   for (; c + L <= columns; c += L) {
+    // Only where a step reads each row's line whole (64-byte squares): where
+    // two steps read one line, the rows' lines share L1 sets (rows 4 KiB
+    // apart) and the prefetched lines evicted the ones still in use (bf16 at
+    // AVX-512 and AVX2, f32 at AVX2 ran 5-30% slower with it).
+    constexpr bool ahead = L * W == 64;
     if constexpr (bandInRegisters<T>()) {
       hn::Vec<D> v[squares][L];
       for (int64_t q = 0; q < squares; ++q)
-        transposeSquare(d, rows, q * L, c * W, v[q]);
+        transposeSquare(d, rows, q * L, c * W, v[q], ahead);
       for (int64_t i = 0; i < L; ++i)
         for (int64_t q = 0; q < squares; ++q)
           storeLine(d8, hn::BitCast(d8, v[q][i]), lines(c + i) + q * L * W,
@@ -358,7 +386,7 @@ int64_t transposeBandVec(const Rows &rows, const Lines &lines, int64_t columns,
     } else {
       for (int64_t q = 0; q < squares; ++q) {
         hn::Vec<D> v[L];
-        transposeSquare(d, rows, q * L, c * W, v);
+        transposeSquare(d, rows, q * L, c * W, v, ahead);
         for (int64_t i = 0; i < L; ++i)
           storeLine(d8, hn::BitCast(d8, v[i]), lines(c + i) + q * L * W,
                     stream);
@@ -426,8 +454,10 @@ int64_t transposeBandGather(const Rows &rows, const Lines &lines,
       const D8 d8;
       alignas(64) uint8_t tile[Height * 64];
       for (; c + Line <= columns; c += Line) {
-        for (int64_t r = 0; r < Height; ++r)
+        for (int64_t r = 0; r < Height; ++r) {
+          prefetchAhead(rows, rows(r) + c * W);
           hn::Store(hn::LoadU(d8, rows(r) + c * W), d8, tile + r * 64);
+        }
         for (int64_t h = 0; h < Line; h += 16)
           gatherStep<T>(StridedRows{tile + h * W, 64}, 0, lines, c + h, stream);
       }
