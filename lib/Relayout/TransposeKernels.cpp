@@ -707,14 +707,18 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
   const uint8_t *first = src + (srcBase + i * d.srcColumnStride + j) / 2;
   // The same rows' next segment into L2 (two blocks ahead in the chunk's
   // order): the band reads 128 rows at once, which the hardware
-  // prefetchers do not follow.
-  if (j + 2 * width <= d.rows)
-    for (int64_t r = 0; r < 2 * B; ++r)
-      for (int64_t k = 0; k < W; k += 64)
-        __builtin_prefetch(first + r * srcRow + W + k, 0, 2);
+  // prefetchers do not follow. Each pair of rows is prefetched beside its
+  // own reads (as the bands do, HwyKernels.cpp): all 128 rows as a burst
+  // before the reads gained less.
+  bool ahead = j + 2 * width <= d.rows;
   const KernelSet &kernels = *d.kernels;
   for (int64_t q = 0; q < B; ++q) {
     const uint8_t *a = first + 2 * q * srcRow;
+    if (ahead)
+      for (int64_t k = 0; k < W; k += 64) {
+        __builtin_prefetch(a + W + k, 0, 2);
+        __builtin_prefetch(a + srcRow + W + k, 0, 2);
+      }
     kernels.pairNibbles(a, a + srcRow, low + q * W, high + q * W, W);
   }
   int64_t rowBytes = d.dstRowStride / 2;
