@@ -515,6 +515,26 @@ int64_t transposeBandOf(const Rows &rows, const Lines &lines, int64_t columns,
 #elif HWY_TARGET == HWY_AVX2
   if constexpr (sizeof(T) == 2) {
     int64_t c = 0;
+    // Rows a multiple of 4 KiB apart share L1 sets: as at AVX-512, each
+    // line of the band's 32 rows goes to a tile first, its row prefetched
+    // ahead (bf16 [8192,4096] 2-D from 32% to 42% of copy, thread CPU
+    // time, EPYC VM).
+    if constexpr (std::is_same_v<Rows, StridedRows>) {
+      if (rows.stride % 4096 == 0) {
+        const D8 d8;
+        alignas(64) uint8_t tile[32 * 64];
+        for (; c + 32 <= columns; c += 32) {
+          for (int64_t r = 0; r < 32; ++r) {
+            prefetchAhead(rows, rows(r) + c * 2);
+            hn::Store(hn::LoadU(d8, rows(r) + c * 2), d8, tile + r * 64);
+            hn::Store(hn::LoadU(d8, rows(r) + c * 2 + 32), d8,
+                      tile + r * 64 + 32);
+          }
+          halfLineStep(StridedRows{tile, 64}, 0, lines, c, stream);
+          halfLineStep(StridedRows{tile, 64}, 32, lines, c + 16, stream);
+        }
+      }
+    }
     for (; c + 16 <= columns; c += 16)
       halfLineStep(rows, c * 2, lines, c, stream);
     return c;
