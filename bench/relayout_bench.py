@@ -61,6 +61,16 @@ def numpy_gbs(row, runs=5):
     return moved / statistics.median(times) / 1e9
 
 
+def peer_cols(rows, key, digits):
+    """'GB/s | tessel/peer' of a peer column over the repeats' rows, the
+    medians of both; '- | -' where the peer did not run."""
+    if rows[0].get(key) is None:
+        return "- | -"
+    gbs = statistics.median(r[key] for r in rows)
+    ratio = statistics.median(r["tessel_gbs"] / r[key] for r in rows)
+    return f"{gbs:.2f} | {ratio:.{digits}f}x"
+
+
 def run_cpp(binary, args):
     """(header, rows): the machine's line, then one line per measurement."""
     out = subprocess.run([str(binary), "--json", *args], check=True,
@@ -113,28 +123,11 @@ def main():
         tessel = med(lambda r: r["tessel_gbs"])
         copy = med(lambda r: r["copy_gbs"])
         ratio = med(lambda r: r["tessel_gbs"] / r["copy_gbs"])
-        if row["eigen_gbs"] is not None:
-            eigen = med(lambda r: r["eigen_gbs"])
-            eigen_cols = (f"{eigen:.2f} | "
-                          f"{med(lambda r: r['tessel_gbs'] / r['eigen_gbs']):.1f}x")
-        else:
-            eigen_cols = "- | -"
+        eigen_cols = peer_cols(rows, "eigen_gbs", 1)
         numpy_cols = (f"{npy:.2f} | {tessel / npy:.1f}x" if npy is not None
                       else "- | -")
-        if row.get("plain_gbs") is not None:
-            plain = med(lambda r: r["plain_gbs"])
-            plain_cols = (f"{plain:.2f} | "
-                          f"{med(lambda r: r['tessel_gbs'] / r['plain_gbs']):.2f}x")
-        else:
-            plain_cols = "- | -"
-        hptt_cols = ""
-        if opts.hptt:
-            if row.get("hptt_gbs") is not None:
-                hptt = med(lambda r: r["hptt_gbs"])
-                hptt_cols = (f"{hptt:.2f} | "
-                             f"{med(lambda r: r['tessel_gbs'] / r['hptt_gbs']):.2f}x | ")
-            else:
-                hptt_cols = "- | - | "
+        plain_cols = peer_cols(rows, "plain_gbs", 2)
+        hptt_cols = peer_cols(rows, "hptt_gbs", 2) + " | " if opts.hptt else ""
         print(f"| {row['case']} | {row['mib']} | {row['threads']} | "
               f"{tessel:.2f} | {copy:.2f} | {100 * ratio:.0f}% | {plain_cols} | "
               f"{eigen_cols} | {numpy_cols} | {hptt_cols}"
