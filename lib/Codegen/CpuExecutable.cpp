@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "ComplexRuntime.h"
 #include "HalfConversionLoops.h"
+#include "InputPrefetch.h"
 #include "ModulePlan.h"
 #include "NvptxBackend.h"
 #include "Pipeline.h"
@@ -21,6 +22,7 @@
 #include "TableLookup.h"
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Codegen/ComputationPartitioner.h"
+#include "tessel/Codegen/FusionEmitter.h"
 #include "tessel/Hlo/ScatterDimensions.h"
 #include "tessel/Hlo/SortDimensions.h"
 #include "tessel/Layout/TiledLayout.h"
@@ -719,26 +721,88 @@ std::vector<StreamedKernel> streamedKernels(const ModulePlan &plan,
   return streamed;
 }
 
-/// translateForHost, plus the streaming copies of `streamed`.
+/// A kernel whose loads from some inputs prefetch the next tile
+/// (InputPrefetch.h): its name and (argument number, bytes ahead).
+struct PrefetchedKernel {
+  std::string name;
+  std::vector<std::pair<unsigned, int64_t>> inputs;
+};
+
+/// The kernels of `plan` whose input loads prefetch (InputPrefetch.h): the
+/// transpose emitter's on the CPU's own launch, unless they run as a
+/// relayout, where their inputs take at least the relayouts' streaming
+/// threshold; each input with as many elements as the transpose's operand
+/// (read tile by tile as it is) prefetches one tile width ahead, the
+/// tile's columns times its element size. TESSEL_PREFETCH=0 or 1 decides
+/// instead of the size (tests, comparisons).
+std::vector<PrefetchedKernel> prefetchedKernels(const ModulePlan &plan,
+                                                const CompileOptions &options) {
+  std::vector<PrefetchedKernel> prefetched;
+  const char *mode = std::getenv("TESSEL_PREFETCH");
+  bool force = mode && *mode;
+  if ((force && mode[0] != '1') || options.target != Target::Cpu)
+    return prefetched;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const PlannedKernel &kernel = plan.kernels[k];
+    FusionAnalysis analysis =
+        analyzeFusion(*kernel.computation, kernel.outputIndices);
+    if (analysis.kind != EmitterKind::Transpose || !analysis.hero ||
+        explainedMove(plan, k, options))
+      continue;
+    const NormalizedTranspose &n = analysis.transpose;
+    int64_t cols = getTransposeLaunch(*analysis.hero, n, Target::Cpu)
+                       .tileShape[n.minor()] -
+                   1;
+    int64_t elements = 1, bytes = 0;
+    for (int64_t d : n.dims)
+      elements *= d;
+    PrefetchedKernel p{kernel.name, {}};
+    for (size_t i = 0; i < kernel.inputs.size(); ++i) {
+      const Shape &shape = plan.buffers[kernel.inputs[i]];
+      int64_t count = 1;
+      for (int64_t d : shape.dims)
+        count *= d;
+      int64_t width = byteWidth(shape.elementType);
+      if (count != elements || width < 1)
+        continue;
+      bytes += bufferBytes(shape);
+      p.inputs.push_back({static_cast<unsigned>(i), cols * width});
+    }
+    if (p.inputs.empty() ||
+        (!force && bytes < relayoutDefaultStreamingThreshold()))
+      continue;
+    prefetched.push_back(std::move(p));
+  }
+  return prefetched;
+}
+
+/// translateForHost, with the marks of `prefetched`, plus the streaming
+/// copies of `streamed` (which keep the marks).
 std::unique_ptr<llvm::Module>
 translateWithCopies(mlir::Operation *module, llvm::LLVMContext &context,
                     llvm::TargetMachine &machine,
-                    const std::vector<StreamedKernel> &streamed) {
+                    const std::vector<StreamedKernel> &streamed,
+                    const std::vector<PrefetchedKernel> &prefetched) {
   std::unique_ptr<llvm::Module> llvmModule =
       translateForHost(module, context, machine);
-  if (llvmModule)
-    for (const StreamedKernel &kernel : streamed)
-      addStreamingCopy(*llvmModule, kernel.name, kStreamSuffix, kernel.outputs);
+  if (!llvmModule)
+    return llvmModule;
+  for (const PrefetchedKernel &kernel : prefetched)
+    markInputPrefetches(*llvmModule, kernel.name, kernel.inputs);
+  for (const StreamedKernel &kernel : streamed)
+    addStreamingCopy(*llvmModule, kernel.name, kStreamSuffix, kernel.outputs);
   return llvmModule;
 }
 
-/// -O3 for `machine`, then the streaming copies' stores marked.
+/// -O3 for `machine`, then the marked kernels' prefetches added and the
+/// streaming copies' stores marked.
 std::function<llvm::Error(llvm::Module *)>
 optimizer(llvm::TargetMachine *machine) {
   auto optimize = mlir::makeOptimizingTransformer(3, 0, machine);
   return [optimize](llvm::Module *module) -> llvm::Error {
     if (llvm::Error error = optimize(module))
       return error;
+    addInputPrefetches(*module);
     markStreamingStores(*module);
     return llvm::Error::success();
   };
@@ -816,10 +880,12 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
   // The options hold function_refs: the callables live in the executable.
   llvm::TargetMachine *target = machine->get();
   std::vector<StreamedKernel> streamed = streamedKernels(exe->plan, options);
+  std::vector<PrefetchedKernel> prefetched =
+      prefetchedKernels(exe->plan, options);
   exe->optimize = optimizer(target);
-  exe->build = [target, streamed](mlir::Operation *op,
-                                  llvm::LLVMContext &context) {
-    return translateWithCopies(op, context, *target, streamed);
+  exe->build = [target, streamed, prefetched](mlir::Operation *op,
+                                              llvm::LLVMContext &context) {
+    return translateWithCopies(op, context, *target, streamed, prefetched);
   };
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = exe->optimize;
@@ -1191,7 +1257,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
     return machine.error();
   llvm::LLVMContext llvmContext;
   auto llvmModule = translateWithCopies(**mlirModule, llvmContext, **machine,
-                                        streamedKernels(*plan, options));
+                                        streamedKernels(*plan, options),
+                                        prefetchedKernels(*plan, options));
   if (!llvmModule)
     return Error("translation to LLVM IR failed");
   auto optimize = optimizer(machine->get());

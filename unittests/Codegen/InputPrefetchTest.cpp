@@ -1,0 +1,169 @@
+//===- InputPrefetchTest.cpp - Prefetching the next tile's input rows -----===//
+//
+// Which loads of a marked kernel get a prefetch (parsed LLVM IR, printed
+// back), and that a transpose fusion compiled with the prefetches gives the
+// evaluator's bits, while the size gate leaves small transposes alone.
+//
+//===----------------------------------------------------------------------===//
+#include "InputPrefetch.h"
+#include "KernelCheck.h"
+
+#include "tessel/Codegen/Compiler.h"
+#include "tessel/Hlo/HloEvaluator.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace tessel;
+
+namespace {
+
+/// @k loads a vector from %in at element %i, a scalar from %in, a vector
+/// from %other (masked, as at a tile's ragged edge) and one from %out.
+const char *kLoads = R"(
+declare <8 x float> @llvm.masked.load.v8f32.p0(ptr, i32, <8 x i1>, <8 x float>)
+define <8 x float> @k(ptr %in, ptr %other, ptr %out, i64 %i, <8 x i1> %m) {
+  %p = getelementptr float, ptr %in, i64 %i
+  %v = load <8 x float>, ptr %p, align 4
+  %s = load float, ptr %in, align 4
+  %q = getelementptr float, ptr %other, i64 %i
+  %w = call <8 x float> @llvm.masked.load.v8f32.p0(ptr %q, i32 4, <8 x i1> %m, <8 x float> poison)
+  %r = getelementptr float, ptr %out, i64 %i
+  %x = load <8 x float>, ptr %r, align 4
+  %a = fadd <8 x float> %v, %w
+  %b = fadd <8 x float> %a, %x
+  %c = insertelement <8 x float> %b, float %s, i64 0
+  ret <8 x float> %c
+}
+)";
+
+/// The module after markInputPrefetches(@k, inputs) and
+/// addInputPrefetches, and how many prefetches were added.
+std::string prefetched(const std::vector<std::pair<unsigned, int64_t>> &inputs,
+                       int &added) {
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(kLoads, diagnostic, context);
+  EXPECT_TRUE(module) << diagnostic.getMessage().str();
+  if (!module)
+    return "";
+  markInputPrefetches(*module, "k", inputs);
+  added = addInputPrefetches(*module);
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  module->print(os, nullptr);
+  return printed;
+}
+
+int count(const std::string &text, const std::string &what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(InputPrefetchTest, VectorLoadsOfListedInputsOnly) {
+  int added = 0;
+  std::string text = prefetched({{0, 512}, {1, 64}}, added);
+  // The vector loads from %in and %other (masked); not the scalar one, not
+  // %out's.
+  EXPECT_EQ(added, 2) << text;
+  EXPECT_EQ(count(text, "call void @llvm.prefetch.p0("), 2) << text;
+  EXPECT_NE(text.find("getelementptr i8, ptr %p, i64 512"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("getelementptr i8, ptr %q, i64 64"), std::string::npos)
+      << text;
+  // Read, into L2, data.
+  EXPECT_EQ(count(text, "i32 0, i32 2, i32 1)"), 2) << text;
+  EXPECT_NE(text.find("noinline"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"tessel-prefetch-inputs\"=\"0:512,1:64\""),
+            std::string::npos)
+      << text;
+}
+
+TEST(InputPrefetchTest, NothingWithoutInputs) {
+  int added = -1;
+  std::string text = prefetched({}, added);
+  EXPECT_EQ(added, 0);
+  EXPECT_EQ(count(text, "llvm.prefetch"), 0) << text;
+  EXPECT_EQ(count(text, "tessel-prefetch-inputs"), 0) << text;
+}
+
+/// The LLVM IR of `module` with TESSEL_PREFETCH set to `mode` (empty: the
+/// size decides).
+Expected<std::string> llvmWith(const HloModule &module, const char *mode) {
+  const char *saved = std::getenv("TESSEL_PREFETCH");
+  std::string previous = saved ? saved : "";
+  setenv("TESSEL_PREFETCH", mode, 1);
+  Expected<std::string> text =
+      emitHloModule(module, EmitKind::Llvm, CompileOptions());
+  if (saved)
+    setenv("TESSEL_PREFETCH", previous.c_str(), 1);
+  else
+    unsetenv("TESSEL_PREFETCH");
+  return text;
+}
+
+/// An s8 transpose fusion: its tile is 64 rows of 256 bytes, so the loads
+/// of its input prefetch 256 bytes ahead when asked (TESSEL_PREFETCH=1),
+/// not when small (the size decides) or TESSEL_PREFETCH=0; compiled with
+/// them, it gives the evaluator's bits.
+TEST(InputPrefetchTest, TransposeTilesPrefetchTheNextTile) {
+  const char *text = R"(
+HloModule prefetched
+fused {
+  %p = s8[300,520] parameter(0)
+  %n = s8[300,520] negate(%p)
+  %t = s8[520,300] transpose(%n), dimensions={1,0}
+  ROOT %a = s8[520,300] abs(%t)
+}
+ENTRY e {
+  %x = s8[300,520] parameter(0)
+  ROOT %f = s8[520,300] fusion(%x), kind=kInput, calls=fused
+}
+)";
+  auto module = parseTestModule(text);
+  ASSERT_TRUE(module);
+  Expected<std::string> on = llvmWith(*module, "1");
+  Expected<std::string> sized = llvmWith(*module, "");
+  Expected<std::string> off = llvmWith(*module, "0");
+  ASSERT_TRUE(on && sized && off);
+  EXPECT_GT(count(*on, "call void @llvm.prefetch.p0("), 0);
+  EXPECT_NE(on->find("i64 256\n"), std::string::npos);
+  EXPECT_EQ(count(*sized, "llvm.prefetch"), 0);
+  EXPECT_EQ(count(*off, "llvm.prefetch"), 0);
+
+  const char *saved = std::getenv("TESSEL_PREFETCH");
+  std::string previous = saved ? saved : "";
+  setenv("TESSEL_PREFETCH", "1", 1);
+  Expected<std::shared_ptr<Executable>> exe =
+      Executable::compile(*module, CompileOptions());
+  if (saved)
+    setenv("TESSEL_PREFETCH", previous.c_str(), 1);
+  else
+    unsetenv("TESSEL_PREFETCH");
+  ASSERT_TRUE(exe) << exe.error().message;
+  std::vector<Literal> arguments = randomArguments(*module, 5);
+  Expected<Literal> want = evaluateHloModule(*module, arguments);
+  ASSERT_TRUE(want) << want.error().message;
+  size_t bytes =
+      static_cast<size_t>(want->elementCount() * want->elementBytes());
+  std::vector<uint8_t> out(bytes);
+  RunOptions run;
+  run.threads = 2;
+  Status ran = (*exe)->runPhysical({arguments[0].data()}, {out.data()}, run);
+  ASSERT_TRUE(ran) << ran.error().message;
+  EXPECT_EQ(std::memcmp(out.data(), want->data(), bytes), 0);
+}
+
+} // namespace
