@@ -269,16 +269,17 @@ constexpr int64_t kBandAhead = 128;
 /// 16 to 64 rows per step, more streams than the hardware prefetchers
 /// follow. Issued one row at a time beside the row's own read (the same
 /// prefetches as a burst before the step's reads gained half as much), by
-/// the bands whose steps read each row's line whole: s8 at AVX-512 (its
-/// tile copy) and 4- and 8-byte elements at AVX-512. Measured on the EPYC
-/// VM (Zen 4, thread CPU time, one thread): s8 [8192,8192] 2-D from 28% to
-/// 47% of copy, f32 [4096,4096] 2-D from 51% to 62% (BENCHMARKS.md, "Bands
-/// that prefetch their rows").
+/// the bands whose steps read each row's line whole: the 1- and 2-byte
+/// bands' tile copies (rows 4 KiB apart) and 4- and 8-byte elements at
+/// AVX-512. Measured on the EPYC VM (Zen 4, thread CPU time, one thread,
+/// 64 MiB): s8 2-D from 31% to 45% of copy, f32 2-D from 55% to 62%, f32
+/// 4-D from 34% to 47% (BENCHMARKS.md, "Bands that prefetch their rows").
 template <class Rows>
 HWY_INLINE void prefetchAhead(const Rows &, const uint8_t *p) {
   if constexpr (std::is_same_v<Rows, StridedRows>)
     __builtin_prefetch(p + kBandAhead, 0, 2);
 }
+
 /// Where a band's destination lines are: line c at base + c * stride, or
 /// listed one by one.
 struct StridedLines {
