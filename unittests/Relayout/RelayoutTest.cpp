@@ -346,10 +346,11 @@ TEST(Relayout, PermuteFastPathsAgreeWithTheReference) {
       {"f64[70,45]{1,0}", "f64[70,45]{0,1}"},
       {"bf16[33,65]{1,0}", "bf16[33,65]{0,1}"},
       {"s8[35,70]{1,0}", "s8[35,70]{0,1}"},
-      // Source rows 4 KiB apart: the avx512 s8 and bf16 bands copy them to
-      // a tile (and prefetch them).
+      // Source rows 4 KiB apart: the s8 and bf16 bands (and f32's at avx2)
+      // copy them to a tile (and prefetch them).
       {"s8[70,4096]{1,0}", "s8[70,4096]{0,1}"},
       {"bf16[40,2048]{1,0}", "bf16[40,2048]{0,1}"},
+      {"f32[40,1024]{1,0}", "f32[40,1024]{0,1}"},
       {"u8[129,17]{0,1}", "u8[129,17]{1,0}"},
       {"f64[17,9]{1,0}", "f64[17,9]{0,1}"},
       {"c128[5,7]{1,0}", "c128[5,7]{0,1}"},
