@@ -348,6 +348,21 @@ template <typename T> constexpr bool bandInRegisters() {
   return squares * L <= (HWY_TARGET == HWY_AVX3 ? 32 : 16);
 }
 
+/// Copies the line at byte `offset` of each of a band's `height` rows into
+/// `tile` (64 bytes a row), each row prefetched ahead as it goes: the tiles
+/// of the bands whose rows are a multiple of 4 KiB apart, which would
+/// otherwise share one L1 set.
+template <class Rows>
+HWY_INLINE void copyLinesToTile(const Rows &rows, int64_t offset,
+                                int64_t height, uint8_t *tile) {
+  const D8 d8;
+  for (int64_t r = 0; r < height; ++r) {
+    prefetchAhead(rows, rows(r) + offset);
+    for (int64_t b = 0; b < 64; b += kVector)
+      hn::Store(hn::LoadU(d8, rows(r) + offset + b), d8, tile + r * 64 + b);
+  }
+}
+
 template <class D>
 HWY_INLINE void storeLine(D d, hn::Vec<D> v, uint8_t *p, bool stream) {
   if (stream)
@@ -454,13 +469,9 @@ int64_t transposeBandGather(const Rows &rows, const Lines &lines,
   if constexpr (W <= 2 && std::is_same_v<Rows, StridedRows>) {
     if (rows.stride % 4096 == 0) {
       constexpr int64_t Height = 64 / W, Line = 64 / W;
-      const D8 d8;
       alignas(64) uint8_t tile[Height * 64];
       for (; c + Line <= columns; c += Line) {
-        for (int64_t r = 0; r < Height; ++r) {
-          prefetchAhead(rows, rows(r) + c * W);
-          hn::Store(hn::LoadU(d8, rows(r) + c * W), d8, tile + r * 64);
-        }
+        copyLinesToTile(rows, c * W, Height, tile);
         for (int64_t h = 0; h < Line; h += 16)
           gatherStep<T>(StridedRows{tile + h * W, 64}, 0, lines, c + h, stream);
       }
@@ -522,15 +533,9 @@ int64_t transposeBandOf(const Rows &rows, const Lines &lines, int64_t columns,
     // time, EPYC VM).
     if constexpr (std::is_same_v<Rows, StridedRows>) {
       if (rows.stride % 4096 == 0) {
-        const D8 d8;
         alignas(64) uint8_t tile[32 * 64];
         for (; c + 32 <= columns; c += 32) {
-          for (int64_t r = 0; r < 32; ++r) {
-            prefetchAhead(rows, rows(r) + c * 2);
-            hn::Store(hn::LoadU(d8, rows(r) + c * 2), d8, tile + r * 64);
-            hn::Store(hn::LoadU(d8, rows(r) + c * 2 + 32), d8,
-                      tile + r * 64 + 32);
-          }
+          copyLinesToTile(rows, c * 2, 32, tile);
           halfLineStep(StridedRows{tile, 64}, 0, lines, c, stream);
           halfLineStep(StridedRows{tile, 64}, 32, lines, c + 16, stream);
         }
@@ -547,16 +552,10 @@ int64_t transposeBandOf(const Rows &rows, const Lines &lines, int64_t columns,
   if constexpr (sizeof(T) == 4 && std::is_same_v<Rows, StridedRows> &&
                 std::is_same_v<Lines, StridedLines>) {
     if (rows.stride % 4096 == 0) {
-      const D8 d8;
       alignas(64) uint8_t tile[16 * 64];
       int64_t c = 0;
       for (; c + 16 <= columns; c += 16) {
-        for (int64_t r = 0; r < 16; ++r) {
-          prefetchAhead(rows, rows(r) + c * 4);
-          hn::Store(hn::LoadU(d8, rows(r) + c * 4), d8, tile + r * 64);
-          hn::Store(hn::LoadU(d8, rows(r) + c * 4 + 32), d8,
-                    tile + r * 64 + 32);
-        }
+        copyLinesToTile(rows, c * 4, 16, tile);
         transposeBandVec<T>(StridedRows{tile, 64},
                             StridedLines{lines(c), lines.stride}, 16, stream);
       }

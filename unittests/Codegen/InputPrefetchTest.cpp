@@ -64,27 +64,19 @@ std::string prefetched(const std::vector<std::pair<unsigned, int64_t>> &inputs,
   return printed;
 }
 
-int count(const std::string &text, const std::string &what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos;
-       at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 TEST(InputPrefetchTest, VectorLoadsOfListedInputsOnly) {
   int added = 0;
   std::string text = prefetched({{0, 512}, {1, 64}}, added);
   // The vector loads from %in and %other (masked); not the scalar one, not
   // %out's.
   EXPECT_EQ(added, 2) << text;
-  EXPECT_EQ(count(text, "call void @llvm.prefetch.p0("), 2) << text;
+  EXPECT_EQ(countOccurrences(text, "call void @llvm.prefetch.p0("), 2) << text;
   EXPECT_NE(text.find("getelementptr i8, ptr %p, i64 512"), std::string::npos)
       << text;
   EXPECT_NE(text.find("getelementptr i8, ptr %q, i64 64"), std::string::npos)
       << text;
   // Read, into L2, data.
-  EXPECT_EQ(count(text, "i32 0, i32 2, i32 1)"), 2) << text;
+  EXPECT_EQ(countOccurrences(text, "i32 0, i32 2, i32 1)"), 2) << text;
   EXPECT_NE(text.find("noinline"), std::string::npos) << text;
   EXPECT_NE(text.find("\"tessel-prefetch-inputs\"=\"0:512,1:64\""),
             std::string::npos)
@@ -95,23 +87,15 @@ TEST(InputPrefetchTest, NothingWithoutInputs) {
   int added = -1;
   std::string text = prefetched({}, added);
   EXPECT_EQ(added, 0);
-  EXPECT_EQ(count(text, "llvm.prefetch"), 0) << text;
-  EXPECT_EQ(count(text, "tessel-prefetch-inputs"), 0) << text;
+  EXPECT_EQ(countOccurrences(text, "llvm.prefetch"), 0) << text;
+  EXPECT_EQ(countOccurrences(text, "tessel-prefetch-inputs"), 0) << text;
 }
 
 /// The LLVM IR of `module` with TESSEL_PREFETCH set to `mode` (empty: the
 /// size decides).
 Expected<std::string> llvmWith(const HloModule &module, const char *mode) {
-  const char *saved = std::getenv("TESSEL_PREFETCH");
-  std::string previous = saved ? saved : "";
-  setenv("TESSEL_PREFETCH", mode, 1);
-  Expected<std::string> text =
-      emitHloModule(module, EmitKind::Llvm, CompileOptions());
-  if (saved)
-    setenv("TESSEL_PREFETCH", previous.c_str(), 1);
-  else
-    unsetenv("TESSEL_PREFETCH");
-  return text;
+  ScopedEnv prefetch("TESSEL_PREFETCH", mode);
+  return emitHloModule(module, EmitKind::Llvm, CompileOptions());
 }
 
 /// An s8 transpose fusion: its tile is 64 rows of 256 bytes, so the loads
@@ -138,20 +122,15 @@ ENTRY e {
   Expected<std::string> sized = llvmWith(*module, "");
   Expected<std::string> off = llvmWith(*module, "0");
   ASSERT_TRUE(on && sized && off);
-  EXPECT_GT(count(*on, "call void @llvm.prefetch.p0("), 0);
+  EXPECT_GT(countOccurrences(*on, "call void @llvm.prefetch.p0("), 0);
   EXPECT_NE(on->find("i64 256\n"), std::string::npos);
-  EXPECT_EQ(count(*sized, "llvm.prefetch"), 0);
-  EXPECT_EQ(count(*off, "llvm.prefetch"), 0);
+  EXPECT_EQ(countOccurrences(*sized, "llvm.prefetch"), 0);
+  EXPECT_EQ(countOccurrences(*off, "llvm.prefetch"), 0);
 
-  const char *saved = std::getenv("TESSEL_PREFETCH");
-  std::string previous = saved ? saved : "";
-  setenv("TESSEL_PREFETCH", "1", 1);
-  Expected<std::shared_ptr<Executable>> exe =
-      Executable::compile(*module, CompileOptions());
-  if (saved)
-    setenv("TESSEL_PREFETCH", previous.c_str(), 1);
-  else
-    unsetenv("TESSEL_PREFETCH");
+  Expected<std::shared_ptr<Executable>> exe = [&] {
+    ScopedEnv prefetch("TESSEL_PREFETCH", "1");
+    return Executable::compile(*module, CompileOptions());
+  }();
   ASSERT_TRUE(exe) << exe.error().message;
   std::vector<Literal> arguments = randomArguments(*module, 5);
   Expected<Literal> want = evaluateHloModule(*module, arguments);

@@ -184,6 +184,42 @@ inline std::string checkBothLaunches(const HloModule &module,
   return failures;
 }
 
+/// Sets the environment variable `name` to `value` for its lifetime, then
+/// puts back what was there (or unsets it): the TESSEL_* switches that
+/// tests turn on around one compile.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name(name) {
+    const char *saved = std::getenv(name);
+    had = saved != nullptr;
+    if (had)
+      previous = saved;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had)
+      setenv(name, previous.c_str(), 1);
+    else
+      unsetenv(name);
+  }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+  const char *name;
+  bool had = false;
+  std::string previous;
+};
+
+/// How many times `what` occurs in `text` (overlaps counted).
+inline int countOccurrences(const std::string &text, const std::string &what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
 } // namespace tessel
 
 #endif // TESSEL_UNITTESTS_CODEGEN_KERNELCHECK_H

@@ -65,14 +65,6 @@ std::string streamed(const std::vector<unsigned> &outputs, int &marked) {
   return printed;
 }
 
-int count(const std::string &text, const std::string &what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos;
-       at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 TEST(StreamingStoresTest, AlignedVectorStoresIntoOutputsOnly) {
   int marked = 0;
   std::string text = streamed({1}, marked);
@@ -82,12 +74,13 @@ TEST(StreamingStoresTest, AlignedVectorStoresIntoOutputsOnly) {
   size_t copy = text.find("define void @k_stream");
   ASSERT_NE(copy, std::string::npos) << text;
   std::string original = text.substr(0, copy), stream = text.substr(copy);
-  EXPECT_EQ(count(original, "!nontemporal"), 0) << text;
-  EXPECT_EQ(count(original, "sfence"), 0) << text;
-  EXPECT_EQ(count(stream, "!nontemporal"), 2) << text;
-  EXPECT_EQ(count(stream, "align 64, !nontemporal"), 1) << text;
-  EXPECT_EQ(count(stream, "align 16, !nontemporal"), 1) << text;
-  EXPECT_EQ(count(stream, "call void @llvm.x86.sse.sfence()"), 1) << text;
+  EXPECT_EQ(countOccurrences(original, "!nontemporal"), 0) << text;
+  EXPECT_EQ(countOccurrences(original, "sfence"), 0) << text;
+  EXPECT_EQ(countOccurrences(stream, "!nontemporal"), 2) << text;
+  EXPECT_EQ(countOccurrences(stream, "align 64, !nontemporal"), 1) << text;
+  EXPECT_EQ(countOccurrences(stream, "align 16, !nontemporal"), 1) << text;
+  EXPECT_EQ(countOccurrences(stream, "call void @llvm.x86.sse.sfence()"), 1)
+      << text;
   EXPECT_NE(stream.find("noinline"), std::string::npos) << text;
 }
 
@@ -95,8 +88,8 @@ TEST(StreamingStoresTest, NothingMarkedWithoutOutputs) {
   int marked = -1;
   std::string text = streamed({}, marked);
   EXPECT_EQ(marked, 0);
-  EXPECT_EQ(count(text, "!nontemporal"), 0) << text;
-  EXPECT_EQ(count(text, "sfence"), 0) << text;
+  EXPECT_EQ(countOccurrences(text, "!nontemporal"), 0) << text;
+  EXPECT_EQ(countOccurrences(text, "sfence"), 0) << text;
 }
 
 /// A transpose fusion run with TESSEL_STREAM=1 (so that a small output gets
@@ -114,18 +107,13 @@ ENTRY e {
 )";
   auto module = parseTestModule(text);
   ASSERT_TRUE(module);
-  const char *saved = std::getenv("TESSEL_STREAM");
-  std::string previous = saved ? saved : "";
-  setenv("TESSEL_STREAM", "1", 1);
   CompileOptions options;
+  auto stream = std::make_unique<ScopedEnv>("TESSEL_STREAM", "1");
   Expected<std::string> assembly =
       emitHloModule(*module, EmitKind::Asm, options);
   Expected<std::shared_ptr<Executable>> exe =
       Executable::compile(*module, options);
-  if (saved)
-    setenv("TESSEL_STREAM", previous.c_str(), 1);
-  else
-    unsetenv("TESSEL_STREAM");
+  stream.reset();
   ASSERT_TRUE(assembly) << assembly.error().message;
   ASSERT_TRUE(exe) << exe.error().message;
   EXPECT_NE(assembly->find("kernel_0_stream"), std::string::npos);
