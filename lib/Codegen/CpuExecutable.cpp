@@ -54,6 +54,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 namespace tessel {
@@ -302,6 +303,16 @@ void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
   });
 }
 
+/// A TESSEL_* switch that tests and comparisons set: true for "1...",
+/// false for any other non-empty value, nothing when unset or empty (the
+/// executable decides).
+std::optional<bool> switchFromEnv(const char *name) {
+  const char *mode = std::getenv(name);
+  if (!mode || !*mode)
+    return std::nullopt;
+  return mode[0] == '1';
+}
+
 /// The lookup of kernel `k` over all its elements, in chunks spread over
 /// the workers.
 void runLookup(const TableLookup &lookup, const std::vector<uint64_t> &table,
@@ -312,10 +323,9 @@ void runLookup(const TableLookup &lookup, const std::vector<uint64_t> &table,
   int64_t n = lookup.elements;
   // Streaming stores for outputs past half the last-level cache, as the
   // relayouts do; TESSEL_TABLE_STREAM=0 or 1 decides instead (tests).
-  const char *mode = std::getenv("TESSEL_TABLE_STREAM");
-  bool streaming = mode && *mode ? mode[0] == '1'
-                                 : n * lookup.outputBytes >=
-                                       relayoutDefaultStreamingThreshold();
+  bool streaming = switchFromEnv("TESSEL_TABLE_STREAM")
+                       .value_or(n * lookup.outputBytes >=
+                                 relayoutDefaultStreamingThreshold());
   if (threads <= 1 || n <= kChunk)
     return runTableLookup(lookup, table.data(), in, out, 0, n, streaming);
   arenaFor(threads).execute([&] {
@@ -691,27 +701,38 @@ struct StreamedKernel {
   std::vector<unsigned> outputs;
 };
 
+/// The kernels of `plan` that the transpose emitter compiles (those that
+/// run as a relayout plan are not), with their analyses.
+std::vector<std::pair<size_t, FusionAnalysis>>
+emittedTransposes(const ModulePlan &plan, const CompileOptions &options) {
+  std::vector<std::pair<size_t, FusionAnalysis>> transposes;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const PlannedKernel &kernel = plan.kernels[k];
+    FusionAnalysis analysis =
+        analyzeFusion(*kernel.computation, kernel.outputIndices);
+    if (analysis.kind == EmitterKind::Transpose && analysis.hero &&
+        !explainedMove(plan, k, options))
+      transposes.push_back({k, std::move(analysis)});
+  }
+  return transposes;
+}
+
 /// The kernels of `plan` that get a streaming copy (StreamingStores.h): the
 /// transpose emitter's, where its outputs take at least the relayouts'
-/// streaming threshold (half the last-level cache), unless they run as a
-/// relayout; TESSEL_STREAM=0 or 1 decides instead (tests).
+/// streaming threshold (half the last-level cache); TESSEL_STREAM=0 or 1
+/// decides instead (tests).
 std::vector<StreamedKernel> streamedKernels(const ModulePlan &plan,
                                             const CompileOptions &options) {
   std::vector<StreamedKernel> streamed;
-  const char *mode = std::getenv("TESSEL_STREAM");
-  bool force = mode && *mode;
-  if (force && mode[0] != '1')
+  std::optional<bool> forced = switchFromEnv("TESSEL_STREAM");
+  if (forced == false)
     return streamed;
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+  for (const auto &[k, analysis] : emittedTransposes(plan, options)) {
     const PlannedKernel &kernel = plan.kernels[k];
-    if (analyzeFusion(*kernel.computation, kernel.outputIndices).kind !=
-            EmitterKind::Transpose ||
-        explainedMove(plan, k, options))
-      continue;
     int64_t bytes = 0;
     for (int b : kernel.outputs)
       bytes += bufferBytes(plan.buffers[b]);
-    if (!force && bytes < relayoutDefaultStreamingThreshold())
+    if (!forced && bytes < relayoutDefaultStreamingThreshold())
       continue;
     StreamedKernel s{kernel.name, {}};
     for (size_t i = 0; i < kernel.outputs.size(); ++i)
@@ -729,26 +750,20 @@ struct PrefetchedKernel {
 };
 
 /// The kernels of `plan` whose input loads prefetch (InputPrefetch.h): the
-/// transpose emitter's on the CPU's own launch, unless they run as a
-/// relayout, where their inputs take at least the relayouts' streaming
-/// threshold; each input with as many elements as the transpose's operand
-/// (read tile by tile as it is) prefetches one tile width ahead, the
-/// tile's columns times its element size. TESSEL_PREFETCH=0 or 1 decides
-/// instead of the size (tests, comparisons).
+/// transpose emitter's on the CPU's own launch, where their inputs take at
+/// least the relayouts' streaming threshold; each input with as many
+/// elements as the transpose's operand (read tile by tile as it is)
+/// prefetches one tile width ahead, the tile's columns times its element
+/// size. TESSEL_PREFETCH=0 or 1 decides instead of the size (tests,
+/// comparisons).
 std::vector<PrefetchedKernel> prefetchedKernels(const ModulePlan &plan,
                                                 const CompileOptions &options) {
   std::vector<PrefetchedKernel> prefetched;
-  const char *mode = std::getenv("TESSEL_PREFETCH");
-  bool force = mode && *mode;
-  if ((force && mode[0] != '1') || options.target != Target::Cpu)
+  std::optional<bool> forced = switchFromEnv("TESSEL_PREFETCH");
+  if (forced == false || options.target != Target::Cpu)
     return prefetched;
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+  for (const auto &[k, analysis] : emittedTransposes(plan, options)) {
     const PlannedKernel &kernel = plan.kernels[k];
-    FusionAnalysis analysis =
-        analyzeFusion(*kernel.computation, kernel.outputIndices);
-    if (analysis.kind != EmitterKind::Transpose || !analysis.hero ||
-        explainedMove(plan, k, options))
-      continue;
     const NormalizedTranspose &n = analysis.transpose;
     int64_t cols = getTransposeLaunch(*analysis.hero, n, Target::Cpu)
                        .tileShape[n.minor()] -
@@ -769,7 +784,7 @@ std::vector<PrefetchedKernel> prefetchedKernels(const ModulePlan &plan,
       p.inputs.push_back({static_cast<unsigned>(i), cols * width});
     }
     if (p.inputs.empty() ||
-        (!force && bytes < relayoutDefaultStreamingThreshold()))
+        (!forced && bytes < relayoutDefaultStreamingThreshold()))
       continue;
     prefetched.push_back(std::move(p));
   }

@@ -105,6 +105,16 @@ struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
 
 } // namespace
 
+mlir::Type bf16AsInteger(mlir::Type type) {
+  auto vector = llvm::dyn_cast<mlir::VectorType>(type);
+  mlir::Type element = vector ? vector.getElementType() : type;
+  if (!element.isBF16())
+    return nullptr;
+  mlir::Type i16 = mlir::IntegerType::get(type.getContext(), 16);
+  return vector ? mlir::Type(mlir::VectorType::get(vector.getShape(), i16))
+                : i16;
+}
+
 void populateNativeBf16RoundingPatterns(mlir::RewritePatternSet &patterns) {
   patterns.add<TruncFToBf16>(patterns.getContext(), /*native=*/true);
 }

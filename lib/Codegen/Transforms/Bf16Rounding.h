@@ -24,6 +24,10 @@
 
 namespace tessel {
 
+/// The integer type of the same shape as a bf16 type (i16, or a vector of
+/// i16), or null for other types: how bf16 values are stored and moved.
+mlir::Type bf16AsInteger(mlir::Type type);
+
 /// For CPU kernels: the integer code above.
 void populateBf16RoundingPatterns(mlir::RewritePatternSet &patterns);
 

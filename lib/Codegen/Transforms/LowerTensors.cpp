@@ -34,6 +34,7 @@
 // (shared tiles and constant globals to 16).
 //
 //===----------------------------------------------------------------------===//
+#include "Bf16Rounding.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
@@ -81,13 +82,8 @@ mlir::Type memoryType(mlir::Type type) {
     return mlir::LLVM::LLVMStructType::getLiteral(
         type.getContext(),
         {complex.getElementType(), complex.getElementType()});
-  auto vector = llvm::dyn_cast<mlir::VectorType>(type);
-  mlir::Type element = vector ? vector.getElementType() : type;
-  if (!element.isBF16())
-    return type;
-  mlir::Type i16 = mlir::IntegerType::get(type.getContext(), 16);
-  return vector ? mlir::Type(mlir::VectorType::get(vector.getShape(), i16))
-                : i16;
+  mlir::Type bits = bf16AsInteger(type);
+  return bits ? bits : type;
 }
 
 /// `value` as `type`: a bitcast, or for a complex value and its struct a

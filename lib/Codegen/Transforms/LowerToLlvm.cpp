@@ -259,18 +259,6 @@ struct NegateAsSignFlip : mlir::OpRewritePattern<mlir::arith::NegFOp> {
   }
 };
 
-/// The integer type of the same shape as a bf16 type (scalar or vector),
-/// or null for other types.
-mlir::Type bf16AsInteger(mlir::Type type) {
-  auto vector = llvm::dyn_cast<mlir::VectorType>(type);
-  mlir::Type element = vector ? vector.getElementType() : type;
-  if (!element.isBF16())
-    return nullptr;
-  mlir::Type i16 = mlir::IntegerType::get(type.getContext(), 16);
-  return vector ? mlir::Type(mlir::VectorType::get(vector.getShape(), i16))
-                : i16;
-}
-
 /// On the GPU, an add, subtract or multiply of two bf16 values computed in
 /// f32 and rounded to bf16 (`truncf(op(extf a, extf b))`, how the elemental
 /// emitter writes a bf16 op) is the bf16 op itself: LLVM's NVPTX backend
