@@ -199,33 +199,86 @@ int64_t deinterleaveVec(const uint8_t *in, uint8_t *const *rows, int64_t count,
   StreamRange range;
   if (streaming)
     range = rowsStreamRange(rows, k, count, s);
+  // Each step fills one whole 64-byte line of every destination row with
+  // consecutive stores (two vectors a row at AVX2): with one vector a row
+  // per step, k half-written lines stay open at once. s8 (4,1) untiling on
+  // Zen 3 (AVX2, 64 MiB, one thread) went from 12.2-12.5 to 15.7-16.4 GB/s
+  // in thread CPU time.
+  constexpr int kSteps = static_cast<int>(kLineBytes / kVector);
+  static_assert(kSteps >= 1 && kSteps * kVector == kLineBytes);
   int64_t j = 0;
   if (s == 2 && k == 2) {
     const hn::ScalableTag<uint16_t> d;
-    constexpr int64_t n = kVector / 2;
+    constexpr int64_t n = kVector / 2, line = n * kSteps;
     uint8_t *o0 = rows[0], *o1 = rows[1];
+    for (; j + line <= count; j += line) {
+      bool stream = j + line <= range.end;
+      hn::Vec<decltype(d)> a[kSteps], b[kSteps];
+      for (int u = 0; u < kSteps; ++u)
+        hn::LoadInterleaved2(
+            d, reinterpret_cast<const uint16_t *>(in + (j + u * n) * 4), a[u],
+            b[u]);
+      for (int u = 0; u < kSteps; ++u)
+        put(o0 + (j + u * n) * 2, hn::BitCast(d8, a[u]), stream);
+      for (int u = 0; u < kSteps; ++u)
+        put(o1 + (j + u * n) * 2, hn::BitCast(d8, b[u]), stream);
+    }
     for (; j + n <= count; j += n) {
-      bool stream = j + n <= range.end;
       hn::Vec<decltype(d)> a, b;
       hn::LoadInterleaved2(d, reinterpret_cast<const uint16_t *>(in + j * 4), a,
                            b);
-      put(o0 + j * 2, hn::BitCast(d8, a), stream);
-      put(o1 + j * 2, hn::BitCast(d8, b), stream);
+      put(o0 + j * 2, hn::BitCast(d8, a), false);
+      put(o1 + j * 2, hn::BitCast(d8, b), false);
     }
   } else if (s == 1 && k == 4) {
-    constexpr int64_t n = kVector;
-    uint8_t *o[4] = {rows[0], rows[1], rows[2], rows[3]};
+    constexpr int64_t n = kVector, line = n * kSteps;
+    for (; j + line <= count; j += line) {
+      bool stream = j + line <= range.end;
+      hn::Vec<D8> v[4][kSteps];
+      for (int u = 0; u < kSteps; ++u)
+        hn::LoadInterleaved4(d8, in + (j + u * n) * 4, v[0][u], v[1][u],
+                             v[2][u], v[3][u]);
+      for (int q = 0; q < 4; ++q)
+        for (int u = 0; u < kSteps; ++u)
+          put(rows[q] + j + u * n, v[q][u], stream);
+    }
     for (; j + n <= count; j += n) {
-      bool stream = j + n <= range.end;
-      hn::Vec<D8> a, b, c, e;
-      hn::LoadInterleaved4(d8, in + j * 4, a, b, c, e);
-      put(o[0] + j, a, stream);
-      put(o[1] + j, b, stream);
-      put(o[2] + j, c, stream);
-      put(o[3] + j, e, stream);
+      hn::Vec<D8> v[4];
+      hn::LoadInterleaved4(d8, in + j * 4, v[0], v[1], v[2], v[3]);
+      for (int q = 0; q < 4; ++q)
+        put(rows[q] + j, v[q], false);
     }
   }
   return j;
+}
+
+/// Lane Q of k = 2 interleaved 2-byte elements (bf16 (2,1) tiles):
+/// ConcatEven / ConcatOdd of two vectors.
+template <int Q>
+int64_t pickLane2(const uint8_t *in, uint8_t *out, int64_t count,
+                  StreamRange range) {
+  const D8 d8;
+  const hn::ScalableTag<uint16_t> d;
+  constexpr int64_t n = kVector / 2;
+  int64_t j = 0;
+  for (; j + n <= count; j += n) {
+    auto lo = hn::BitCast(d, hn::LoadU(d8, in + j * 4));
+    auto hi = hn::BitCast(d, hn::LoadU(d8, in + j * 4 + kVector));
+    auto v = Q ? hn::ConcatOdd(d, hi, lo) : hn::ConcatEven(d, hi, lo);
+    put(out + j * 2, hn::BitCast(d8, v), j + n <= range.end);
+  }
+  return j;
+}
+
+int64_t pickLaneVec(const uint8_t *in, uint8_t *out, int64_t count, int64_t s,
+                    int64_t k, int64_t q, bool streaming) {
+  if (s != 2 || k != 2)
+    return 0;
+  StreamRange range;
+  if (streaming)
+    range = alignedStreamRange(out, count, s);
+  return q ? pickLane2<1>(in, out, count, range)
+           : pickLane2<0>(in, out, count, range);
 }
 
 //===----------------------------------------------------------------------===//
@@ -597,6 +650,11 @@ KernelSet makeKernels(IsaLevel level) {
   k.zero = zeroVec;
   k.interleave = interleaveVec;
   k.deinterleave = deinterleaveVec;
+  // Untiling bf16 one destination row at a time pays at AVX2 (Zen 3); at
+  // AVX-512 the deinterleave's whole-line stores were measured at copy
+  // speed (Zen 4) and stay.
+  if (HWY_TARGET == HWY_AVX2)
+    k.pickLane = pickLaneVec;
   k.transposeBand[0] = transposeBand<uint8_t>;
   k.transposeBand[1] = transposeBand<uint16_t>;
   k.transposeBand[2] = transposeBand<uint32_t>;

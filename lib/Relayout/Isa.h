@@ -158,6 +158,14 @@ struct KernelSet {
   int64_t (*deinterleave)(const uint8_t *in, uint8_t *const *rows,
                           int64_t count, int64_t s, int64_t k,
                           bool streaming) = nullptr;
+  /// Lane q of k interleaved rows: out[j] = element j * k + q of `in` for
+  /// `count` elements of `s` bytes, (s, k) = (2, 2); returns how many
+  /// leading elements it wrote (0 for other (s, k)). With
+  /// `streaming`, out's whole lines are non-temporal when out starts on a
+  /// line boundary. Null where the untiling of interleaved tiles goes
+  /// through deinterleave instead (see untileRows in TileKernels.cpp).
+  int64_t (*pickLane)(const uint8_t *in, uint8_t *out, int64_t count, int64_t s,
+                      int64_t k, int64_t q, bool streaming) = nullptr;
   /// Transposes a full B x B block, B = 256 / width, of `width`-byte
   /// elements (width 1, 2, 4 or 8; index log2(width)) whose rows are
   /// srcRow bytes apart into `stage`, whose rows are 256 bytes apart (the

@@ -280,7 +280,10 @@ void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
 /// Untiles one row of tiles into `out`, a rows of the destination matrix.
 void untileRow(const TilePlan &p, const uint8_t *in, uint8_t *out,
                int64_t rowsHere, bool streaming, uint8_t **rows);
-/// The same with streaming stores, for tiles whose rows are interleaved.
+/// The same with streaming stores, for tiles whose rows are interleaved:
+/// one destination row at a time, or through a one-tile stage.
+void untileRowByRows(const TilePlan &p, const uint8_t *in, uint8_t *out,
+                     int64_t rowsHere);
 void untileRowStaged(const TilePlan &p, const uint8_t *in, uint8_t *out,
                      int64_t rowsHere, uint8_t *stage, uint8_t **rows);
 
@@ -320,9 +323,11 @@ void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
   // level's vectors are 32 bytes or more (AVX2, AVX-512): each row then
   // receives half or all of a cache line per store, and the lines complete
   // in order (bf16 and s8 untiling measured 1.5-2x faster than through the
-  // stage on the EPYC VM). With 16-byte vectors they go through a one-tile
-  // stage (see untileRowStaged).
-  bool staged = streaming && p.k > 1 && p.kernels->vectorBytes < 32;
+  // stage on the Zen 4 VM). bf16 (2,1) tiles at AVX2 go one destination
+  // row at a time instead (untileRowByRows, measured on Zen 3). With
+  // 16-byte vectors they go through a one-tile stage (see untileRowStaged).
+  bool byRows = streaming && p.kernels->pickLane && s == 2 && p.k == 2;
+  bool staged = !byRows && streaming && p.k > 1 && p.kernels->vectorBytes < 32;
   std::vector<uint8_t> stage(staged ? a * b * s : 0);
   std::vector<uint8_t *> rows(p.k);
   for (int64_t item = begin; item < end; ++item) {
@@ -330,10 +335,42 @@ void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
     int64_t rowsHere = std::min(a, p.rows - r0);
     const uint8_t *in = src + item * colBlocks * a * b * s;
     uint8_t *out = dst + (l * p.rows + r0) * p.cols * s;
-    if (staged)
+    if (byRows)
+      untileRowByRows(p, in, out, rowsHere);
+    else if (staged)
       untileRowStaged(p, in, out, rowsHere, stage.data(), rows.data());
     else
       untileRow(p, in, out, rowsHere, streaming, rows.data());
+  }
+}
+
+/// Streaming stores that alternate between the rows of a group line by line
+/// (deinterleave) ran at 50-60% of a streaming copy for bf16 (2,1) tiles on
+/// Zen 3 (AVX2, 64 MiB, one thread), through sse2's one-tile stage no
+/// faster. Taking one destination row of a tile at a time, its lane picked
+/// out of the group's interleaved rows (read again from L1 for the other
+/// lane), with the next tile prefetched into L1 first, reached 70-75%.
+/// Longer runs of a row (two or four tiles side by side) were slower (the
+/// group's reads then jump between tiles), and so was the same order for
+/// s8 (4,1), whose lane picking costs more than the four-way deinterleave.
+void untileRowByRows(const TilePlan &p, const uint8_t *in, uint8_t *out,
+                     int64_t rowsHere) {
+  int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
+  int64_t colBlocks = ceilDivide(p.cols, b), tileBytes = a * b * s;
+  for (int64_t cb = 0; cb < colBlocks; ++cb) {
+    const uint8_t *tile = in + cb * tileBytes;
+    if (cb + 1 < colBlocks)
+      for (int64_t l = 0; l < tileBytes; l += kLineBytes)
+        __builtin_prefetch(tile + tileBytes + l, 0, 3);
+    int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
+    for (int64_t r = 0; r < rowsHere; ++r) {
+      const uint8_t *group = tile + r / k * k * b * s;
+      uint8_t *row = out + (r * p.cols + c0) * s;
+      int64_t q = r % k;
+      int64_t j = p.kernels->pickLane(group, row, cw, s, k, q, true);
+      for (; j < cw; ++j)
+        std::memcpy(row + j * s, group + (j * k + q) * s, s);
+    }
   }
 }
 

@@ -175,6 +175,51 @@ TEST(StreamingKernels, DeinterleaveWritesExactlyItsElementsAtAnyOffsets) {
   }
 }
 
+TEST(StreamingKernels, PickLaneWritesExactlyItsElementsAtAnyOffset) {
+  std::mt19937 rng(10);
+  int64_t levelsWithIt = 0;
+  for (IsaLevel level : supportedLevels()) {
+    const KernelSet &kernels = kernelSet(level);
+    if (!kernels.pickLane)
+      continue;
+    ++levelsWithIt;
+    for (auto [s, k] : kInterleaves)
+      for (int64_t q = 0; q < k; ++q)
+        for (int64_t offset = 0; offset < 64; ++offset)
+          for (int64_t count : {0, 3, 16, 40, 64, 65, 100, 128, 200, 257})
+            for (bool streaming : {true, false}) {
+              SCOPED_TRACE(where(level, offset, count * s, streaming) +
+                           ", lane " + std::to_string(q) + " of " +
+                           std::to_string(k) + " rows of " + std::to_string(s) +
+                           "-byte elements");
+              Bytes in = randomBytes(rng, count * k * s);
+              Destination out(count * s, offset);
+              int64_t done = kernels.pickLane(in.data(), out.base, count, s, k,
+                                              q, streaming);
+              ASSERT_GE(done, 0);
+              ASSERT_LE(done, count);
+              // bf16 pairs are what it is for: it must take all but a
+              // tail shorter than a vector.
+              if (s == 2 && k == 2) {
+                ASSERT_GT(done * s + kernels.vectorBytes, count * s);
+              }
+              Bytes expected(done * s);
+              for (int64_t j = 0; j < done; ++j)
+                std::memcpy(expected.data() + j * s,
+                            in.data() + (j * k + q) * s, s);
+              ASSERT_EQ(out.slice(0, done * s), expected);
+              ASSERT_EQ(out.slice(-kMargin, 0), Bytes(kMargin, kGuard));
+              ASSERT_EQ(out.slice(done * s, count * s + kMargin),
+                        Bytes((count - done) * s + kMargin, kGuard));
+            }
+  }
+  // AVX2 has it; sse2 and AVX-512 untile through deinterleave.
+  bool avx2 = false;
+  for (IsaLevel level : supportedLevels())
+    avx2 = avx2 || level == IsaLevel::Avx2;
+  EXPECT_EQ(levelsWithIt, avx2 ? 1 : 0);
+}
+
 TEST(StreamingKernels, TransposeBandsOnUnalignedRows) {
   std::mt19937 rng(10);
   for (IsaLevel level : supportedLevels()) {
