@@ -578,44 +578,18 @@ int64_t transposeBandOf(const Rows &rows, const Lines &lines, int64_t columns,
   if constexpr (sizeof(T) <= 2)
     return transposeBandGather<T>(rows, lines, columns, stream);
 #elif HWY_TARGET == HWY_AVX2
+  // The tiles and prefetches of the bands whose rows are a multiple of 4
+  // KiB apart (above at AVX-512) are not used here: on Zen 3, whose best
+  // level is AVX2, they made bf16 [8192,4096] 2-D slower (6.0-6.6 GB/s
+  // against 7.3-8.5 without, thread CPU time, one thread) and f32
+  // [4096,4096] too (11.1-11.6 against 12.1-12.5), although an AVX-512 CPU
+  // capped at AVX2 (Zen 4) ran them 10-30% faster. The AVX2 level is tuned
+  // for the CPUs that run it by default.
   if constexpr (sizeof(T) == 2) {
     int64_t c = 0;
-    // Rows a multiple of 4 KiB apart share L1 sets: as at AVX-512, each
-    // line of the band's 32 rows goes to a tile first, its row prefetched
-    // ahead (bf16 [8192,4096] 2-D from 32% to 42% of copy, thread CPU
-    // time, EPYC VM).
-    if constexpr (std::is_same_v<Rows, StridedRows>) {
-      if (rows.stride % 4096 == 0) {
-        alignas(64) uint8_t tile[32 * 64];
-        for (; c + 32 <= columns; c += 32) {
-          copyLinesToTile(rows, c * 2, 32, tile);
-          halfLineStep(StridedRows{tile, 64}, 0, lines, c, stream);
-          halfLineStep(StridedRows{tile, 64}, 32, lines, c + 16, stream);
-        }
-      }
-    }
     for (; c + 16 <= columns; c += 16)
       halfLineStep(rows, c * 2, lines, c, stream);
     return c;
-  }
-  // f32 bands read each row's line in two 32-byte steps: rows a multiple of
-  // 4 KiB apart (16 of them, more than an L1 set holds) go through a tile
-  // with their rows prefetched, as bf16's (f32 [4096,4096] 2-D from 54% to
-  // 62% of copy, thread CPU time, EPYC VM).
-  if constexpr (sizeof(T) == 4 && std::is_same_v<Rows, StridedRows> &&
-                std::is_same_v<Lines, StridedLines>) {
-    if (rows.stride % 4096 == 0) {
-      alignas(64) uint8_t tile[16 * 64];
-      int64_t c = 0;
-      for (; c + 16 <= columns; c += 16) {
-        copyLinesToTile(rows, c * 4, 16, tile);
-        transposeBandVec<T>(StridedRows{tile, 64},
-                            StridedLines{lines(c), lines.stride}, 16, stream);
-      }
-      return c + transposeBandVec<T>(
-                     StridedRows{rows.base + c * 4, rows.stride},
-                     StridedLines{lines(c), lines.stride}, columns - c, stream);
-    }
   }
 #endif
   return transposeBandVec<T>(rows, lines, columns, stream);
