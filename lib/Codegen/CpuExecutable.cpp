@@ -679,8 +679,8 @@ std::optional<RelayoutKernel> explainedMove(const ModulePlan &plan, size_t k,
 
 /// What --explain says of a lookup's estimated cost.
 std::string costText(const TableLookup &lookup) {
-  return llvm::formatv("computing takes an estimated {0:f1} vector "
-                       "instructions per element, a lookup about {1:f1}",
+  return llvm::formatv("computing takes an estimated {0:f2} vector "
+                       "instructions per element, a lookup about {1:f2}",
                        lookup.computeCost, kLookupCostPerElement)
       .str();
 }

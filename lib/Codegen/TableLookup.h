@@ -48,10 +48,12 @@ struct VectorUnit {
 };
 
 /// What a lookup costs per element, in the units of
-/// TableLookup::computeCost: calibrated on Zen 4 (one lookup ~1.5x the
-/// time of a copy of the same bytes, one computed element of 0.75
-/// instructions ~0.9x, of 5.4 instructions ~5x; one thread).
-constexpr double kLookupCostPerElement = 1.5;
+/// TableLookup::computeCost, one thread: on Zen 4 (AVX-512) one lookup
+/// takes ~1.5x the time of a copy of the same bytes and a computed element
+/// of 0.75 instructions ~0.9x (so a lookup ~1.25 instructions), of 5.4
+/// instructions ~5x; on Zen 3 (AVX2) a lookup ~1.4x and one of 1.5
+/// instructions ~2.2x (a lookup ~1 instruction).
+constexpr double kLookupCostPerElement = 1.25;
 
 /// A kernel of a plan that can run as a table lookup.
 struct TableLookup {
