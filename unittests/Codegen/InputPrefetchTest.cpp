@@ -98,6 +98,20 @@ Expected<std::string> llvmWith(const HloModule &module, const char *mode) {
   return emitHloModule(module, EmitKind::Llvm, CompileOptions());
 }
 
+/// negate -> transpose -> abs of an s8[rows, cols] parameter.
+auto negateTransposeAbs(int rows, int cols) {
+  std::string in = "s8[" + std::to_string(rows) + "," + std::to_string(cols) +
+                   "]",
+              out = "s8[" + std::to_string(cols) + "," + std::to_string(rows) +
+                    "]";
+  return parseTestModule(
+      "HloModule prefetched\nfused {\n  %p = " + in +
+      " parameter(0)\n  %n = " + in + " negate(%p)\n  %t = " + out +
+      " transpose(%n), dimensions={1,0}\n  ROOT %a = " + out +
+      " abs(%t)\n}\nENTRY e {\n  %x = " + in + " parameter(0)\n  ROOT %f = " +
+      out + " fusion(%x), kind=kInput, calls=fused\n}\n");
+}
+
 /// An s8 transpose fusion of whole tiles (64 rows of 256 bytes): the loads
 /// of its input prefetch 256 bytes ahead when asked (TESSEL_PREFETCH=1),
 /// not when small (the size decides) or TESSEL_PREFETCH=0. Whole tiles, so
@@ -105,19 +119,7 @@ Expected<std::string> llvmWith(const HloModule &module, const char *mode) {
 /// AVX2 host, which has no masked byte loads, keeps them scalar: nothing
 /// to prefetch).
 TEST(InputPrefetchTest, TransposeTilesPrefetchTheNextTile) {
-  auto module = parseTestModule(R"(
-HloModule prefetched
-fused {
-  %p = s8[256,512] parameter(0)
-  %n = s8[256,512] negate(%p)
-  %t = s8[512,256] transpose(%n), dimensions={1,0}
-  ROOT %a = s8[512,256] abs(%t)
-}
-ENTRY e {
-  %x = s8[256,512] parameter(0)
-  ROOT %f = s8[512,256] fusion(%x), kind=kInput, calls=fused
-}
-)");
+  auto module = negateTransposeAbs(256, 512);
   ASSERT_TRUE(module);
   Expected<std::string> on = llvmWith(*module, "1");
   Expected<std::string> sized = llvmWith(*module, "");
@@ -132,19 +134,7 @@ ENTRY e {
 /// Compiled with the prefetches, a transpose fusion with ragged tiles on
 /// both sides gives the evaluator's bits.
 TEST(InputPrefetchTest, PrefetchedRaggedTransposeMatchesTheEvaluator) {
-  auto module = parseTestModule(R"(
-HloModule prefetched
-fused {
-  %p = s8[300,520] parameter(0)
-  %n = s8[300,520] negate(%p)
-  %t = s8[520,300] transpose(%n), dimensions={1,0}
-  ROOT %a = s8[520,300] abs(%t)
-}
-ENTRY e {
-  %x = s8[300,520] parameter(0)
-  ROOT %f = s8[520,300] fusion(%x), kind=kInput, calls=fused
-}
-)");
+  auto module = negateTransposeAbs(300, 520);
   ASSERT_TRUE(module);
   Expected<std::shared_ptr<Executable>> exe = [&] {
     ScopedEnv prefetch("TESSEL_PREFETCH", "1");
