@@ -270,13 +270,58 @@ int64_t pickLane2(const uint8_t *in, uint8_t *out, int64_t count,
   return j;
 }
 
+/// The byte shuffles of pickLane4: [q][m][b] is the source byte of byte b
+/// (within its 128-bit block) for vector m and lane q, 0x80 for zero.
+struct LaneShuffles {
+  uint8_t bytes[4][4][32] = {};
+  constexpr LaneShuffles() {
+    for (int q = 0; q < 4; ++q)
+      for (int m = 0; m < 4; ++m)
+        for (int b = 0; b < 32; ++b) {
+          int at = b % 16 - 4 * m;
+          bytes[q][m][b] =
+              at >= 0 && at < 4 ? static_cast<uint8_t>(q + 4 * at) : 0x80;
+        }
+  }
+};
+alignas(64) constexpr LaneShuffles kLaneShuffles;
+
+/// Lane q of k = 4 interleaved bytes (s8 (4,1) tiles), 32 bytes from four
+/// vectors: in each 128-bit block, vector m's four bytes of lane q go to
+/// bytes 4m..4m+3 (a byte shuffle that zeroes the rest), the four are
+/// OR-ed, and a 32-bit permute puts the blocks' dwords in order.
+int64_t pickLane4(const uint8_t *in, uint8_t *out, int64_t count, int64_t q,
+                  StreamRange range) {
+  const D8 d;
+  const hn::Repartition<uint32_t, D8> d32;
+  const uint8_t(*index)[32] = kLaneShuffles.bytes[q];
+  auto i0 = hn::LoadU(d, index[0]), i1 = hn::LoadU(d, index[1]);
+  auto i2 = hn::LoadU(d, index[2]), i3 = hn::LoadU(d, index[3]);
+  alignas(32) static constexpr uint32_t kOrder[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+  auto order = hn::SetTableIndices(d32, kOrder);
+  int64_t j = 0;
+  for (; j + kVector <= count; j += kVector) {
+    const uint8_t *p = in + j * 4;
+    auto v = hn::Or(
+        hn::Or(hn::TableLookupBytesOr0(hn::LoadU(d, p), i0),
+               hn::TableLookupBytesOr0(hn::LoadU(d, p + kVector), i1)),
+        hn::Or(hn::TableLookupBytesOr0(hn::LoadU(d, p + 2 * kVector), i2),
+               hn::TableLookupBytesOr0(hn::LoadU(d, p + 3 * kVector), i3)));
+    v = hn::BitCast(d, hn::TableLookupLanes(hn::BitCast(d32, v), order));
+    put(out + j, v, j + kVector <= range.end);
+  }
+  return j;
+}
+
 int64_t pickLaneVec(const uint8_t *in, uint8_t *out, int64_t count, int64_t s,
                     int64_t k, int64_t q, bool streaming) {
-  if (s != 2 || k != 2)
+  if (!(s == 2 && k == 2) && !(s == 1 && k == 4))
     return 0;
   StreamRange range;
   if (streaming)
     range = alignedStreamRange(out, count, s);
+  if (k == 4)
+    return pickLane4(in, out, count, q, range);
   return q ? pickLane2<1>(in, out, count, range)
            : pickLane2<0>(in, out, count, range);
 }
@@ -624,7 +669,7 @@ KernelSet makeKernels(IsaLevel level) {
   k.zero = zeroVec;
   k.interleave = interleaveVec;
   k.deinterleave = deinterleaveVec;
-  // Untiling bf16 one destination row at a time pays at AVX2 (Zen 3); at
+  // Untiling one destination row at a time pays at AVX2 (Zen 3); at
   // AVX-512 the deinterleave's whole-line stores were measured at copy
   // speed (Zen 4) and stay.
   if (HWY_TARGET == HWY_AVX2)

@@ -159,8 +159,8 @@ struct KernelSet {
                           int64_t count, int64_t s, int64_t k,
                           bool streaming) = nullptr;
   /// Lane q of k interleaved rows: out[j] = element j * k + q of `in` for
-  /// `count` elements of `s` bytes, (s, k) = (2, 2); returns how many
-  /// leading elements it wrote (0 for other (s, k)). With
+  /// `count` elements of `s` bytes, (s, k) = (2, 2) and (1, 4); returns how
+  /// many leading elements it wrote (0 for other (s, k)). With
   /// `streaming`, out's whole lines are non-temporal when out starts on a
   /// line boundary. Null where the untiling of interleaved tiles goes
   /// through deinterleave instead (see untileRows in TileKernels.cpp).

@@ -323,10 +323,12 @@ void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
   // level's vectors are 32 bytes or more (AVX2, AVX-512): each row then
   // receives half or all of a cache line per store, and the lines complete
   // in order (bf16 and s8 untiling measured 1.5-2x faster than through the
-  // stage on the Zen 4 VM). bf16 (2,1) tiles at AVX2 go one destination
-  // row at a time instead (untileRowByRows, measured on Zen 3). With
-  // 16-byte vectors they go through a one-tile stage (see untileRowStaged).
-  bool byRows = streaming && p.kernels->pickLane && s == 2 && p.k == 2;
+  // stage on the Zen 4 VM). bf16 (2,1) and s8 (4,1) tiles at AVX2 go one
+  // destination row at a time instead (untileRowByRows, measured on Zen 3).
+  // With 16-byte vectors they go through a one-tile stage (see
+  // untileRowStaged).
+  bool byRows = streaming && p.kernels->pickLane &&
+                ((s == 2 && p.k == 2) || (s == 1 && p.k == 4));
   bool staged = !byRows && streaming && p.k > 1 && p.kernels->vectorBytes < 32;
   std::vector<uint8_t> stage(staged ? a * b * s : 0);
   std::vector<uint8_t *> rows(p.k);
@@ -351,8 +353,9 @@ void untileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
 /// out of the group's interleaved rows (read again from L1 for the other
 /// lane), with the next tile prefetched into L1 first, reached 70-75%.
 /// Longer runs of a row (two or four tiles side by side) were slower (the
-/// group's reads then jump between tiles), and so was the same order for
-/// s8 (4,1), whose lane picking costs more than the four-way deinterleave.
+/// group's reads then jump between tiles). s8 (4,1) tiles, whose lane is
+/// picked with byte shuffles, went from 55-57% to 60-62% with one thread
+/// and from 69-75% to 79-88% with two.
 void untileRowByRows(const TilePlan &p, const uint8_t *in, uint8_t *out,
                      int64_t rowsHere) {
   int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
