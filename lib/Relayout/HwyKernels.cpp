@@ -185,7 +185,7 @@ int64_t interleaveLoop(uint8_t *out, const uint8_t *const *rows, int64_t count,
 
 int64_t interleaveVec(uint8_t *out, const uint8_t *const *rows, int64_t count,
                       int64_t s, int64_t k, bool streaming) {
-  if (!(s == 2 && k == 2) && !(s == 1 && k == 4))
+  if (!vectorInterleaved(s, k))
     return 0;
   auto body = [&](uint8_t *o, const uint8_t *const *r, int64_t c, bool stream) {
     return interleaveLoop(o, r, c, s, k, stream);
@@ -315,7 +315,7 @@ int64_t pickLane4(const uint8_t *in, uint8_t *out, int64_t count, int64_t q,
 
 int64_t pickLaneVec(const uint8_t *in, uint8_t *out, int64_t count, int64_t s,
                     int64_t k, int64_t q, bool streaming) {
-  if (!(s == 2 && k == 2) && !(s == 1 && k == 4))
+  if (!vectorInterleaved(s, k))
     return 0;
   StreamRange range;
   if (streaming)
@@ -367,11 +367,12 @@ constexpr int64_t kBandAhead = 128;
 /// 16 to 64 rows per step, more streams than the hardware prefetchers
 /// follow. Issued one row at a time beside the row's own read (the same
 /// prefetches as a burst before the step's reads gained half as much), by
-/// the bands whose steps read each row's line whole: the 1- and 2-byte
-/// bands' tile copies (rows 4 KiB apart) and 4- and 8-byte elements at
-/// AVX-512. Measured on the EPYC VM (Zen 4, thread CPU time, one thread,
-/// 64 MiB): s8 2-D from 31% to 45% of copy, f32 2-D from 55% to 62%, f32
-/// 4-D from 34% to 47% (BENCHMARKS.md, "Bands that prefetch their rows").
+/// the AVX-512 bands whose steps read each row's line whole: the 1- and
+/// 2-byte bands' tile copies (rows 4 KiB apart) and 4- and 8-byte
+/// elements (the AVX2 bands do without, see transposeBandOf). Measured on the
+/// EPYC VM (Zen 4, thread CPU time, one thread, 64 MiB): s8 2-D from 31% to 45%
+/// of copy, f32 2-D from 55% to 62%, f32 4-D from 34% to 47% (BENCHMARKS.md,
+/// "Bands that prefetch their rows").
 template <class Rows>
 HWY_INLINE void prefetchAhead(const Rows &, const uint8_t *p) {
   if constexpr (std::is_same_v<Rows, StridedRows>)

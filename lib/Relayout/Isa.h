@@ -104,6 +104,13 @@ int64_t interleaveInLines(Body body, uint8_t *out, const uint8_t *const *rows,
   return j + body(out + j * k * s, shifted, count - j, false);
 }
 
+/// Whether the interleave, deinterleave and pickLane kernels have vector
+/// code for k rows of s-byte elements: bf16 (2,1) pairs and s8 (4,1)
+/// quads.
+inline bool vectorInterleaved(int64_t s, int64_t k) {
+  return (s == 2 && k == 2) || (s == 1 && k == 4);
+}
+
 /// The part of a run that a deinterleave kernel streams: its whole lines
 /// when the run starts on a line boundary, else nothing (see
 /// interleaveInLines).
