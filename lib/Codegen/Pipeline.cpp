@@ -121,11 +121,14 @@ Status lowerToLlvmDialect(mlir::ModuleOp module,
   pm.addPass(mlir::createCanonicalizerPass());
   // For the CPU, whichever launch configuration the kernels were emitted
   // for, threads run as a loop (a GPU launch's too); for the GPU they are
-  // its threads.
-  if (options.backend == Backend::Nvptx)
+  // its threads. On the CPU, threads that each reduce a row then read 4
+  // rows at a time.
+  if (options.backend == Backend::Nvptx) {
     pm.addPass(createLowerGridToNvvmPass());
-  else
+  } else {
     pm.addPass(createLowerGridToCpuPass());
+    pm.addPass(createJamReductionLoopsPass());
+  }
   pm.addPass(createLowerIndexingPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

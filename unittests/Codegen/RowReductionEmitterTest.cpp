@@ -360,4 +360,65 @@ TEST(RowReductionEmitterTest, RandomRowReductionsMatchTheEvaluator) {
     }
 }
 
+TEST(RowReductionEmitterTest, CpuRowsReadSeveralAtATimeMatchTheEvaluator) {
+  // On the CPU the loop emitter reduces a row per thread, and
+  // -tessel-jam-reduction-loops runs 4 threads' rows in one loop (2 where 4
+  // does not divide the threads, none for 7): each row's elements are
+  // still combined in order, so a max with NaNs and signed zeros, an
+  // argmax (two carried values) and an integer sum give the evaluator's
+  // bits, with one worker and with two.
+  const char *argmax = R"(
+%red {
+  %av = f32[] parameter(0)
+  %ai = s32[] parameter(1)
+  %bv = f32[] parameter(2)
+  %bi = s32[] parameter(3)
+  %gt = pred[] compare(%av, %bv), direction=GT
+  %eq = pred[] compare(%av, %bv), direction=EQ
+  %lt = pred[] compare(%ai, %bi), direction=LT
+  %tie = pred[] and(%eq, %lt)
+  %pick = pred[] or(%gt, %tie)
+  %v = f32[] select(%pick, %av, %bv)
+  %i = s32[] select(%pick, %ai, %bi)
+  ROOT %t = (f32[], s32[]) tuple(%v, %i)
+}
+)";
+  for (int64_t rows : {8, 12, 6, 7})
+    for (int which = 0; which < 4; ++which) {
+      std::string r = std::to_string(rows), text;
+      if (which < 3) {
+        const char *type = which == 0 ? "f32" : which == 1 ? "bf16" : "s32";
+        const char *op = which == 0   ? "maximum"
+                         : which == 1 ? "minimum"
+                                      : "add";
+        const char *init = which == 0 ? "-inf" : which == 1 ? "inf" : "0";
+        text = "HloModule m\n" + reducer(type, op) +
+               "ENTRY e {\n  %p = " + type + "[" + r +
+               ",100] parameter(0)\n  %z = " + type + "[] constant(" + init +
+               ")\n  ROOT %r = " + type + "[" + r +
+               "] reduce(%p, %z), dimensions={1}, to_apply=%red\n}\n";
+      } else {
+        text =
+            "HloModule m\n" + std::string(argmax) + "ENTRY e {\n  %p = f32[" +
+            r + ",100] parameter(0)\n  %io = s32[" + r +
+            ",100] iota(), iota_dimension=1\n  %ninf = f32[] "
+            "constant(-inf)\n  %zero = s32[] constant(0)\n  ROOT %r = (f32[" +
+            r + "], s32[" + r +
+            "]) reduce(%p, %io, %ninf, %zero), dimensions={1}, "
+            "to_apply=%red\n}\n";
+      }
+      SCOPED_TRACE(text);
+      auto module = parseTestModule(text);
+      ASSERT_TRUE(module);
+      ASSERT_EQ(analyzeFusion(*module->entry()).kind, EmitterKind::Loop);
+      std::vector<Literal> arguments = randomArguments(*module, 90 + rows);
+      for (int threads : {1, 2}) {
+        KernelCheckResult check =
+            checkKernels(*module, arguments, CompileOptions(), threads);
+        EXPECT_FALSE(check.refused) << check.failure;
+        EXPECT_EQ(check.failure, "") << threads << " workers";
+      }
+    }
+}
+
 } // namespace

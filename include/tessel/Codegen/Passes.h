@@ -16,6 +16,9 @@
 //   -tessel-unroll-loops       unroll small constant-trip scf.for loops
 //   -tessel-lower-grid-to-cpu  thread and block ids -> loops over a block
 //                              range given as two new arguments
+//   -tessel-jam-reduction-loops
+//                              (CPU) a thread loop whose threads reduce
+//                              rows: 4 rows read in one loop
 //   -tessel-lower-grid-to-nvvm (GPU, instead) thread and block ids -> PTX
 //                              special registers; entries -> NVVM kernels
 //   -tessel-lower-indexing     apply_indexing -> arith
@@ -48,6 +51,7 @@ std::unique_ptr<mlir::Pass> createFlattenTensorsPass();
 std::unique_ptr<mlir::Pass> createVectorizeLoadsStoresPass();
 std::unique_ptr<mlir::Pass> createUnrollLoopsPass();
 std::unique_ptr<mlir::Pass> createLowerGridToCpuPass();
+std::unique_ptr<mlir::Pass> createJamReductionLoopsPass();
 std::unique_ptr<mlir::Pass> createLowerGridToNvvmPass();
 std::unique_ptr<mlir::Pass> createLowerIndexingPass();
 std::unique_ptr<mlir::Pass> createLowerTensorsPass();

@@ -8,8 +8,9 @@ void registerCodegenPasses() {
        {createInlineSubgraphsPass, createSimplifyFpConversionsPass,
         createLowerLoopsPass, createFlattenTensorsPass,
         createVectorizeLoadsStoresPass, createUnrollLoopsPass,
-        createLowerGridToCpuPass, createLowerGridToNvvmPass,
-        createLowerIndexingPass, createLowerTensorsPass, createLowerToLlvmPass})
+        createLowerGridToCpuPass, createJamReductionLoopsPass,
+        createLowerGridToNvvmPass, createLowerIndexingPass,
+        createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
 

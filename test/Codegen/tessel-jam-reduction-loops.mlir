@@ -1,0 +1,212 @@
+// RUN: tessel-opt %s -tessel-jam-reduction-loops | FileCheck %s
+
+// A thread loop of 8 threads, each reducing a row of 64: 4 threads a step,
+// their row indices computed first, one row loop carrying the 4
+// accumulators (each thread's own loads and maxima, in thread order), then
+// the 4 inserts, each into what the one before it yielded.
+// CHECK-LABEL: func.func @rows(
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: scf.for %[[TH:.*]] = %{{.*}} to %{{.*}} step %[[C4]] iter_args(%[[O:.*]] = %{{.*}})
+// CHECK:   %[[R0:.*]] = arith.muli %[[TH]], %{{.*}}
+// CHECK:   %[[T1:.*]] = arith.addi %[[TH]], %{{.*}}
+// CHECK:   %[[R1:.*]] = arith.muli %[[T1]], %{{.*}}
+// CHECK:   %[[T2:.*]] = arith.addi %[[TH]], %{{.*}}
+// CHECK:   %[[R2:.*]] = arith.muli %[[T2]], %{{.*}}
+// CHECK:   %[[T3:.*]] = arith.addi %[[TH]], %{{.*}}
+// CHECK:   %[[R3:.*]] = arith.muli %[[T3]], %{{.*}}
+// CHECK:   %[[M:.*]]:4 = scf.for %[[I:.*]] = {{.*}} iter_args(%[[A0:.*]] = %{{.*}}, %[[A1:.*]] = %{{.*}}, %[[A2:.*]] = %{{.*}}, %[[A3:.*]] = %{{.*}}) -> (f32, f32, f32, f32)
+// CHECK:     arith.addi %[[R0]], %[[I]]
+// CHECK:     %[[X0:.*]] = tensor.extract
+// CHECK:     %[[Y0:.*]] = arith.maximumf %[[A0]], %[[X0]]
+// CHECK:     arith.addi %[[R1]], %[[I]]
+// CHECK:     %[[X1:.*]] = tensor.extract
+// CHECK:     %[[Y1:.*]] = arith.maximumf %[[A1]], %[[X1]]
+// CHECK:     arith.addi %[[R2]], %[[I]]
+// CHECK:     %[[Y2:.*]] = arith.maximumf %[[A2]]
+// CHECK:     arith.addi %[[R3]], %[[I]]
+// CHECK:     %[[Y3:.*]] = arith.maximumf %[[A3]]
+// CHECK:     scf.yield %[[Y0]], %[[Y1]], %[[Y2]], %[[Y3]]
+// CHECK:   %[[U0:.*]] = tensor.insert %[[M]]#0 into %[[O]][%[[TH]]]
+// CHECK:   %[[U1:.*]] = tensor.insert %[[M]]#1 into %[[U0]][%[[T1]]]
+// CHECK:   %[[U2:.*]] = tensor.insert %[[M]]#2 into %[[U1]][%[[T2]]]
+// CHECK:   %[[U3:.*]] = tensor.insert %[[M]]#3 into %[[U2]][%[[T3]]]
+// CHECK:   scf.yield %[[U3]]
+// CHECK-NOT: scf.for
+func.func @rows(%in: tensor<512xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %row = arith.muli %th, %c64 : index
+    %m = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %ninf) -> (f32) {
+      %k = arith.addi %row, %i : index
+      %x = tensor.extract %in[%k] : tensor<512xf32>
+      %y = arith.maximumf %acc, %x : f32
+      scf.yield %y : f32
+    }
+    %u = tensor.insert %m into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// 6 threads: 2 at a time.
+// CHECK-LABEL: func.func @pairs(
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: scf.for %{{.*}} step %[[C2]]
+// CHECK: scf.for {{.*}} -> (f32, f32)
+// CHECK-COUNT-2: tensor.insert
+// CHECK-NOT: tensor.insert
+func.func @pairs(%in: tensor<384xf32>, %out: tensor<6xf32>) -> tensor<6xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c6 step %c1 iter_args(%o = %out) -> (tensor<6xf32>) {
+    %row = arith.muli %th, %c64 : index
+    %m = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %k = arith.addi %row, %i : index
+      %x = tensor.extract %in[%k] : tensor<384xf32>
+      %y = arith.addf %acc, %x : f32
+      scf.yield %y : f32
+    }
+    %u = tensor.insert %m into %o[%th] : tensor<6xf32>
+    scf.yield %u : tensor<6xf32>
+  }
+  return %r : tensor<6xf32>
+}
+
+// Left alone: 7 threads (no factor divides them), a row of 16 (short), a
+// row loop that reads the thread loop's iteration argument, one that
+// carries 3 values, and one with a loop inside.
+// CHECK-LABEL: func.func @odd(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: scf.for {{.*}} -> (f32) {
+// CHECK-COUNT-1: tensor.insert
+// CHECK-NOT: tensor.insert
+// CHECK: return
+func.func @odd(%in: tensor<448xf32>, %out: tensor<7xf32>) -> tensor<7xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c7 step %c1 iter_args(%o = %out) -> (tensor<7xf32>) {
+    %row = arith.muli %th, %c64 : index
+    %m = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %k = arith.addi %row, %i : index
+      %x = tensor.extract %in[%k] : tensor<448xf32>
+      %y = arith.addf %acc, %x : f32
+      scf.yield %y : f32
+    }
+    %u = tensor.insert %m into %o[%th] : tensor<7xf32>
+    scf.yield %u : tensor<7xf32>
+  }
+  return %r : tensor<7xf32>
+}
+
+// CHECK-LABEL: func.func @short(
+// CHECK: arith.constant 1 : index
+// CHECK-NOT: arith.constant 4 : index
+// CHECK-COUNT-1: tensor.insert
+// CHECK-NOT: tensor.insert
+// CHECK: return
+func.func @short(%in: tensor<128xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %row = arith.muli %th, %c16 : index
+    %m = scf.for %i = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %k = arith.addi %row, %i : index
+      %x = tensor.extract %in[%k] : tensor<128xf32>
+      %y = arith.addf %acc, %x : f32
+      scf.yield %y : f32
+    }
+    %u = tensor.insert %m into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// The row loop reads the output as it is so far: the threads stay in order.
+// CHECK-LABEL: func.func @reads_output(
+// CHECK-NOT: arith.constant 4 : index
+// CHECK-COUNT-1: tensor.insert
+// CHECK-NOT: tensor.insert
+// CHECK: return
+func.func @reads_output(%in: tensor<512xf32>, %out: tensor<64xf32>) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<64xf32>) {
+    %row = arith.muli %th, %c64 : index
+    %m = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = tensor.extract %o[%i] : tensor<64xf32>
+      %y = arith.addf %acc, %x : f32
+      scf.yield %y : f32
+    }
+    %u = tensor.insert %m into %o[%th] : tensor<64xf32>
+    scf.yield %u : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}
+
+// CHECK-LABEL: func.func @three(
+// CHECK-NOT: arith.constant 4 : index
+// CHECK: scf.for {{.*}} -> (f32, f32, f32)
+// CHECK: return
+func.func @three(%in: tensor<512xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %row = arith.muli %th, %c64 : index
+    %m:3 = scf.for %i = %c0 to %c64 step %c1 iter_args(%a = %zero, %b = %zero, %c = %zero) -> (f32, f32, f32) {
+      %k = arith.addi %row, %i : index
+      %x = tensor.extract %in[%k] : tensor<512xf32>
+      %y = arith.addf %a, %x : f32
+      scf.yield %y, %a, %b : f32, f32, f32
+    }
+    %s = arith.addf %m#0, %m#2 : f32
+    %u = tensor.insert %s into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// CHECK-LABEL: func.func @nested(
+// CHECK-NOT: arith.constant 4 : index
+// CHECK: return
+func.func @nested(%in: tensor<512xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %row = arith.muli %th, %c64 : index
+    %m = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %n = scf.for %j = %c0 to %c1 step %c1 iter_args(%b = %acc) -> (f32) {
+        %k0 = arith.addi %row, %i : index
+        %k = arith.addi %k0, %j : index
+        %x = tensor.extract %in[%k] : tensor<512xf32>
+        %y = arith.addf %b, %x : f32
+        scf.yield %y : f32
+      }
+      scf.yield %n : f32
+    }
+    %u = tensor.insert %m into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
