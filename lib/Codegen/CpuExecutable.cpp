@@ -717,17 +717,48 @@ emittedTransposes(const ModulePlan &plan, const CompileOptions &options) {
   return transposes;
 }
 
-/// The kernels of `plan` that get a streaming copy (StreamingStores.h): the
-/// transpose emitter's, where its outputs take at least the relayouts'
-/// streaming threshold (half the last-level cache); TESSEL_STREAM=0 or 1
-/// decides instead (tests).
+std::optional<TableLookup> explainedLookup(const ModulePlan &plan, size_t k,
+                                           const CompileOptions &options);
+
+/// Whether kernel `k` of `plan` is a loop kernel that writes only outputs
+/// of the module, once, outside loops, and runs as its own code (not as a
+/// relayout plan or a table lookup): what it writes is read again only
+/// after the module returns, so it need not stay in cache.
+bool writesModuleOutputsOnce(const ModulePlan &plan, size_t k,
+                             const CompileOptions &options) {
+  const PlannedKernel &kernel = plan.kernels[k];
+  if (kernel.inLoop || kernel.overwritesInput || !kernel.inPlace.empty() ||
+      !kernel.scratch.empty())
+    return false;
+  for (int b : kernel.outputs)
+    if (!llvm::is_contained(plan.outputs, b) ||
+        llvm::is_contained(plan.inputs, b))
+      return false;
+  FusionAnalysis analysis =
+      analyzeFusion(*kernel.computation, kernel.outputIndices);
+  return analysis.kind == EmitterKind::Loop &&
+         !explainedMove(plan, k, options) && !explainedLookup(plan, k, options);
+}
+
+/// The kernels of `plan` that get a streaming copy (StreamingStores.h),
+/// where their outputs take at least the relayouts' streaming threshold
+/// (half the last-level cache): the transpose emitter's, and the loop
+/// emitter's that write the module's outputs (writesModuleOutputsOnce; a
+/// softmax's last kernel, which writes the output a chunk of rows at a
+/// time, too). TESSEL_STREAM=0 or 1 decides instead of the size (tests).
 std::vector<StreamedKernel> streamedKernels(const ModulePlan &plan,
                                             const CompileOptions &options) {
   std::vector<StreamedKernel> streamed;
   std::optional<bool> forced = switchFromEnv("TESSEL_STREAM");
   if (forced == false)
     return streamed;
-  for (const auto &[k, analysis] : emittedTransposes(plan, options)) {
+  std::vector<size_t> candidates;
+  for (const auto &[k, analysis] : emittedTransposes(plan, options))
+    candidates.push_back(k);
+  for (size_t k = 0; k < plan.kernels.size(); ++k)
+    if (writesModuleOutputsOnce(plan, k, options))
+      candidates.push_back(k);
+  for (size_t k : candidates) {
     const PlannedKernel &kernel = plan.kernels[k];
     int64_t bytes = 0;
     for (int b : kernel.outputs)

@@ -1,9 +1,9 @@
 //===- StreamingStoresTest.cpp - Non-temporal stores into large outputs ---===//
 //
 // Which stores the streaming copy of a kernel marks non-temporal (parsed
-// LLVM IR, printed back), and that a transpose kernel with its streaming
-// copy gives the evaluator's bits into aligned outputs (the copy) and
-// unaligned ones (the kernel).
+// LLVM IR, printed back), and that a transpose kernel and a loop kernel
+// with their streaming copies give the evaluator's bits into aligned
+// outputs (the copy) and unaligned ones (the kernel).
 //
 //===----------------------------------------------------------------------===//
 #include "StreamingStores.h"
@@ -92,19 +92,11 @@ TEST(StreamingStoresTest, NothingMarkedWithoutOutputs) {
   EXPECT_EQ(countOccurrences(text, "sfence"), 0) << text;
 }
 
-/// A transpose fusion run with TESSEL_STREAM=1 (so that a small output gets
-/// the streaming copy): into a 64-byte aligned output (the copy runs) and
-/// one 16 bytes past a line (the kernel runs), both the evaluator's bits.
-TEST(StreamingStoresTest, TransposeIntoAlignedAndUnalignedOutputs) {
-  const char *text = R"(
-HloModule streamed
-ENTRY e {
-  %p = f32[96,160] parameter(0)
-  %n = f32[96,160] negate(%p)
-  %t = f32[160,96] transpose(%n), dimensions={1,0}
-  ROOT %a = f32[160,96] abs(%t)
-}
-)";
+/// `text` compiled with TESSEL_STREAM=1 (so that a small output gets the
+/// streaming copy): its kernel_0 has a copy with non-temporal stores, and
+/// runs into a 64-byte aligned output (the copy runs) and one 16 bytes
+/// past a line (the kernel runs) give the evaluator's bits.
+void expectStreamedAndExact(const char *text) {
   auto module = parseTestModule(text);
   ASSERT_TRUE(module);
   CompileOptions options;
@@ -124,6 +116,9 @@ ENTRY e {
   ASSERT_TRUE(want) << want.error().message;
   size_t bytes =
       static_cast<size_t>(want->elementCount() * want->elementBytes());
+  std::vector<const void *> inputs;
+  for (const Literal &argument : arguments)
+    inputs.push_back(argument.data());
   for (size_t offset : {size_t(0), size_t(16)}) {
     SCOPED_TRACE("output at " + std::to_string(offset) + " past a line");
     std::vector<uint8_t> storage(bytes + 128, 0);
@@ -131,10 +126,36 @@ ENTRY e {
     uint8_t *out = storage.data() + (64 - at % 64) % 64 + offset;
     RunOptions run;
     run.threads = 2;
-    Status ran = (*exe)->runPhysical({arguments[0].data()}, {out}, run);
+    Status ran = (*exe)->runPhysical(inputs, {out}, run);
     ASSERT_TRUE(ran) << ran.error().message;
     EXPECT_EQ(std::memcmp(out, want->data(), bytes), 0);
   }
+}
+
+TEST(StreamingStoresTest, TransposeIntoAlignedAndUnalignedOutputs) {
+  expectStreamedAndExact(R"(
+HloModule streamed
+ENTRY e {
+  %p = f32[96,160] parameter(0)
+  %n = f32[96,160] negate(%p)
+  %t = f32[160,96] transpose(%n), dimensions={1,0}
+  ROOT %a = f32[160,96] abs(%t)
+}
+)");
+}
+
+/// A loop kernel that writes the module's output streams it too (a large
+/// elementwise output is read again only after the module returns).
+TEST(StreamingStoresTest, LoopKernelIntoAlignedAndUnalignedOutputs) {
+  expectStreamedAndExact(R"(
+HloModule streamed
+ENTRY e {
+  %p = f32[96,160] parameter(0)
+  %q = f32[96,160] parameter(1)
+  %n = f32[96,160] negate(%p)
+  ROOT %a = f32[96,160] multiply(%n, %q)
+}
+)");
 }
 
 } // namespace
