@@ -1,18 +1,18 @@
 // RUN: tessel-opt %s -tessel-jam-reduction-loops | FileCheck %s
 
 // A thread loop of 8 threads, each reducing a row of 64: 4 threads a step,
-// their row indices computed first, one row loop carrying the 4
+// their ids and row indices computed first, one row loop carrying the 4
 // accumulators (each thread's own loads and maxima, in thread order), then
 // the 4 inserts, each into what the one before it yielded.
 // CHECK-LABEL: func.func @rows(
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK: scf.for %[[TH:.*]] = %{{.*}} to %{{.*}} step %[[C4]] iter_args(%[[O:.*]] = %{{.*}})
-// CHECK:   %[[R0:.*]] = arith.muli %[[TH]], %{{.*}}
 // CHECK:   %[[T1:.*]] = arith.addi %[[TH]], %{{.*}}
-// CHECK:   %[[R1:.*]] = arith.muli %[[T1]], %{{.*}}
 // CHECK:   %[[T2:.*]] = arith.addi %[[TH]], %{{.*}}
-// CHECK:   %[[R2:.*]] = arith.muli %[[T2]], %{{.*}}
 // CHECK:   %[[T3:.*]] = arith.addi %[[TH]], %{{.*}}
+// CHECK:   %[[R0:.*]] = arith.muli %[[TH]], %{{.*}}
+// CHECK:   %[[R1:.*]] = arith.muli %[[T1]], %{{.*}}
+// CHECK:   %[[R2:.*]] = arith.muli %[[T2]], %{{.*}}
 // CHECK:   %[[R3:.*]] = arith.muli %[[T3]], %{{.*}}
 // CHECK:   %[[M:.*]]:4 = scf.for %[[I:.*]] = {{.*}} iter_args(%[[A0:.*]] = %{{.*}}, %[[A1:.*]] = %{{.*}}, %[[A2:.*]] = %{{.*}}, %[[A3:.*]] = %{{.*}}) -> (f32, f32, f32, f32)
 // CHECK:     arith.addi %[[R0]], %[[I]]
@@ -77,6 +77,66 @@ func.func @pairs(%in: tensor<384xf32>, %out: tensor<6xf32>) -> tensor<6xf32> {
     scf.yield %u : tensor<6xf32>
   }
   return %r : tensor<6xf32>
+}
+
+// A thread behind a bounds check (the loop emitter's, where the launch has
+// more threads than rows): the 4 threads' tests, then the jammed rows when
+// all 4 are in bounds, else each thread's original check and work in turn.
+// CHECK-LABEL: func.func @guarded(
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: scf.for %[[TH:.*]] = %{{.*}} to %{{.*}} step %[[C4]] iter_args(%[[O:.*]] = %{{.*}})
+// CHECK:   %[[T1:.*]] = arith.addi %[[TH]]
+// CHECK:   %[[T2:.*]] = arith.addi %[[TH]]
+// CHECK:   %[[T3:.*]] = arith.addi %[[TH]]
+// CHECK:   %[[B0:.*]] = arith.cmpi ult, %[[TH]]
+// CHECK:   %[[B1:.*]] = arith.cmpi ult, %[[T1]]
+// CHECK:   %[[B2:.*]] = arith.cmpi ult, %[[T2]]
+// CHECK:   %[[B3:.*]] = arith.cmpi ult, %[[T3]]
+// CHECK:   %[[A1:.*]] = arith.andi %[[B0]], %[[B1]]
+// CHECK:   %[[A2:.*]] = arith.andi %[[A1]], %[[B2]]
+// CHECK:   %[[A3:.*]] = arith.andi %[[A2]], %[[B3]]
+// CHECK:   %[[R:.*]] = scf.if %[[A3]]
+// CHECK:     scf.for {{.*}} -> (f32, f32, f32, f32)
+// CHECK-COUNT-4: tensor.insert
+// CHECK:   } else {
+// CHECK:     %[[G0:.*]] = scf.if %[[B0]]
+// CHECK:       scf.for {{.*}} -> (f32) {
+// CHECK:       tensor.insert %{{.*}} into %[[O]]
+// CHECK:     } else {
+// CHECK:       scf.yield %[[O]]
+// CHECK:     %[[G1:.*]] = scf.if %[[B1]]
+// CHECK:       tensor.insert %{{.*}} into %[[G0]]
+// CHECK:     } else {
+// CHECK:       scf.yield %[[G0]]
+// CHECK:     %[[G2:.*]] = scf.if %[[B2]]
+// CHECK:     %[[G3:.*]] = scf.if %[[B3]]
+// CHECK:     scf.yield %[[G3]]
+// CHECK:   scf.yield %[[R]]
+func.func @guarded(%in: tensor<448xf32>, %out: tensor<7xf32>) -> tensor<7xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<7xf32>) {
+    %in_bounds = arith.cmpi ult, %th, %c7 : index
+    %g = scf.if %in_bounds -> (tensor<7xf32>) {
+      %row = arith.muli %th, %c64 : index
+      %m = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+        %k = arith.addi %row, %i : index
+        %x = tensor.extract %in[%k] : tensor<448xf32>
+        %y = arith.addf %acc, %x : f32
+        scf.yield %y : f32
+      }
+      %u = tensor.insert %m into %o[%th] : tensor<7xf32>
+      scf.yield %u : tensor<7xf32>
+    } else {
+      scf.yield %o : tensor<7xf32>
+    }
+    scf.yield %g : tensor<7xf32>
+  }
+  return %r : tensor<7xf32>
 }
 
 // Left alone: 7 threads (no factor divides them), a row of 16 (short), a

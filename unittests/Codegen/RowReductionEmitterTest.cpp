@@ -363,7 +363,8 @@ TEST(RowReductionEmitterTest, RandomRowReductionsMatchTheEvaluator) {
 TEST(RowReductionEmitterTest, CpuRowsReadSeveralAtATimeMatchTheEvaluator) {
   // On the CPU the loop emitter reduces a row per thread, and
   // -tessel-jam-reduction-loops runs 4 threads' rows in one loop (2 where 4
-  // does not divide the threads, none for 7): each row's elements are
+  // does not divide the threads, none for 7; behind a bounds check, where
+  // all 4 are in bounds): each row's elements are
   // still combined in order, so a max with NaNs and signed zeros, an
   // argmax (two carried values) and an integer sum give the evaluator's
   // bits, with one worker and with two.
@@ -383,9 +384,13 @@ TEST(RowReductionEmitterTest, CpuRowsReadSeveralAtATimeMatchTheEvaluator) {
   ROOT %t = (f32[], s32[]) tuple(%v, %i)
 }
 )";
-  for (int64_t rows : {8, 12, 6, 7})
+  // 302 rows of 1000: 19 blocks of 16 threads, each thread's row behind a
+  // bounds check; rows 300 and 301 share a group of 4 with two rows out of
+  // bounds, which runs thread by thread.
+  for (int64_t rows : {8, 12, 6, 7, 302})
     for (int which = 0; which < 4; ++which) {
       std::string r = std::to_string(rows), text;
+      std::string length = rows == 302 ? "1000" : "100";
       if (which < 3) {
         const char *type = which == 0 ? "f32" : which == 1 ? "bf16" : "s32";
         const char *op = which == 0   ? "maximum"
@@ -393,15 +398,16 @@ TEST(RowReductionEmitterTest, CpuRowsReadSeveralAtATimeMatchTheEvaluator) {
                                       : "add";
         const char *init = which == 0 ? "-inf" : which == 1 ? "inf" : "0";
         text = "HloModule m\n" + reducer(type, op) +
-               "ENTRY e {\n  %p = " + type + "[" + r +
-               ",100] parameter(0)\n  %z = " + type + "[] constant(" + init +
+               "ENTRY e {\n  %p = " + type + "[" + r + "," + length +
+               "] parameter(0)\n  %z = " + type + "[] constant(" + init +
                ")\n  ROOT %r = " + type + "[" + r +
                "] reduce(%p, %z), dimensions={1}, to_apply=%red\n}\n";
       } else {
         text =
             "HloModule m\n" + std::string(argmax) + "ENTRY e {\n  %p = f32[" +
-            r + ",100] parameter(0)\n  %io = s32[" + r +
-            ",100] iota(), iota_dimension=1\n  %ninf = f32[] "
+            r + "," + length + "] parameter(0)\n  %io = s32[" + r + "," +
+            length +
+            "] iota(), iota_dimension=1\n  %ninf = f32[] "
             "constant(-inf)\n  %zero = s32[] constant(0)\n  ROOT %r = (f32[" +
             r + "], s32[" + r +
             "]) reduce(%p, %io, %ninf, %zero), dimensions={1}, "

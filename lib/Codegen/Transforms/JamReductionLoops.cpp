@@ -28,12 +28,21 @@
 // Each row's elements are combined in the same order as before, so the
 // results are the same bits.
 //
-// Legality: the ops before the row loop and the row loop itself have no
-// memory effects (tensors are values) and do not read the thread loop's
-// iteration arguments, so moving the next threads' copies of them ahead
-// of this thread's ops after the row loop changes nothing; the ops after
-// the row loop (the inserts) are cloned in thread order, each copy
-// reading what the previous one yielded. A row loop qualifies when its
+// Where the launch has more threads than rows, each thread's work is
+// behind the loop emitter's bounds check,
+//
+//   %r = scf.if %in_bounds { <the work> } else { scf.yield %o }
+//
+// and the step tests the 4 threads, runs the jammed work when all 4 are
+// in bounds (every step but those at the end of the last block), and the
+// 4 original checks and works one after the other otherwise.
+//
+// Legality: the ops before the row loop (and the bounds check) and the
+// row loop itself have no memory effects (tensors are values) and do not
+// read the thread loop's iteration arguments, so moving the next threads'
+// copies of them ahead of this thread's ops after the row loop changes nothing;
+// the ops after the row loop (the inserts) are cloned in thread order, each
+// copy reading what the previous one yielded. A row loop qualifies when its
 // trip count is a constant of at least 32 (shorter ones are unrolled or
 // cheap), it has no loop inside, and it carries no tensor (so it is a
 // reduction, not a thread's writes).
@@ -76,11 +85,28 @@ bool readsAny(mlir::Operation *op, mlir::ValueRange values) {
 
 struct Candidate {
   mlir::scf::ForOp threads;
+  /// The bounds check around the thread's work, or null: an scf.if that
+  /// yields the thread loop's iteration arguments unchanged when false.
+  mlir::scf::IfOp guard;
   mlir::scf::ForOp row;
   int64_t factor = 1;
 };
 
-/// `loop` as a thread loop whose body computes a row loop, or nothing.
+/// The first loop with results in `block`, where every op before it has no
+/// memory effects and does not read `carried`; null otherwise.
+mlir::scf::ForOp rowLoopOf(mlir::Block &block, mlir::ValueRange carried) {
+  for (mlir::Operation &op : block.without_terminator()) {
+    auto inner = llvm::dyn_cast<mlir::scf::ForOp>(op);
+    if (inner && inner.getNumResults() > 0)
+      return inner;
+    if (!mlir::isMemoryEffectFree(&op) || readsAny(&op, carried))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// `loop` as a thread loop whose body computes a row loop, directly or
+/// inside a bounds check, or nothing.
 std::optional<Candidate> match(mlir::scf::ForOp loop) {
   std::optional<int64_t> trips = mlir::constantTripCount(
       loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
@@ -92,17 +118,27 @@ std::optional<Candidate> match(mlir::scf::ForOp loop) {
   if (c.factor == 1 || *trips < c.factor * 2)
     return std::nullopt;
   mlir::ValueRange carried = loop.getRegionIterArgs();
-  for (mlir::Operation &op : loop.getBody()->without_terminator()) {
-    auto inner = llvm::dyn_cast<mlir::scf::ForOp>(op);
-    if (inner && inner.getNumResults() > 0) {
-      c.row = inner;
-      break;
-    }
-    if (!mlir::isMemoryEffectFree(&op) || readsAny(&op, carried))
+  c.row = rowLoopOf(*loop.getBody(), carried);
+  if (!c.row) {
+    // The loop emitter's bounds check: pure ops, then
+    //   %r = scf.if %in_bounds { <the thread's work> } else { yield %o }
+    //   scf.yield %r
+    mlir::Block &body = *loop.getBody();
+    auto yield = llvm::cast<mlir::scf::YieldOp>(body.getTerminator());
+    mlir::Operation *last = yield->getPrevNode();
+    c.guard = llvm::dyn_cast_or_null<mlir::scf::IfOp>(last);
+    if (!c.guard || c.guard.getElseRegion().empty() ||
+        !llvm::equal(yield.getOperands(), c.guard.getResults()) ||
+        !llvm::equal(c.guard.elseYield().getOperands(), carried))
+      return std::nullopt;
+    for (mlir::Operation &op : body.without_terminator())
+      if (&op != c.guard.getOperation() &&
+          (!mlir::isMemoryEffectFree(&op) || readsAny(&op, carried)))
+        return std::nullopt;
+    c.row = rowLoopOf(*c.guard.thenBlock(), carried);
+    if (!c.row)
       return std::nullopt;
   }
-  if (!c.row)
-    return std::nullopt;
   mlir::scf::ForOp row = c.row;
   std::optional<int64_t> rowTrips = mlir::constantTripCount(
       row.getLowerBound(), row.getUpperBound(), row.getStep());
@@ -126,48 +162,43 @@ std::optional<Candidate> match(mlir::scf::ForOp loop) {
   return c;
 }
 
-void jam(const Candidate &c) {
-  mlir::scf::ForOp threads = c.threads;
-  mlir::scf::ForOp row = c.row;
+/// Clones, at `b`'s insertion point, the ops of `block` (a thread's work,
+/// ending in a yield of what the thread passes on) for each thread j:
+/// first every thread's ops before `row`, then one row loop for all, then
+/// every thread's ops after it in thread order, thread j reading `init`
+/// for j = 0 and what thread j - 1 yields otherwise where `block` reads
+/// `carried`. maps[j] takes thread 0's values to thread j's (its thread
+/// id at least) and is extended. Returns what the last thread yields.
+SmallVector<mlir::Value>
+emitJammed(mlir::OpBuilder &b, mlir::Block &block, mlir::scf::ForOp row,
+           mlir::ValueRange carried, mlir::ValueRange init,
+           llvm::MutableArrayRef<mlir::IRMapping> maps) {
+  int64_t factor = static_cast<int64_t>(maps.size());
   mlir::Location loc = row.getLoc();
-  int64_t step = *mlir::getConstantIntValue(threads.getStep());
-  mlir::OpBuilder b(threads);
-  threads.getStepMutable().assign(
-      b.create<mlir::arith::ConstantIndexOp>(loc, step * c.factor));
-
   SmallVector<mlir::Operation *> before, after;
   bool seenRow = false;
-  for (mlir::Operation &op : threads.getBody()->without_terminator()) {
+  for (mlir::Operation &op : block.without_terminator()) {
     if (&op == row.getOperation())
       seenRow = true;
     else
       (seenRow ? after : before).push_back(&op);
   }
-
-  // Threads th + 1, ..., th + factor - 1: their index computations.
-  SmallVector<mlir::IRMapping> maps(c.factor);
-  b.setInsertionPoint(row);
-  mlir::Value th = threads.getInductionVar();
-  for (int64_t j = 1; j < c.factor; ++j) {
-    mlir::Value offset = b.create<mlir::arith::ConstantIndexOp>(loc, j * step);
-    maps[j].map(th, b.create<mlir::arith::AddIOp>(loc, th, offset));
+  for (int64_t j = 0; j < factor; ++j)
     for (mlir::Operation *op : before)
       b.clone(*op, maps[j]);
-  }
 
-  // One row loop for all of them.
   size_t n = row.getNumResults();
   SmallVector<mlir::Value> inits;
-  for (int64_t j = 0; j < c.factor; ++j)
-    for (mlir::Value init : row.getInitArgs())
-      inits.push_back(maps[j].lookupOrDefault(init));
+  for (int64_t j = 0; j < factor; ++j)
+    for (mlir::Value v : row.getInitArgs())
+      inits.push_back(maps[j].lookupOrDefault(v));
   auto jammed = b.create<mlir::scf::ForOp>(
       loc, row.getLowerBound(), row.getUpperBound(), row.getStep(), inits,
       [&](mlir::OpBuilder &nb, mlir::Location, mlir::Value iv,
           mlir::ValueRange args) {
         SmallVector<mlir::Value> yields;
         auto yield = llvm::cast<mlir::scf::YieldOp>(row.getBody()->back());
-        for (int64_t j = 0; j < c.factor; ++j) {
+        for (int64_t j = 0; j < factor; ++j) {
           mlir::IRMapping map = maps[j];
           map.map(row.getInductionVar(), iv);
           map.map(row.getRegionIterArgs(), args.slice(j * n, n));
@@ -178,25 +209,87 @@ void jam(const Candidate &c) {
         }
         nb.create<mlir::scf::YieldOp>(loc, yields);
       });
-  row.replaceAllUsesWith(jammed.getResults().take_front(n));
-  row.erase();
-  for (int64_t j = 1; j < c.factor; ++j)
-    maps[j].map(jammed.getResults().take_front(n),
-                jammed.getResults().slice(j * n, n));
+  for (int64_t j = 0; j < factor; ++j)
+    maps[j].map(row.getResults(), jammed.getResults().slice(j * n, n));
 
-  // The ops after the row loop, thread by thread, each copy reading what
-  // the previous one yields.
-  auto yield = llvm::cast<mlir::scf::YieldOp>(threads.getBody()->back());
-  SmallVector<mlir::Value> carried(yield.getOperands());
-  b.setInsertionPoint(yield);
-  for (int64_t j = 1; j < c.factor; ++j) {
-    maps[j].map(threads.getRegionIterArgs(), carried);
+  auto yield = llvm::cast<mlir::scf::YieldOp>(block.getTerminator());
+  SmallVector<mlir::Value> passed(init);
+  for (int64_t j = 0; j < factor; ++j) {
+    maps[j].map(carried, passed);
     for (mlir::Operation *op : after)
       b.clone(*op, maps[j]);
-    for (size_t k = 0; k < carried.size(); ++k)
-      carried[k] = maps[j].lookupOrDefault(yield.getOperand(k));
+    for (size_t k = 0; k < passed.size(); ++k)
+      passed[k] = maps[j].lookupOrDefault(yield.getOperand(k));
   }
-  yield->setOperands(carried);
+  return passed;
+}
+
+void jam(Candidate c) {
+  mlir::scf::ForOp threads = c.threads;
+  mlir::Location loc = c.row.getLoc();
+  int64_t step = *mlir::getConstantIntValue(threads.getStep());
+  mlir::OpBuilder b(threads);
+  threads.getStepMutable().assign(
+      b.create<mlir::arith::ConstantIndexOp>(loc, step * c.factor));
+  mlir::Block &body = *threads.getBody();
+  auto yield = llvm::cast<mlir::scf::YieldOp>(body.getTerminator());
+  mlir::ValueRange carried = threads.getRegionIterArgs();
+  mlir::Value th = threads.getInductionVar();
+  SmallVector<mlir::Operation *> old;
+  for (mlir::Operation &op : body.without_terminator())
+    old.push_back(&op);
+
+  // maps[j]: thread 0's values to thread j's, from th + j on.
+  SmallVector<mlir::IRMapping> maps(c.factor);
+  b.setInsertionPointToStart(&body);
+  for (int64_t j = 1; j < c.factor; ++j) {
+    mlir::Value offset = b.create<mlir::arith::ConstantIndexOp>(loc, j * step);
+    maps[j].map(th, b.create<mlir::arith::AddIOp>(loc, th, offset));
+  }
+
+  if (!c.guard) {
+    // Every thread's work cloned in the jammed order; the originals go.
+    b.setInsertionPoint(yield);
+    SmallVector<mlir::Value> passed =
+        emitJammed(b, body, c.row, carried, carried, maps);
+    yield->setOperands(passed);
+    for (mlir::Operation *op : llvm::reverse(old))
+      op->erase();
+    return;
+  }
+
+  // With a bounds check: each thread's test, then the jammed work where
+  // all of them are in bounds, the threads one by one otherwise (the last
+  // block of a ragged launch).
+  mlir::scf::IfOp guard = c.guard;
+  b.setInsertionPoint(guard);
+  for (int64_t j = 1; j < c.factor; ++j)
+    for (mlir::Operation *op : old)
+      if (op != guard.getOperation())
+        b.clone(*op, maps[j]);
+  mlir::Value all = guard.getCondition();
+  for (int64_t j = 1; j < c.factor; ++j)
+    all = b.create<mlir::arith::AndIOp>(
+        loc, all, maps[j].lookupOrDefault(guard.getCondition()));
+  SmallVector<mlir::IRMapping> oneByOne(maps.begin(), maps.end());
+  auto inBounds = b.create<mlir::scf::IfOp>(loc, guard.getResultTypes(), all,
+                                            /*withElseRegion=*/true);
+  mlir::OpBuilder thenBuilder =
+      mlir::OpBuilder::atBlockBegin(inBounds.thenBlock());
+  SmallVector<mlir::Value> passed = emitJammed(thenBuilder, *guard.thenBlock(),
+                                               c.row, carried, carried, maps);
+  thenBuilder.create<mlir::scf::YieldOp>(loc, passed);
+  mlir::OpBuilder elseBuilder =
+      mlir::OpBuilder::atBlockBegin(inBounds.elseBlock());
+  passed.assign(carried.begin(), carried.end());
+  for (int64_t j = 0; j < c.factor; ++j) {
+    oneByOne[j].map(carried, passed);
+    mlir::Operation *copy = elseBuilder.clone(*guard, oneByOne[j]);
+    passed.assign(copy->result_begin(), copy->result_end());
+  }
+  elseBuilder.create<mlir::scf::YieldOp>(loc, passed);
+  guard.replaceAllUsesWith(inBounds.getResults());
+  guard.erase();
 }
 
 struct JamReductionLoopsPass
