@@ -1,8 +1,10 @@
 //===- TesselDialect.cpp - The tessel dialect and its attributes ---------===//
 #include "tessel/Dialect/TesselDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -46,7 +48,39 @@ struct TesselInlinerInterface : public mlir::DialectInlinerInterface {
   }
 };
 
+/// bitcast(bitcast(x)) -> bitcast(x), or x where the types match. MLIR
+/// 19's own pattern for it (BitcastOfBitcast) replaces the pair with x
+/// whatever x's type: f16 -> i16 -> bf16 (an HLO bitcast-convert chain)
+/// became the f16 value itself, which the next op then read as a number
+/// (the bits of a bf16 read as an f16). With a higher benefit this runs
+/// first, and the pair is gone before that pattern sees it. It is a
+/// dialect's canonicalization pattern so that every canonicalizer run of
+/// a context with tessel loaded has it.
+struct ComposeBitcasts : public mlir::OpRewritePattern<mlir::arith::BitcastOp> {
+  ComposeBitcasts(mlir::MLIRContext *context)
+      : OpRewritePattern(context, /*benefit=*/2) {}
+  mlir::LogicalResult
+  matchAndRewrite(mlir::arith::BitcastOp op,
+                  mlir::PatternRewriter &rewriter) const final {
+    auto inner = op.getIn().getDefiningOp<mlir::arith::BitcastOp>();
+    if (!inner)
+      return mlir::failure();
+    mlir::Value source = inner.getIn();
+    if (source.getType() == op.getType())
+      rewriter.replaceOp(op, source);
+    else
+      rewriter.replaceOpWithNewOp<mlir::arith::BitcastOp>(op, op.getType(),
+                                                          source);
+    return mlir::success();
+  }
+};
+
 } // namespace
+
+void TesselDialect::getCanonicalizationPatterns(
+    mlir::RewritePatternSet &results) const {
+  results.add<ComposeBitcasts>(getContext());
+}
 
 void TesselDialect::initialize() {
   addOperations<

@@ -26,6 +26,8 @@ def Tessel_Dialect : Dialect {
     "::mlir::tensor::TensorDialect",
   ];
   let useDefaultAttributePrinterParser = 1;
+  // A fix of an upstream canonicalization (TesselDialect.cpp).
+  let hasCanonicalizer = 1;
 }
 
 #endif // TESSEL_DIALECT_TESSELDIALECT_TD
