@@ -637,7 +637,7 @@ def main():
                       f"{med([x['gbs'] for x in xr]):.2f}, XLA:CPU ms after a "
                       f"copy of as many bytes (the caches as tessel's runs "
                       f"find them) "
-                      f"{med([x.get('flushed_ms', float('nan')) for x in xr]):.2f}")
+                      f"{med([x['flushed_ms'] for x in xr]):.2f}")
         if not opts.no_compare:
             for c in names:
                 if c not in JAX_FUNCTIONS:

@@ -72,15 +72,19 @@ constexpr int64_t kMinRowTrips = 32;
 /// scalar, 2x slower.
 constexpr int64_t kMaxCarried = 2;
 
-/// Whether `op` or an op nested in it reads one of `values`.
-bool readsAny(mlir::Operation *op, mlir::ValueRange values) {
-  bool found = false;
+/// Whether `op` may move ahead of the ops that come after it in a thread's
+/// work: it has no memory effects, and neither it nor an op nested in it
+/// reads `carried` (what the previous thread passes on).
+bool movable(mlir::Operation *op, mlir::ValueRange carried) {
+  if (!mlir::isMemoryEffectFree(op))
+    return false;
+  bool reads = false;
   op->walk([&](mlir::Operation *nested) {
     for (mlir::Value operand : nested->getOperands())
-      if (llvm::is_contained(values, operand))
-        found = true;
+      if (llvm::is_contained(carried, operand))
+        reads = true;
   });
-  return found;
+  return !reads;
 }
 
 struct Candidate {
@@ -99,7 +103,7 @@ mlir::scf::ForOp rowLoopOf(mlir::Block &block, mlir::ValueRange carried) {
     auto inner = llvm::dyn_cast<mlir::scf::ForOp>(op);
     if (inner && inner.getNumResults() > 0)
       return inner;
-    if (!mlir::isMemoryEffectFree(&op) || readsAny(&op, carried))
+    if (!movable(&op, carried))
       return nullptr;
   }
   return nullptr;
@@ -132,8 +136,7 @@ std::optional<Candidate> match(mlir::scf::ForOp loop) {
         !llvm::equal(c.guard.elseYield().getOperands(), carried))
       return std::nullopt;
     for (mlir::Operation &op : body.without_terminator())
-      if (&op != c.guard.getOperation() &&
-          (!mlir::isMemoryEffectFree(&op) || readsAny(&op, carried)))
+      if (&op != c.guard.getOperation() && !movable(&op, carried))
         return std::nullopt;
     c.row = rowLoopOf(*c.guard.thenBlock(), carried);
     if (!c.row)
@@ -144,7 +147,7 @@ std::optional<Candidate> match(mlir::scf::ForOp loop) {
       row.getLowerBound(), row.getUpperBound(), row.getStep());
   if (!rowTrips || *rowTrips < kMinRowTrips)
     return std::nullopt;
-  if (!mlir::isMemoryEffectFree(row.getOperation()) || readsAny(row, carried))
+  if (!movable(row, carried))
     return std::nullopt;
   if (int64_t(row.getNumResults()) > kMaxCarried)
     return std::nullopt;
