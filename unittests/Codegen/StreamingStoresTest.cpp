@@ -158,4 +158,31 @@ ENTRY e {
 )");
 }
 
+/// Only the kernel that writes the module's output gets a streaming copy:
+/// not the loop kernel whose output the next kernel reads (it should stay
+/// in cache), nor the transpose that runs as a relayout plan.
+TEST(StreamingStoresTest, OnlyTheKernelWritingTheModulesOutput) {
+  auto module = parseTestModule(R"(
+HloModule intermediate
+%neg {
+  %p = f32[96,160] parameter(0)
+  ROOT %n = f32[96,160] negate(%p)
+}
+ENTRY e {
+  %p = f32[96,160] parameter(0)
+  %f = f32[96,160] fusion(%p), kind=kLoop, calls=%neg
+  %t = f32[160,96] transpose(%f), dimensions={1,0}
+  ROOT %a = f32[160,96] add(%t, %t)
+}
+)");
+  ASSERT_TRUE(module);
+  ScopedEnv stream("TESSEL_STREAM", "1");
+  Expected<std::string> assembly =
+      emitHloModule(*module, EmitKind::Asm, CompileOptions());
+  ASSERT_TRUE(assembly) << assembly.error().message;
+  EXPECT_NE(assembly->find("kernel_2_stream:"), std::string::npos);
+  EXPECT_EQ(assembly->find("kernel_0_stream:"), std::string::npos);
+  EXPECT_EQ(assembly->find("kernel_1_stream:"), std::string::npos);
+}
+
 } // namespace
