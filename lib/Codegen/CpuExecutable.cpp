@@ -14,6 +14,7 @@
 #include "ComplexRuntime.h"
 #include "HalfConversionLoops.h"
 #include "InputPrefetch.h"
+#include "InterleavedLoops.h"
 #include "ModulePlan.h"
 #include "NvptxBackend.h"
 #include "Pipeline.h"
@@ -169,10 +170,12 @@ Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine() {
 /// LLVM IR for the host: its triple and data layout, and the CPU's name
 /// and features on every function, so that the vectorizer and the code
 /// generator use every instruction the CPU has (AVX2, AVX-512); loops that
-/// convert through f16 asked for the registers' full width.
-std::unique_ptr<llvm::Module> translateForHost(mlir::Operation *module,
-                                               llvm::LLVMContext &context,
-                                               llvm::TargetMachine &machine) {
+/// convert through f16 asked for the registers' full width, latency-bound
+/// loops to be interleaved (but not in `tables`, kernels run as a lookup).
+std::unique_ptr<llvm::Module>
+translateForHost(mlir::Operation *module, llvm::LLVMContext &context,
+                 llvm::TargetMachine &machine,
+                 const llvm::StringSet<> &tables) {
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context);
   if (!llvmModule)
@@ -186,6 +189,8 @@ std::unique_ptr<llvm::Module> translateForHost(mlir::Operation *module,
     function.addFnAttr("target-features", machine.getTargetFeatureString());
   }
   hintHalfConversionLoops(*llvmModule, halfConversionVectorBits(machine));
+  if (interleaveHintsEnabled())
+    hintInterleavedLoops(*llvmModule, vectorUnitOf(machine).bits, tables);
   return llvmModule;
 }
 
@@ -828,9 +833,10 @@ std::unique_ptr<llvm::Module>
 translateWithCopies(mlir::Operation *module, llvm::LLVMContext &context,
                     llvm::TargetMachine &machine,
                     const std::vector<StreamedKernel> &streamed,
-                    const std::vector<PrefetchedKernel> &prefetched) {
+                    const std::vector<PrefetchedKernel> &prefetched,
+                    const llvm::StringSet<> &tables) {
   std::unique_ptr<llvm::Module> llvmModule =
-      translateForHost(module, context, machine);
+      translateForHost(module, context, machine, tables);
   if (!llvmModule)
     return llvmModule;
   for (const PrefetchedKernel &kernel : prefetched)
@@ -873,6 +879,16 @@ std::optional<TableLookup> explainedLookup(const ModulePlan &plan, size_t k,
   if (lookup && options.tablesByCost && !lookup->pays())
     return {};
   return lookup;
+}
+
+/// The kernels of `plan` that run as a table lookup with `options`.
+llvm::StringSet<> tableKernels(const ModulePlan &plan,
+                               const CompileOptions &options) {
+  llvm::StringSet<> names;
+  for (size_t k = 0; k < plan.kernels.size(); ++k)
+    if (explainedLookup(plan, k, options))
+      names.insert(plan.kernels[k].name);
+  return names;
 }
 
 } // namespace
@@ -929,9 +945,11 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
   std::vector<PrefetchedKernel> prefetched =
       prefetchedKernels(exe->plan, options);
   exe->optimize = optimizer(target);
-  exe->build = [target, streamed, prefetched](mlir::Operation *op,
-                                              llvm::LLVMContext &context) {
-    return translateWithCopies(op, context, *target, streamed, prefetched);
+  llvm::StringSet<> tables = tableKernels(exe->plan, options);
+  exe->build = [target, streamed, prefetched,
+                tables](mlir::Operation *op, llvm::LLVMContext &context) {
+    return translateWithCopies(op, context, *target, streamed, prefetched,
+                               tables);
   };
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = exe->optimize;
@@ -1302,9 +1320,9 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
   if (!machine)
     return machine.error();
   llvm::LLVMContext llvmContext;
-  auto llvmModule = translateWithCopies(**mlirModule, llvmContext, **machine,
-                                        streamedKernels(*plan, options),
-                                        prefetchedKernels(*plan, options));
+  auto llvmModule = translateWithCopies(
+      **mlirModule, llvmContext, **machine, streamedKernels(*plan, options),
+      prefetchedKernels(*plan, options), tableKernels(*plan, options));
   if (!llvmModule)
     return Error("translation to LLVM IR failed");
   auto optimize = optimizer(machine->get());
