@@ -36,6 +36,8 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -176,6 +178,18 @@ std::unique_ptr<llvm::Module>
 translateForHost(mlir::Operation *module, llvm::LLVMContext &context,
                  llvm::TargetMachine &machine,
                  const llvm::StringSet<> &tables) {
+  // The loop vectorizer always reports why it did not vectorize a loop
+  // that carries a hint (above); those remarks are for LLVM's developers,
+  // not tessel's users. Errors are still printed.
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *info, void *) {
+        if (info->getSeverity() != llvm::DS_Error)
+          return;
+        llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+        llvm::errs() << "LLVM: ";
+        info->print(printer);
+        llvm::errs() << "\n";
+      });
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context);
   if (!llvmModule)
