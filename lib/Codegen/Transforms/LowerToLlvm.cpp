@@ -429,6 +429,32 @@ struct Bf16ConstantLowering
   }
 };
 
+/// LLVM makes `fptosi`/`fptoui` of a NaN or of a value out of the integer's
+/// range poison, and a store of poison may be deleted. MLIR's polynomial
+/// approximations convert such values on purpose: exp (and expm1, tanh,
+/// ... built on it) takes the integer part of x / ln 2 with NaN kept, and
+/// its result is NaN whatever that part is. On the CPU the conversion gives
+/// some integer and the result is NaN; where LLVM can see that x is NaN (a
+/// clamp with a NaN constant), it folded the conversion to poison and
+/// deleted the kernel's store, leaving the output unwritten. A `freeze`
+/// after each conversion makes it some fixed integer instead: no
+/// instruction, and the kernel computes what the hardware computes.
+/// (tessel's own float -> integer converts clamp first, ScalarOps.cpp.)
+void freezeFloatToIntConversions(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::Operation *> conversions;
+  module.walk([&](mlir::Operation *op) {
+    if (llvm::isa<mlir::LLVM::FPToSIOp, mlir::LLVM::FPToUIOp>(op))
+      conversions.push_back(op);
+  });
+  for (mlir::Operation *op : conversions) {
+    mlir::OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    mlir::Value converted = op->getResult(0);
+    auto frozen = b.create<mlir::LLVM::FreezeOp>(op->getLoc(), converted);
+    converted.replaceAllUsesExcept(frozen, frozen);
+  }
+}
+
 struct LowerToLlvmPass
     : public mlir::PassWrapper<LowerToLlvmPass,
                                mlir::OperationPass<mlir::ModuleOp>> {
@@ -539,6 +565,8 @@ struct LowerToLlvmPass
     if (mlir::failed(
             mlir::applyFullConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+
+    freezeFloatToIntConversions(module);
 
     module.walk([&](mlir::LLVM::LLVMFuncOp func) {
       auto threads =
