@@ -95,6 +95,14 @@ std::vector<TableCase> tabulatedCases() {
                          "  ROOT %r = pred[270000] compare(%p, %kb), "
                          "direction=GT\n",
                          "pred[270000]")},
+      // 1-byte inputs, 2-byte entries: eight inputs read at once.
+      {"s8 to bf16 scaled",
+       elementwiseModule("s8[3,7001]",
+                         "  %c = bf16[3,7001] convert(%p)\n"
+                         "  %k = bf16[] constant(-0.37)\n"
+                         "  %kb = bf16[3,7001] broadcast(%k), dimensions={}\n"
+                         "  ROOT %r = bf16[3,7001] multiply(%c, %kb)\n",
+                         "bf16[3,7001]")},
       {"u8 log in f64", elementwiseModule("u8[3001]",
                                           "  %c = f64[3001] convert(%p)\n"
                                           "  ROOT %r = f64[3001] log(%c)\n",
