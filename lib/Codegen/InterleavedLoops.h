@@ -1,5 +1,4 @@
-//===- InterleavedLoops.h - Interleave hints for latency-bound loops -*- C++
-//-*-===//
+//===- InterleavedLoops.h - Interleaving latency-bound loops -*- C++ -*-===//
 //
 // Private to lib/Codegen. LLVM 19's loop vectorizer interleaves a loop (runs
 // IC vector iterations side by side, each instruction IC times in a row)
@@ -17,9 +16,10 @@
 //                                    -> !llvm.loop {interleave.count 2}
 //   32 to 128                         -> !llvm.loop {interleave.count 4}
 //   129 to 256                        -> !llvm.loop {interleave.count 2}
-//   fewer than 16 (memory-bound), reductions, loops already of vectors,
-//   loops without a constant trip count, loops whose loads or stores are
-//   not consecutive (gathers: one scalar access per lane)
+//   fewer than 16 (memory-bound), more than 256, reductions, loops
+//   already of vectors, loops without a constant trip count, loops whose
+//   loads or stores are not consecutive (gathers: one scalar access per
+//   lane)
 //                                     -> no hint (the vectorizer decides)
 //
 // and the count is halved until IC vectors of the host's width fit the trip
