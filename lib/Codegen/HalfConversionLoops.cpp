@@ -45,19 +45,19 @@ bool convertsHalf(const llvm::Loop &loop, unsigned &widestFloatBits) {
   return converts;
 }
 
-/// A distinct loop ID `!{self, !{"llvm.loop.vectorize.width", i32 width}}`.
-llvm::MDNode *widthLoopId(llvm::LLVMContext &context, unsigned width) {
-  llvm::Metadata *hint[] = {
-      llvm::MDString::get(context, "llvm.loop.vectorize.width"),
+} // namespace
+
+llvm::MDNode *loopIdWithHint(llvm::LLVMContext &context, llvm::StringRef hint,
+                             unsigned value) {
+  llvm::Metadata *pair[] = {
+      llvm::MDString::get(context, hint),
       llvm::ConstantAsMetadata::get(
-          llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), width))};
-  llvm::Metadata *operands[] = {nullptr, llvm::MDNode::get(context, hint)};
+          llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), value))};
+  llvm::Metadata *operands[] = {nullptr, llvm::MDNode::get(context, pair)};
   llvm::MDNode *id = llvm::MDNode::getDistinct(context, operands);
   id->replaceOperandWith(0, id);
   return id;
 }
-
-} // namespace
 
 VectorUnit vectorUnitOf(llvm::TargetMachine &machine) {
   VectorUnit unit;
@@ -100,7 +100,8 @@ int hintHalfConversionLoops(llvm::Module &module, unsigned vectorBits) {
       unsigned width = vectorBits / widest;
       if (width < 2)
         continue;
-      loop->setLoopID(widthLoopId(function.getContext(), width));
+      loop->setLoopID(loopIdWithHint(function.getContext(),
+                                     "llvm.loop.vectorize.width", width));
       ++marked;
     }
   }

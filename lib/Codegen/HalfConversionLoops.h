@@ -21,12 +21,22 @@
 
 #include "TableLookup.h"
 
+#include "llvm/ADT/StringRef.h"
+
 namespace llvm {
+class LLVMContext;
+class MDNode;
 class Module;
 class TargetMachine;
 } // namespace llvm
 
 namespace tessel {
+
+/// A distinct loop ID `!{self, !{hint, i32 value}}`, e.g. hint
+/// "llvm.loop.vectorize.width" (here) or "llvm.loop.interleave.count"
+/// (InterleavedLoops.h).
+llvm::MDNode *loopIdWithHint(llvm::LLVMContext &context, llvm::StringRef hint,
+                             unsigned value);
 
 /// The vector registers of `machine`'s CPU as its loop vectorizer uses them
 /// (256 bits where the CPU prefers ymm registers although it has zmm ones),

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "InterleavedLoops.h"
+#include "HalfConversionLoops.h"
 
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -102,18 +103,6 @@ bool accessesAreConsecutive(llvm::Loop &loop,
   return true;
 }
 
-/// A distinct loop ID `!{self, !{"llvm.loop.interleave.count", i32 count}}`.
-llvm::MDNode *interleaveLoopId(llvm::LLVMContext &context, unsigned count) {
-  llvm::Metadata *hint[] = {
-      llvm::MDString::get(context, "llvm.loop.interleave.count"),
-      llvm::ConstantAsMetadata::get(
-          llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), count))};
-  llvm::Metadata *operands[] = {nullptr, llvm::MDNode::get(context, hint)};
-  llvm::MDNode *id = llvm::MDNode::getDistinct(context, operands);
-  id->replaceOperandWith(0, id);
-  return id;
-}
-
 } // namespace
 
 int floatingPointOps(const llvm::Loop &loop) {
@@ -168,7 +157,8 @@ int hintInterleavedLoops(llvm::Module &module, unsigned vectorBits,
         count /= 2;
       if (count < 2)
         continue;
-      loop->setLoopID(interleaveLoopId(function.getContext(), count));
+      loop->setLoopID(loopIdWithHint(function.getContext(),
+                                     "llvm.loop.interleave.count", count));
       ++marked;
     }
   }

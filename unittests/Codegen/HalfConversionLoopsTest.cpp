@@ -7,14 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "HalfConversionLoops.h"
 #include "KernelCheck.h"
+#include "LlvmText.h"
 
 #include "tessel/Codegen/Compiler.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -73,18 +70,12 @@ exit:
 /// The module printed after hinting with `vectorBits`, and how many loops
 /// were marked.
 std::string hinted(const std::string &text, unsigned vectorBits, int &marked) {
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(text, diagnostic, context);
-  EXPECT_TRUE(module) << diagnostic.getMessage().str();
-  if (!module)
-    return "";
-  marked = hintHalfConversionLoops(*module, vectorBits);
-  std::string printed;
-  llvm::raw_string_ostream os(printed);
-  module->print(os, nullptr);
-  return printed;
+  return transformLlvmText(
+      text,
+      [&](llvm::Module &module) {
+        return hintHalfConversionLoops(module, vectorBits);
+      },
+      marked);
 }
 
 TEST(HalfConversionLoopsTest, LoopsThroughHalfGetTheRegistersWidth) {

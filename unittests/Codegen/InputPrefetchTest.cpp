@@ -7,15 +7,12 @@
 //===----------------------------------------------------------------------===//
 #include "InputPrefetch.h"
 #include "KernelCheck.h"
+#include "LlvmText.h"
 
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Hlo/HloEvaluator.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -49,19 +46,13 @@ define <8 x float> @k(ptr %in, ptr %other, ptr %out, i64 %i, <8 x i1> %m) {
 /// addInputPrefetches, and how many prefetches were added.
 std::string prefetched(const std::vector<std::pair<unsigned, int64_t>> &inputs,
                        int &added) {
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(kLoads, diagnostic, context);
-  EXPECT_TRUE(module) << diagnostic.getMessage().str();
-  if (!module)
-    return "";
-  markInputPrefetches(*module, "k", inputs);
-  added = addInputPrefetches(*module);
-  std::string printed;
-  llvm::raw_string_ostream os(printed);
-  module->print(os, nullptr);
-  return printed;
+  return transformLlvmText(
+      kLoads,
+      [&](llvm::Module &module) {
+        markInputPrefetches(module, "k", inputs);
+        return addInputPrefetches(module);
+      },
+      added);
 }
 
 TEST(InputPrefetchTest, VectorLoadsOfListedInputsOnly) {

@@ -9,14 +9,11 @@
 //===----------------------------------------------------------------------===//
 #include "InterleavedLoops.h"
 #include "KernelCheck.h"
+#include "LlvmText.h"
 
 #include "tessel/Codegen/Compiler.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -135,18 +132,12 @@ int countOf(const std::string &printed, const std::string &name) {
 /// how many loops got a count.
 std::string hinted(const std::string &text, unsigned vectorBits, int &marked,
                    const llvm::StringSet<> &skip = {}) {
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(text, diagnostic, context);
-  EXPECT_TRUE(module) << diagnostic.getMessage().str();
-  if (!module)
-    return "";
-  marked = hintInterleavedLoops(*module, vectorBits, skip);
-  std::string printed;
-  llvm::raw_string_ostream os(printed);
-  module->print(os, nullptr);
-  return printed;
+  return transformLlvmText(
+      text,
+      [&](llvm::Module &module) {
+        return hintInterleavedLoops(module, vectorBits, skip);
+      },
+      marked);
 }
 
 TEST(InterleavedLoopsTest, CountsFollowTheWorkAndTheTripCount) {

@@ -8,15 +8,12 @@
 //===----------------------------------------------------------------------===//
 #include "StreamingStores.h"
 #include "KernelCheck.h"
+#include "LlvmText.h"
 
 #include "tessel/Codegen/Compiler.h"
 #include "tessel/Hlo/HloEvaluator.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -50,19 +47,13 @@ define void @k(ptr %in, ptr %out, i64 %i, <16 x float> %v, <4 x float> %w) {
 /// The module after addStreamingCopy(@k, outputs) and markStreamingStores,
 /// and how many stores were marked.
 std::string streamed(const std::vector<unsigned> &outputs, int &marked) {
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(kStores, diagnostic, context);
-  EXPECT_TRUE(module) << diagnostic.getMessage().str();
-  if (!module)
-    return "";
-  addStreamingCopy(*module, "k", kStreamSuffix, outputs);
-  marked = markStreamingStores(*module);
-  std::string printed;
-  llvm::raw_string_ostream os(printed);
-  module->print(os, nullptr);
-  return printed;
+  return transformLlvmText(
+      kStores,
+      [&](llvm::Module &module) {
+        addStreamingCopy(module, "k", kStreamSuffix, outputs);
+        return markStreamingStores(module);
+      },
+      marked);
 }
 
 TEST(StreamingStoresTest, AlignedVectorStoresIntoOutputsOnly) {
