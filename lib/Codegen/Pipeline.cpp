@@ -108,6 +108,7 @@ Status lowerToLlvmDialect(mlir::ModuleOp module,
   mlir::MLIRContext *context = module.getContext();
   mlir::PassManager pm(context);
   pm.addPass(createInlineSubgraphsPass());
+  pm.addPass(createFoldNanConstantsPass());
   if (options.excessPrecision)
     pm.addPass(createSimplifyFpConversionsPass());
   pm.addPass(mlir::createCanonicalizerPass());

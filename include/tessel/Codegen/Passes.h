@@ -4,6 +4,8 @@
 // test/Codegen named after its flag. In pipeline order (Pipeline.h):
 //
 //   -tessel-inline-subgraphs   inline pure_calls of functions called once
+//   -tessel-fold-nan-constants float arithmetic of constants with a NaN
+//                              result folded as the CPU computes it
 //   -tessel-simplify-fp-conversions
 //                              (optional) keep f32 across bf16/f16 round
 //                              trips: XLA's excess precision
@@ -45,6 +47,7 @@ namespace tessel {
 inline constexpr const char kExcessPrecisionAttr[] = "tessel.excess_precision";
 
 std::unique_ptr<mlir::Pass> createInlineSubgraphsPass();
+std::unique_ptr<mlir::Pass> createFoldNanConstantsPass();
 std::unique_ptr<mlir::Pass> createSimplifyFpConversionsPass();
 std::unique_ptr<mlir::Pass> createLowerLoopsPass();
 std::unique_ptr<mlir::Pass> createFlattenTensorsPass();

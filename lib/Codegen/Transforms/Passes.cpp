@@ -5,12 +5,12 @@ namespace tessel {
 
 void registerCodegenPasses() {
   for (auto create :
-       {createInlineSubgraphsPass, createSimplifyFpConversionsPass,
-        createLowerLoopsPass, createFlattenTensorsPass,
-        createVectorizeLoadsStoresPass, createUnrollLoopsPass,
-        createLowerGridToCpuPass, createJamReductionLoopsPass,
-        createLowerGridToNvvmPass, createLowerIndexingPass,
-        createLowerTensorsPass, createLowerToLlvmPass})
+       {createInlineSubgraphsPass, createFoldNanConstantsPass,
+        createSimplifyFpConversionsPass, createLowerLoopsPass,
+        createFlattenTensorsPass, createVectorizeLoadsStoresPass,
+        createUnrollLoopsPass, createLowerGridToCpuPass,
+        createJamReductionLoopsPass, createLowerGridToNvvmPass,
+        createLowerIndexingPass, createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
 
