@@ -233,6 +233,25 @@ template <typename In, typename Out> struct VectorLookup {
 /// Whether entries of `Out` go through VectorLookup.
 template <typename Out>
 constexpr bool kVectorEntries = sizeof(Out) == 2 || sizeof(Out) == 4;
+
+/// The entries of the 64 / sizeof(Out) inputs from `in` (one 64-byte line
+/// of the output) as four vectors: through VectorLookup, or one at a time
+/// into a buffer.
+template <typename In, typename Out>
+inline void lookUpLine(const Out *table, const In *in, __m128i line[4]) {
+  if constexpr (kVectorEntries<Out>) {
+    constexpr int64_t kLanes = VectorLookup<In, Out>::kLanes;
+    for (int v = 0; v < 4; ++v)
+      line[v] = VectorLookup<In, Out>::load(table, in + v * kLanes);
+  } else {
+    constexpr int64_t kPerLine = 64 / sizeof(Out);
+    alignas(16) Out entries[kPerLine];
+    for (int64_t j = 0; j < kPerLine; ++j)
+      entries[j] = table[in[j]];
+    for (int v = 0; v < 4; ++v)
+      line[v] = _mm_load_si128(reinterpret_cast<const __m128i *>(entries) + v);
+  }
+}
 #endif
 
 template <typename In, typename Out>
@@ -242,18 +261,13 @@ void lookUp(const Out *table, const In *in, Out *out, int64_t begin,
 #if defined(__SSE2__)
   if constexpr (kVectorEntries<Out>) {
     // Four vectors in flight per iteration.
-    using Lookup = VectorLookup<In, Out>;
-    constexpr int64_t kLanes = Lookup::kLanes;
-    for (; i + 4 * kLanes <= end; i += 4 * kLanes) {
-      __m128i a = Lookup::load(table, in + i);
-      __m128i b = Lookup::load(table, in + i + kLanes);
-      __m128i c = Lookup::load(table, in + i + 2 * kLanes);
-      __m128i d = Lookup::load(table, in + i + 3 * kLanes);
+    constexpr int64_t kPerLine = 64 / sizeof(Out);
+    for (; i + kPerLine <= end; i += kPerLine) {
+      __m128i line[4];
+      lookUpLine(table, in + i, line);
       __m128i *to = reinterpret_cast<__m128i *>(out + i);
-      _mm_storeu_si128(to, a);
-      _mm_storeu_si128(to + 1, b);
-      _mm_storeu_si128(to + 2, c);
-      _mm_storeu_si128(to + 3, d);
+      for (int v = 0; v < 4; ++v)
+        _mm_storeu_si128(to + v, line[v]);
     }
   }
 #endif
@@ -293,29 +307,11 @@ void lookUpStreaming(const Out *table, const In *in, Out *out, int64_t begin,
   for (; i + kPerLine <= end; i += kPerLine) {
     _mm_prefetch(reinterpret_cast<const char *>(in + i) + kPrefetchBytes,
                  _MM_HINT_NTA);
+    __m128i line[4];
+    lookUpLine(table, in + i, line);
     __m128i *to = reinterpret_cast<__m128i *>(out + i);
-    if constexpr (kVectorEntries<Out>) {
-      // A line is four vectors.
-      using Lookup = VectorLookup<In, Out>;
-      constexpr int64_t kLanes = Lookup::kLanes;
-      __m128i a = Lookup::load(table, in + i);
-      __m128i b = Lookup::load(table, in + i + kLanes);
-      __m128i c = Lookup::load(table, in + i + 2 * kLanes);
-      __m128i d = Lookup::load(table, in + i + 3 * kLanes);
-      _mm_stream_si128(to, a);
-      _mm_stream_si128(to + 1, b);
-      _mm_stream_si128(to + 2, c);
-      _mm_stream_si128(to + 3, d);
-      continue;
-    }
-    alignas(64) Out line[kPerLine];
-    for (int64_t j = 0; j < kPerLine; ++j)
-      line[j] = table[in[i + j]];
-    const __m128i *from = reinterpret_cast<const __m128i *>(line);
-    _mm_stream_si128(to, _mm_load_si128(from));
-    _mm_stream_si128(to + 1, _mm_load_si128(from + 1));
-    _mm_stream_si128(to + 2, _mm_load_si128(from + 2));
-    _mm_stream_si128(to + 3, _mm_load_si128(from + 3));
+    for (int v = 0; v < 4; ++v)
+      _mm_stream_si128(to + v, line[v]);
   }
   _mm_sfence();
   lookUp(table, in, out, i, end);
