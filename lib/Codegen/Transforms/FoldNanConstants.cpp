@@ -38,51 +38,45 @@ std::optional<llvm::APFloat> constantOf(mlir::Value value) {
   return attr.getValue();
 }
 
-/// `a op b` computed by this CPU (volatile, so that the C++ compiler does
-/// not fold it either).
-template <typename T> T onTheCpu(llvm::StringRef op, T a, T b) {
+/// `op` (arith.addf/subf/mulf/divf) of `a` and `b` computed by this CPU
+/// (volatile, so that the C++ compiler does not fold it either); nothing
+/// for any other op.
+template <typename T> std::optional<T> onTheCpu(mlir::Operation *op, T a, T b) {
   volatile T x = a, y = b;
-  if (op == "add")
+  if (llvm::isa<mlir::arith::AddFOp>(op))
     return x + y;
-  if (op == "sub")
+  if (llvm::isa<mlir::arith::SubFOp>(op))
     return x - y;
-  if (op == "mul")
+  if (llvm::isa<mlir::arith::MulFOp>(op))
     return x * y;
-  return x / y;
+  if (llvm::isa<mlir::arith::DivFOp>(op))
+    return x / y;
+  return std::nullopt;
 }
 
-/// `op` (arith.addf/subf/mulf/divf of f32 or f64 constants) computed by
-/// this CPU, when the result is a NaN.
-std::optional<llvm::APFloat> nanOnTheCpu(mlir::Operation *op,
-                                         llvm::StringRef name) {
+/// `op` computed by this CPU when it is an arithmetic op above of two f32
+/// or f64 constants and its result is a NaN.
+std::optional<llvm::APFloat> nanOnTheCpu(mlir::Operation *op) {
+  if (!llvm::isa<mlir::arith::AddFOp, mlir::arith::SubFOp, mlir::arith::MulFOp,
+                 mlir::arith::DivFOp>(op))
+    return std::nullopt;
   std::optional<llvm::APFloat> a = constantOf(op->getOperand(0));
   std::optional<llvm::APFloat> b = constantOf(op->getOperand(1));
   if (!a || !b)
     return std::nullopt;
   mlir::Type type = op->getResult(0).getType();
   if (type.isF32()) {
-    float r = onTheCpu(name, a->convertToFloat(), b->convertToFloat());
-    if (std::isnan(r))
-      return llvm::APFloat(r);
+    std::optional<float> r =
+        onTheCpu(op, a->convertToFloat(), b->convertToFloat());
+    if (r && std::isnan(*r))
+      return llvm::APFloat(*r);
   } else if (type.isF64()) {
-    double r = onTheCpu(name, a->convertToDouble(), b->convertToDouble());
-    if (std::isnan(r))
-      return llvm::APFloat(r);
+    std::optional<double> r =
+        onTheCpu(op, a->convertToDouble(), b->convertToDouble());
+    if (r && std::isnan(*r))
+      return llvm::APFloat(*r);
   }
   return std::nullopt;
-}
-
-/// The name onTheCpu knows `op` by, or empty.
-llvm::StringRef arithmeticName(mlir::Operation *op) {
-  if (llvm::isa<mlir::arith::AddFOp>(op))
-    return "add";
-  if (llvm::isa<mlir::arith::SubFOp>(op))
-    return "sub";
-  if (llvm::isa<mlir::arith::MulFOp>(op))
-    return "mul";
-  if (llvm::isa<mlir::arith::DivFOp>(op))
-    return "div";
-  return "";
 }
 
 struct FoldNanConstantsPass
@@ -117,10 +111,7 @@ struct FoldNanConstantsPass
         ext.erase();
         return;
       }
-      llvm::StringRef name = arithmeticName(op);
-      if (name.empty())
-        return;
-      std::optional<llvm::APFloat> nan = nanOnTheCpu(op, name);
+      std::optional<llvm::APFloat> nan = nanOnTheCpu(op);
       if (!nan)
         return;
       mlir::Type type = op->getResult(0).getType();
