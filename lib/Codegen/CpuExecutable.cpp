@@ -169,6 +169,16 @@ Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine() {
   return std::move(*machine);
 }
 
+/// A TESSEL_* switch that tests and comparisons set: true for "1...",
+/// false for any other non-empty value, nothing when unset or empty (the
+/// executable decides).
+std::optional<bool> switchFromEnv(const char *name) {
+  const char *mode = std::getenv(name);
+  if (!mode || !*mode)
+    return std::nullopt;
+  return mode[0] == '1';
+}
+
 /// LLVM IR for the host: its triple and data layout, and the CPU's name
 /// and features on every function, so that the vectorizer and the code
 /// generator use every instruction the CPU has (AVX2, AVX-512); loops that
@@ -203,7 +213,8 @@ translateForHost(mlir::Operation *module, llvm::LLVMContext &context,
     function.addFnAttr("target-features", machine.getTargetFeatureString());
   }
   hintHalfConversionLoops(*llvmModule, halfConversionVectorBits(machine));
-  if (interleaveHintsEnabled())
+  // TESSEL_INTERLEAVE=0 turns the hint off (comparisons, tests).
+  if (switchFromEnv("TESSEL_INTERLEAVE").value_or(true))
     hintInterleavedLoops(*llvmModule, vectorUnitOf(machine).bits, tables);
   return llvmModule;
 }
@@ -320,16 +331,6 @@ void runKernel(const CompiledKernel &kernel, std::vector<void *> pointers,
                         call(range.begin(), range.end());
                       });
   });
-}
-
-/// A TESSEL_* switch that tests and comparisons set: true for "1...",
-/// false for any other non-empty value, nothing when unset or empty (the
-/// executable decides).
-std::optional<bool> switchFromEnv(const char *name) {
-  const char *mode = std::getenv(name);
-  if (!mode || !*mode)
-    return std::nullopt;
-  return mode[0] == '1';
 }
 
 /// The lookup of kernel `k` over all its elements, in chunks spread over

@@ -24,28 +24,33 @@ namespace {
 
 bool isHalf(llvm::Type *type) { return type->getScalarType()->isHalfTy(); }
 
-/// Whether `loop` converts between half and a wider float, and the widest
-/// floating-point type its instructions compute (in bits).
-bool convertsHalf(const llvm::Loop &loop, unsigned &widestFloatBits) {
-  bool converts = false;
-  widestFloatBits = 32;
+/// Whether `loop` converts between half and a wider float.
+bool convertsHalf(const llvm::Loop &loop) {
   for (const llvm::BasicBlock *block : loop.blocks())
     for (const llvm::Instruction &instruction : *block) {
       if (llvm::isa<llvm::FPTruncInst>(instruction) &&
           isHalf(instruction.getType()))
-        converts = true;
+        return true;
       if (llvm::isa<llvm::FPExtInst>(instruction) &&
           isHalf(instruction.getOperand(0)->getType()))
-        converts = true;
-      llvm::Type *type = instruction.getType()->getScalarType();
-      if (type->isFloatingPointTy())
-        widestFloatBits = std::max<unsigned>(
-            widestFloatBits, type->getPrimitiveSizeInBits().getFixedValue());
+        return true;
     }
-  return converts;
+  return false;
 }
 
 } // namespace
+
+unsigned widestFloatBits(const llvm::Loop &loop) {
+  unsigned widest = 32;
+  for (const llvm::BasicBlock *block : loop.blocks())
+    for (const llvm::Instruction &instruction : *block) {
+      llvm::Type *type = instruction.getType()->getScalarType();
+      if (type->isFloatingPointTy())
+        widest = std::max<unsigned>(
+            widest, type->getPrimitiveSizeInBits().getFixedValue());
+    }
+  return widest;
+}
 
 llvm::MDNode *loopIdWithHint(llvm::LLVMContext &context, llvm::StringRef hint,
                              unsigned value) {
@@ -93,11 +98,10 @@ int hintHalfConversionLoops(llvm::Module &module, unsigned vectorBits) {
     llvm::DominatorTree dominators(function);
     llvm::LoopInfo loops(dominators);
     for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
-      unsigned widest = 32;
       if (!loop->isInnermost() || loop->getLoopID() || !loop->getLoopLatch() ||
-          !convertsHalf(*loop, widest))
+          !convertsHalf(*loop))
         continue;
-      unsigned width = vectorBits / widest;
+      unsigned width = vectorBits / widestFloatBits(*loop);
       if (width < 2)
         continue;
       loop->setLoopID(loopIdWithHint(function.getContext(),

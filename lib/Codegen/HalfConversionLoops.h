@@ -25,6 +25,7 @@
 
 namespace llvm {
 class LLVMContext;
+class Loop;
 class MDNode;
 class Module;
 class TargetMachine;
@@ -37,6 +38,10 @@ namespace tessel {
 /// (InterleavedLoops.h).
 llvm::MDNode *loopIdWithHint(llvm::LLVMContext &context, llvm::StringRef hint,
                              unsigned value);
+
+/// The widest floating-point type the instructions of `loop` compute, in
+/// bits (32 where none is wider): the loop vectorizer's lanes are that wide.
+unsigned widestFloatBits(const llvm::Loop &loop);
 
 /// The vector registers of `machine`'s CPU as its loop vectorizer uses them
 /// (256 bits where the CPU prefers ymm registers although it has zmm ones),

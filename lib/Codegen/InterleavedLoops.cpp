@@ -21,8 +21,6 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
 
 namespace tessel {
 
@@ -50,24 +48,6 @@ bool carriesFloat(const llvm::Loop &loop) {
     if (isFloat(&phi))
       return true;
   return false;
-}
-
-/// The widest floating-point type `loop` loads, stores or computes, in bits
-/// (32 where there is none): the vectorizer's lanes are that wide.
-unsigned widestFloatBits(const llvm::Loop &loop) {
-  unsigned widest = 32;
-  for (const llvm::BasicBlock *block : loop.blocks())
-    for (const llvm::Instruction &instruction : *block) {
-      const llvm::Value *value = &instruction;
-      if (const auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction))
-        value = store->getValueOperand();
-      if (isFloat(value))
-        widest = std::max<unsigned>(widest, value->getType()
-                                                ->getScalarType()
-                                                ->getPrimitiveSizeInBits()
-                                                .getFixedValue());
-    }
-  return widest;
 }
 
 /// Whether every load and store of `loop` reads or writes the same address
@@ -103,8 +83,10 @@ bool accessesAreConsecutive(llvm::Loop &loop,
   return true;
 }
 
-} // namespace
-
+/// The floating-point operations of one iteration of `loop`: every
+/// instruction other than a load, store or phi that computes a
+/// floating-point value or reads one (compares, conversions to integers,
+/// bitcasts of floats, calls of math intrinsics).
 int floatingPointOps(const llvm::Loop &loop) {
   int ops = 0;
   for (const llvm::BasicBlock *block : loop.blocks())
@@ -120,6 +102,8 @@ int floatingPointOps(const llvm::Loop &loop) {
     }
   return ops;
 }
+
+} // namespace
 
 int hintInterleavedLoops(llvm::Module &module, unsigned vectorBits,
                          const llvm::StringSet<> &skip) {
@@ -163,11 +147,6 @@ int hintInterleavedLoops(llvm::Module &module, unsigned vectorBits,
     }
   }
   return marked;
-}
-
-bool interleaveHintsEnabled() {
-  const char *mode = std::getenv("TESSEL_INTERLEAVE");
-  return !mode || std::string_view(mode) != "0";
 }
 
 } // namespace tessel

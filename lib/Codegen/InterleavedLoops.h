@@ -54,12 +54,6 @@ constexpr int kInterleaveFourFrom = 32;
 /// gain nothing more.
 constexpr int kMaxInterleavedOps = 512;
 
-/// The floating-point operations of one iteration of `loop`: every
-/// instruction other than a load, store or phi that computes a
-/// floating-point value or reads one (compares, conversions to integers,
-/// bitcasts of floats, calls of math intrinsics).
-int floatingPointOps(const llvm::Loop &loop);
-
 /// Marks the innermost loops of `module` that are latency-bound as above
 /// with `llvm.loop.interleave.count`, for vectors of `vectorBits` bits;
 /// leaves the functions named in `skip` alone (kernels run as a table
@@ -68,10 +62,6 @@ int floatingPointOps(const llvm::Loop &loop);
 /// @post  loops that already carry a loop ID are left alone
 int hintInterleavedLoops(llvm::Module &module, unsigned vectorBits,
                          const llvm::StringSet<> &skip = {});
-
-/// TESSEL_INTERLEAVE=0 turns the hint off (comparisons, tests); anything
-/// else, or nothing, leaves it on.
-bool interleaveHintsEnabled();
 
 } // namespace tessel
 
