@@ -25,6 +25,41 @@ using mlir::Location;
 using mlir::Value;
 using mlir::ValueRange;
 
+namespace {
+
+/// The largest value folded into a kernel as a constant, and the largest
+/// one evaluated on the way (an iota or a broadcast it is computed from).
+constexpr int64_t kFoldedElements = 1024;
+constexpr int64_t kConstantElements = int64_t(1) << 16;
+
+/// The ops that compute new values and are folded when their operands are
+/// constants: elementwise ops, reduce and dot.
+bool foldsWhenConstant(HloOpcode opcode) {
+  return isElementwise(opcode) || opcode == HloOpcode::Reduce ||
+         opcode == HloOpcode::Dot;
+}
+
+/// The ops a constant value flows through without computing: it stays
+/// constant, and is folded only where a computing op uses it.
+bool movesConstants(HloOpcode opcode) {
+  switch (opcode) {
+  case HloOpcode::Iota:
+  case HloOpcode::Broadcast:
+  case HloOpcode::Reshape:
+  case HloOpcode::Transpose:
+  case HloOpcode::Slice:
+  case HloOpcode::Copy:
+  case HloOpcode::Reverse:
+  case HloOpcode::Concatenate:
+  case HloOpcode::Pad:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
 mlir::Type getStorageType(PrimitiveType type, mlir::MLIRContext *context,
                           std::string *error) {
   mlir::Builder b(context);
@@ -243,6 +278,15 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
   }
   if (instruction.passesValueThrough()) // opt-barrier, Sharding
     return emit(*instruction.operand(0), indices);
+  // An op computed from constants alone is folded by the evaluator when the
+  // kernel is compiled, as XLA folds constants. Else LLVM folds it once the
+  // loops are unrolled, in its own arithmetic: 0 / 0 of an iota gave the
+  // NaN with the sign bit clear, where the CPU (and the evaluator) gives it
+  // set, and a TOTALORDER compare told them apart (random fusion seed 609).
+  if (foldsWhenConstant(opcode) && shape.isArray() &&
+      shape.elementCount().value_or(kFoldedElements + 1) <= kFoldedElements)
+    if (std::shared_ptr<const Literal> value = constantValue(instruction))
+      return single(emitLiteral(instruction, *value, indices));
   if (opcode == HloOpcode::Reduce)
     return emitReduce(instruction, indices);
   if (opcode == HloOpcode::ReduceWindow)
@@ -470,10 +514,61 @@ ElementalEmitter::emitBitcastConvertWidths(const HloInstruction &instruction,
 mlir::FailureOr<Value>
 ElementalEmitter::emitConstant(const HloInstruction &instruction,
                                ValueRange indices) {
-  Location loc = b.getUnknownLoc();
   const Literal &literal = instruction.literal();
   if (literal.isElided())
     return fail(instruction, "the constant's value is elided ({...})");
+  return emitLiteral(instruction, literal, indices);
+}
+
+std::shared_ptr<const Literal>
+ElementalEmitter::constantValue(const HloInstruction &instruction) {
+  auto known = constants.find(&instruction);
+  if (known != constants.end())
+    return known->second;
+  constants[&instruction] = nullptr;
+  const Shape &shape = instruction.shape();
+  HloOpcode opcode = instruction.opcode();
+  std::optional<int64_t> count =
+      shape.isArray() ? shape.elementCount() : std::nullopt;
+  for (bool dynamic : shape.dynamicDims)
+    if (dynamic)
+      count = std::nullopt;
+  if (!count || *count > kConstantElements)
+    return nullptr;
+  std::shared_ptr<const Literal> value;
+  if (opcode == HloOpcode::Constant) {
+    if (instruction.literal().isElided())
+      return nullptr;
+    value = std::make_shared<const Literal>(instruction.literal());
+  } else if (foldsWhenConstant(opcode) || movesConstants(opcode)) {
+    std::vector<Literal> operands;
+    for (const HloInstruction *operand : instruction.operands()) {
+      std::shared_ptr<const Literal> v = constantValue(*operand);
+      if (!v)
+        return nullptr;
+      operands.push_back(*v);
+    }
+    // The kernels' own reduction order (reducesInPartials), which `tessel
+    // run --check` reproduces: folding changes no bit of a result.
+    EvaluatorOptions options;
+    options.compilerReductionOrder = true;
+    Expected<Literal> result =
+        evaluateInstruction(instruction, operands, options);
+    if (!result)
+      return nullptr;
+    value = std::make_shared<const Literal>(std::move(*result));
+  } else {
+    return nullptr;
+  }
+  constants[&instruction] = value;
+  return value;
+}
+
+mlir::FailureOr<Value>
+ElementalEmitter::emitLiteral(const HloInstruction &instruction,
+                              const Literal &literal, ValueRange indices) {
+  (void)instruction;
+  Location loc = b.getUnknownLoc();
   mlir::Type element = getStorageType(literal.elementType(), b.getContext());
   if (auto complex = llvm::dyn_cast<mlir::ComplexType>(element)) {
     // The parts: a (dims..., 2) constant of the part type, interleaved.

@@ -26,6 +26,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace tessel {
@@ -134,6 +135,16 @@ private:
                            mlir::ValueRange indices);
   mlir::FailureOr<mlir::Value> emitConstant(const HloInstruction &instruction,
                                             mlir::ValueRange indices);
+  /// The element of `literal` at `indices` (a constant of the kernel).
+  mlir::FailureOr<mlir::Value> emitLiteral(const HloInstruction &instruction,
+                                           const Literal &literal,
+                                           mlir::ValueRange indices);
+  /// The value of an instruction computed from constants and iotas alone
+  /// (through data movement and the ops foldsWhenConstant accepts), by the
+  /// evaluator, or null: for another instruction, a value of more than
+  /// kConstantElements elements, or one the evaluator refuses.
+  std::shared_ptr<const Literal>
+  constantValue(const HloInstruction &instruction);
   mlir::FailureOr<mlir::Value> emitIota(const HloInstruction &instruction,
                                         mlir::ValueRange indices);
   /// Clamped start indices of dynamic-slice / dynamic-update-slice.
@@ -172,6 +183,9 @@ private:
   llvm::DenseMap<const HloInstruction *,
                  std::pair<const HloInstruction *, int64_t>>
       callArguments;
+  /// constantValue's answers so far.
+  llvm::DenseMap<const HloInstruction *, std::shared_ptr<const Literal>>
+      constants;
 };
 
 } // namespace tessel

@@ -204,6 +204,20 @@ public:
                                       : physicalMemoryBytes() / 2) {}
   Expected<Literal> run(const HloComputation &computation,
                         const std::vector<Value> &arguments, int depth = 0);
+  /// One instruction on the values of its operands (evaluateInstruction).
+  Expected<Literal> one(const HloInstruction &inst,
+                        const std::vector<Value> &operands) {
+    if (std::optional<std::string> problem = tooLarge(inst.shape()))
+      return errorAt(inst.location(), "%" + inst.name() + ": " + *problem);
+    Expected<Literal> result = evaluate(inst, operands, {}, 0);
+    if (!result) {
+      Error error = result.takeError();
+      if (error.span)
+        return std::move(error).prepend("%" + inst.name() + ": ");
+      return errorAt(inst.location(), "%" + inst.name() + ": " + error.message);
+    }
+    return result;
+  }
 
 private:
   Expected<Literal> evaluate(const HloInstruction &inst,
@@ -1383,6 +1397,30 @@ Expected<Literal> Evaluator::conditional(const HloInstruction &inst,
 }
 
 } // namespace
+
+Expected<Literal> evaluateInstruction(const HloInstruction &instruction,
+                                      const std::vector<Literal> &operands,
+                                      const EvaluatorOptions &options) {
+  if (instruction.opcode() == HloOpcode::Parameter)
+    return Error("%" + instruction.name() +
+                 " is a parameter: it has no value "
+                 "of its own");
+  if (static_cast<int64_t>(operands.size()) != instruction.operandCount())
+    return Error("%" + instruction.name() + " takes " +
+                 std::to_string(instruction.operandCount()) +
+                 " operands, given " + std::to_string(operands.size()));
+  std::vector<Value> values;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Shape &want = instruction.operand(static_cast<int64_t>(i))->shape();
+    if (want.toStringWithoutLayout() !=
+        operands[i].shape().toStringWithoutLayout())
+      return Error("operand " + std::to_string(i) + " is " +
+                   operands[i].shape().toStringWithoutLayout() + ", expected " +
+                   want.toStringWithoutLayout());
+    values.push_back(std::make_shared<const Literal>(operands[i]));
+  }
+  return Evaluator(options).one(instruction, values);
+}
 
 Expected<Literal> evaluateComputation(const HloComputation &computation,
                                       const std::vector<Literal> &arguments,

@@ -668,3 +668,46 @@ TEST(HloEvaluator, OnlyWideSumsOverLeadingRowMajorDimsAreSegmented) {
   EXPECT_FALSE(reduceOf("f32", "add", "16,512", "", "1", "16")); // a row sum
   EXPECT_FALSE(reduceOf("f32", "add", "2,512,16", "", "1", "2,16"));
 }
+
+TEST(HloEvaluator, EvaluatesOneInstructionOnGivenOperands) {
+  // What the compiler folds: one instruction on its operands' values, the
+  // same as the instruction gives inside the whole module.
+  std::string text = "HloModule m\n"
+                     "add {\n  a = f32[] parameter(0)\n  b = f32[] "
+                     "parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+                     "ENTRY e {\n"
+                     "  i = f32[2,3] iota(), iota_dimension=1\n"
+                     "  q = f32[2,3] divide(i, i)\n"
+                     "  z = f32[] constant(0)\n"
+                     "  ROOT r = f32[2] reduce(q, z), dimensions={1}, "
+                     "to_apply=add\n"
+                     "}\n";
+  Expected<std::unique_ptr<HloModule>> module = parseHloModule(text);
+  ASSERT_TRUE(module) << module.error().message;
+  const HloComputation &entry = *(*module)->entry();
+  const HloInstruction &iota = *entry.instructions()[0];
+  const HloInstruction &quotient = *entry.instructions()[1];
+  const HloInstruction &reduce = *entry.instructions()[3];
+  Expected<Literal> i = evaluateInstruction(iota, {});
+  ASSERT_TRUE(i) << i.error().message;
+  EXPECT_EQ(i->toString(), "{ { 0, 1, 2 }, { 0, 1, 2 } }");
+  Expected<Literal> q = evaluateInstruction(quotient, {*i, *i});
+  ASSERT_TRUE(q) << q.error().message;
+  // 0 / 0 is the CPU's NaN, whose sign bit is set.
+  EXPECT_EQ(q->getBits(0), 0xffc00000u);
+  EXPECT_EQ(q->getBits(1), 0x3f800000u);
+  Expected<Literal> zero = evaluateInstruction(*entry.instructions()[2], {});
+  ASSERT_TRUE(zero);
+  Expected<Literal> r = evaluateInstruction(reduce, {*q, *zero});
+  Expected<Literal> whole = evaluateHloModule(**module, {});
+  ASSERT_TRUE(r && whole);
+  EXPECT_EQ(r->getBits(0), whole->getBits(0));
+  EXPECT_EQ(r->getBits(1), whole->getBits(1));
+  // Operands that do not match, and a parameter, are refused.
+  Expected<Literal> missing = evaluateInstruction(quotient, {*i});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message, "%q takes 2 operands, given 1");
+  Expected<Literal> wrong = evaluateInstruction(quotient, {*i, *zero});
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().message, "operand 1 is f32[], expected f32[2,3]");
+}

@@ -169,6 +169,13 @@ Expected<Literal> evaluateComputation(const HloComputation &computation,
                                       const std::vector<Literal> &arguments,
                                       const EvaluatorOptions &options = {});
 
+/// Evaluates one instruction on the values of its operands (in operand
+/// order, of the operands' shapes): what the compiler uses to fold an
+/// instruction computed from constants alone. Not for a parameter.
+Expected<Literal> evaluateInstruction(const HloInstruction &instruction,
+                                      const std::vector<Literal> &operands,
+                                      const EvaluatorOptions &options = {});
+
 /// The evaluator's complex transcendental ops on one element, in double
 /// (what c64 and c128 compute before rounding each part to the type): the
 /// unary ops exp, exponential-minus-one, log, log-plus-one, sqrt, rsqrt,
