@@ -5,7 +5,9 @@
 // evaluator: bit for bit, since no op in them is approximated; and a smaller
 // family ending in a transcendental function, within the compiler's bound.
 // TESSEL_RANDOM_FUSION_MODULES=N runs N modules of each family instead of
-// the default (each module holds 16 fusions); TESSEL_RANDOM_FUSION_SEED=S
+// the default (each module holds 16 fusions), from the seed
+// TESSEL_RANDOM_FUSION_FIRST on (default 1 and 100000, so that a long
+// campaign can go on where the last one stopped); TESSEL_RANDOM_FUSION_SEED=S
 // checks one module; TESSEL_RANDOM_FUSION_DUMP=DIR writes each module and
 // its arguments there (DIR/seedS.hlo, DIR/seedS.inputK.npy).
 //
@@ -31,6 +33,14 @@ constexpr int kFusionsPerModule = 16;
 int modulesToRun(int fallback) {
   const char *env = std::getenv("TESSEL_RANDOM_FUSION_MODULES");
   return env ? std::max(1, std::atoi(env)) : fallback;
+}
+
+/// The offset of the first seed of a family (0 unless
+/// TESSEL_RANDOM_FUSION_FIRST is set: the exact family's seeds then start
+/// there, the approximated family's at 100000 plus it).
+uint64_t firstSeedOffset() {
+  const char *env = std::getenv("TESSEL_RANDOM_FUSION_FIRST");
+  return env ? std::strtoull(env, nullptr, 10) : 0;
 }
 
 /// Compiles and checks one random module; on a mismatch, narrows it down to
@@ -102,8 +112,9 @@ TEST(RandomFusionSeed, FromTheEnvironment) {
 TEST_P(RandomFusions, ExactOpsMatchTheEvaluatorBitForBit) {
   int shard = GetParam();
   int modules = modulesToRun(24);
+  uint64_t first = std::max<uint64_t>(1, firstSeedOffset());
   for (int k = shard; k < modules; k += 4)
-    checkRandomModule(1 + k, RandomFusionOptions{},
+    checkRandomModule(first + k, RandomFusionOptions{},
                       k % 3 == 2 ? Target::Gpu : Target::Cpu);
 }
 
@@ -112,8 +123,9 @@ TEST_P(RandomFusions, ApproximatedFunctionsWithinTheBound) {
   int modules = modulesToRun(8);
   RandomFusionOptions options;
   options.approximateFunctions = true;
+  uint64_t first = 100000 + firstSeedOffset();
   for (int k = shard; k < modules; k += 4)
-    checkRandomModule(100000 + k, options, Target::Cpu);
+    checkRandomModule(first + k, options, Target::Cpu);
 }
 
 // Four shards, so that ctest runs them side by side.
