@@ -581,17 +581,17 @@ int64_t transposeBandGather(Rows rows, Lines lines, int64_t columns,
 #endif
 
 #if HWY_TARGET == HWY_AVX2
-/// 16 columns of a band of 32 bf16 source rows (`offset` bytes into each)
-/// into 16 whole destination lines, on 32-byte vectors: the 16 x 16 squares
-/// of transposeBandVec do not fit AVX2's 16 registers and spilled. Each
-/// vector is gathered from two 16-byte pieces, rows i and 8 + i of one half
-/// of the band, so that the block-local unpacks alone leave 32 bytes of one
-/// destination line in it; a line's two halves are written one after the
-/// other, eight lines at a time.
-template <class Rows, class Lines>
+/// 16 columns of a band of 64 / W source rows (`offset` bytes into each)
+/// into 16 whole destination lines, on 32-byte vectors, for 1- and 2-byte
+/// elements: the 16 x 16 squares of transposeBandVec do not fit AVX2's 16
+/// registers and spilled. Each vector is gathered from two 16-byte pieces,
+/// rows i and K + i of one half of the band (K = 16 / W), so that the
+/// block-local unpacks alone leave 32 bytes of one destination line in it;
+/// a line's two halves are written one after the other, 16 / W lines at a
+/// time.
+template <typename T, class Rows, class Lines>
 HWY_INLINE void halfLineStep(Rows rows, int64_t offset, Lines lines,
                              int64_t first, bool stream) {
-  using T = uint16_t;
   constexpr int64_t W = sizeof(T), K = 16 / W;
   static_assert(kVector == 32, "two 128-bit blocks per vector");
   const hn::ScalableTag<T> d;
@@ -658,10 +658,10 @@ int64_t transposeBandOf(Rows rows, Lines lines, int64_t columns, bool stream) {
   // [4096,4096] too (11.1-11.6 against 12.1-12.5), although an AVX-512 CPU
   // capped at AVX2 (Zen 4) ran them 10-30% faster. The AVX2 level is tuned
   // for the CPUs that run it by default.
-  if constexpr (sizeof(T) == 2) {
+  if constexpr (sizeof(T) <= 2) {
     int64_t c = 0;
     for (; c + 16 <= columns; c += 16)
-      halfLineStep(rows, c * 2, lines, c, stream);
+      halfLineStep<T>(rows, c * sizeof(T), lines, c, stream);
     return c;
   }
 #endif
@@ -711,6 +711,8 @@ KernelSet makeKernels(IsaLevel level) {
   k.transposeRows[2] = transposeRows<uint32_t>;
   k.transposeRows[3] = transposeRows<uint64_t>;
   // At AVX-512, transposeBandGather writes whole lines for 1 and 2 bytes.
+  // (At AVX2, halfLineStep writes them in halves: s8 bands write into a
+  // stage in cache, s4 transposes 1.02-1.07x the 16 x 16 squares on Zen 3.)
   k.wholeLineBands[0] = HWY_TARGET == HWY_AVX3 || bandInRegisters<uint8_t>();
   // At AVX2, halfLineStep writes whole lines of 2 bytes (the tiled
   // transposes' bands; the permutes go through the stage, below).
