@@ -304,8 +304,20 @@ Value ScalarOpEmitter::floatBinary(HloOpcode op, Value x, Value y,
     return b.create<arith::MulFOp>(loc, x, y);
   case HloOpcode::Divide:
     return b.create<arith::DivFOp>(loc, x, y);
-  case HloOpcode::Remainder:
-    return b.create<arith::RemFOp>(loc, x, y);
+  case HloOpcode::Remainder: {
+    // The remainder of an infinity, or by zero, is an invalid operation:
+    // the C library's fmod (the evaluator's) gives the CPU's default NaN,
+    // sign bit set. LLVM folds a frem by 1 into x - trunc(x) with x's sign
+    // copied onto it, so +inf gave the NaN with the sign clear (random
+    // fusion seed 100950, a TOTALORDER compare). A NaN made from ordered
+    // operands is the default NaN here; a NaN operand still passes through.
+    Value r = b.create<arith::RemFOp>(loc, x, y);
+    Value madeNan = b.create<arith::AndIOp>(
+        loc, b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, r, r),
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ORD, x, y));
+    return b.create<arith::SelectOp>(loc, madeNan,
+                                     floatConst(t, -std::nan("")), r);
+  }
   case HloOpcode::Power:
     return b.create<math::PowFOp>(loc, x, y);
   case HloOpcode::Atan2:
