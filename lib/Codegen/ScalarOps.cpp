@@ -315,8 +315,8 @@ Value ScalarOpEmitter::floatBinary(HloOpcode op, Value x, Value y,
     Value madeNan = b.create<arith::AndIOp>(
         loc, b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, r, r),
         b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ORD, x, y));
-    return b.create<arith::SelectOp>(loc, madeNan,
-                                     floatConst(t, -std::nan("")), r);
+    return b.create<arith::SelectOp>(loc, madeNan, floatConst(t, -std::nan("")),
+                                     r);
   }
   case HloOpcode::Power:
     return b.create<math::PowFOp>(loc, x, y);

@@ -189,3 +189,66 @@ func.func @else_works(%in: tensor<8xf32>, %out: tensor<8xf32>) -> tensor<8xf32>
   }
   return %u : tensor<8xf32>
 }
+
+// A phase of two guards (two unrolled passes of one map, as the transpose
+// emitter's reading phase), on th <= 1 and th <= 2: threads 0..2.
+// CHECK-LABEL: func.func @two_guards(
+// CHECK: scf.for %[[BL:.*]] =
+// CHECK:   %[[C3:.*]] = arith.constant 3 : index
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %[[C3]]
+// CHECK-COUNT-2: scf.if
+func.func @two_guards(%in: tensor<8xf32>, %out: tensor<8xf32>) -> tensor<8xf32>
+    attributes {tessel.num_threads = 8 : i64, tessel.num_blocks = 1 : i64} {
+  %th = gpu.thread_id x upper_bound 8
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %first = arith.cmpi sle, %th, %c1 : index
+  %u = scf.if %first -> (tensor<8xf32>) {
+    %y = tensor.extract %in[%th] : tensor<8xf32>
+    %v = tensor.insert %y into %out[%th] : tensor<8xf32>
+    scf.yield %v : tensor<8xf32>
+  } else {
+    scf.yield %out : tensor<8xf32>
+  }
+  %second = arith.cmpi sle, %th, %c2 : index
+  %w = scf.if %second -> (tensor<8xf32>) {
+    %at = arith.addi %th, %c4 : index
+    %y = tensor.extract %in[%at] : tensor<8xf32>
+    %v = tensor.insert %y into %u[%at] : tensor<8xf32>
+    scf.yield %v : tensor<8xf32>
+  } else {
+    scf.yield %u : tensor<8xf32>
+  }
+  return %w : tensor<8xf32>
+}
+
+// One of the guards bounds the block, not the thread id: all 8 threads.
+// CHECK-LABEL: func.func @one_guard_unbounded(
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: scf.for %[[BL:.*]] =
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %[[C8]] step
+func.func @one_guard_unbounded(%in: tensor<8xf32>, %out: tensor<8xf32>) -> tensor<8xf32>
+    attributes {tessel.num_threads = 8 : i64, tessel.num_blocks = 2 : i64} {
+  %th = gpu.thread_id x upper_bound 8
+  %bl = gpu.block_id x upper_bound 2
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %flag = arith.cmpi sle, %bl, %c0 : index
+  %first = arith.cmpi sle, %th, %c1 : index
+  %u = scf.if %first -> (tensor<8xf32>) {
+    %y = tensor.extract %in[%th] : tensor<8xf32>
+    %v = tensor.insert %y into %out[%th] : tensor<8xf32>
+    scf.yield %v : tensor<8xf32>
+  } else {
+    scf.yield %out : tensor<8xf32>
+  }
+  %w = scf.if %flag -> (tensor<8xf32>) {
+    %y = tensor.extract %in[%th] : tensor<8xf32>
+    %v = tensor.insert %y into %u[%th] : tensor<8xf32>
+    scf.yield %v : tensor<8xf32>
+  } else {
+    scf.yield %u : tensor<8xf32>
+  }
+  return %w : tensor<8xf32>
+}

@@ -55,17 +55,19 @@ TEST(HeroAnalysisTest, SeedTransposeGoesToTheTransposeEmitter) {
   EXPECT_EQ(launch.config.numBlocks, 960);
   EXPECT_EQ(launch.tileShape, (std::vector<int64_t>{32, 1, 33}));
   // On the CPU, tiles of 32 rows by 128 elements of the minor dim: 170
-  // takes 2 of them, 20 one, so 2 * 160 blocks.
+  // takes 2 of them, 20 one, so 2 * 160 blocks; the writing phase has a
+  // thread per element of the tile (4096), the reading phase 512.
   TransposeLaunch cpu =
       getTransposeLaunch(*analysis.hero, analysis.transpose, Target::Cpu);
-  EXPECT_EQ(cpu.config.numThreads, 512);
+  EXPECT_EQ(cpu.config.numThreads, 4096);
   EXPECT_EQ(cpu.config.numBlocks, 320);
   EXPECT_EQ(cpu.tileShape, (std::vector<int64_t>{32, 1, 129}));
 }
 
 /// Elements of one byte get tiles of 64 rows by 256 columns on the CPU
-/// (each output row of a tile a whole 64-byte line), 2048 threads of 8
-/// elements each; the others keep 32x128, and the GPU 32x32.
+/// (each output row of a tile a whole 64-byte line), read by 2048 threads
+/// of 8 elements each and written by one thread per element; the others
+/// keep 32x128, and the GPU 32x32.
 TEST(HeroAnalysisTest, ByteElementsGetTilesOfWholeLinesOnTheCpu) {
   struct Case {
     const char *type;
@@ -74,9 +76,9 @@ TEST(HeroAnalysisTest, ByteElementsGetTilesOfWholeLinesOnTheCpu) {
   };
   // [100,300] -> [300,100]: 100 rows become minor, 300 columns.
   const Case cases[] = {
-      {"s8", 2048, 2 * 2, {64, 257}},   {"u8", 2048, 2 * 2, {64, 257}},
-      {"pred", 2048, 2 * 2, {64, 257}}, {"bf16", 512, 4 * 3, {32, 129}},
-      {"f32", 512, 4 * 3, {32, 129}},   {"s32", 512, 4 * 3, {32, 129}},
+      {"s8", 16384, 2 * 2, {64, 257}},   {"u8", 16384, 2 * 2, {64, 257}},
+      {"pred", 16384, 2 * 2, {64, 257}}, {"bf16", 4096, 4 * 3, {32, 129}},
+      {"f32", 4096, 4 * 3, {32, 129}},   {"s32", 4096, 4 * 3, {32, 129}},
   };
   for (const Case &c : cases) {
     std::string text = std::string("HloModule m\nENTRY e {\n  %p = ") + c.type +
@@ -521,7 +523,7 @@ TEST(TransposeEmitterTest, ByteTransposesMatchTheEvaluator) {
     ASSERT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
     TransposeLaunch launch =
         getTransposeLaunch(*analysis.hero, analysis.transpose, Target::Cpu);
-    EXPECT_EQ(launch.config.numThreads, 2048);
+    EXPECT_EQ(launch.config.numThreads, 64 * 256);
     EXPECT_EQ(checkTransposeMaps(*analysis.hero, analysis.transpose, &context),
               "");
     checkModule(text, true, 23);

@@ -54,11 +54,12 @@
 // vectorizer makes SIMD lanes of it; with one loop over th the tile rows
 // of the transpose emitter were moved one element at a time.
 //
-// A phase that is one `scf.if` whose condition bounds the thread id
-// (`th <= K`: a map with fewer threads than the launch, such as the
-// transpose emitter's squares, 64 of 512 threads) loops over threads 0..K
-// only (whole warps when split): the others would only test the
-// condition.
+// A phase of `scf.if`s whose conditions bound the thread id (`th <= K`: a
+// map with fewer threads than the launch, such as the transpose emitter's
+// squares, 64 of 4096 threads, or its reading phase, 512 threads whose 8
+// unrolled passes each have their guard) loops over threads 0..K only
+// (the largest K; whole warps when split): the others would only test the
+// conditions.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Codegen/Passes.h"
@@ -118,57 +119,62 @@ struct ThreadLoop {
   mlir::Value threadId;
 };
 
-/// The last thread that does any work in a phase, where the phase is one
-/// `scf.if` on a condition that bounds the thread id (`th <= K` among the
-/// conditions it ands), with an else branch that only yields, and the
-/// conditions themselves: a map whose domain has fewer threads than the
-/// launch (the transpose emitter's squares: 64 of 512 threads). The thread
-/// loop then stops after thread K instead of testing the condition for
-/// every other thread (448 empty iterations a tile).
+/// The last thread that does any work in a phase, where the phase is
+/// `scf.if`s, each on a condition that bounds the thread id (`th <= K`
+/// among the conditions it ands) with an else branch that only yields, and
+/// the conditions themselves: a map whose domain has fewer threads than
+/// the launch (the transpose emitter's squares: 64 of 4096 threads; its
+/// reading phase, 512 threads in 8 unrolled passes). The thread loop then
+/// stops after the largest K instead of testing the conditions for every
+/// other thread (3584 empty iterations a tile for the reading phase).
 std::optional<int64_t>
 lastWorkingThread(llvm::ArrayRef<mlir::Operation *> ops) {
-  mlir::scf::IfOp guard;
+  // The guards: one per pass of a map whose symbol loop was unrolled.
+  SmallVector<mlir::scf::IfOp> guards;
   for (mlir::Operation *op : ops) {
-    if (auto ifOp = llvm::dyn_cast<mlir::scf::IfOp>(op)) {
-      if (guard)
-        return std::nullopt;
-      guard = ifOp;
-    } else if (!llvm::isa<mlir::arith::CmpIOp, mlir::arith::AndIOp>(op) &&
-               !op->hasTrait<mlir::OpTrait::ConstantLike>()) {
+    if (auto ifOp = llvm::dyn_cast<mlir::scf::IfOp>(op))
+      guards.push_back(ifOp);
+    else if (!llvm::isa<mlir::arith::CmpIOp, mlir::arith::AndIOp>(op) &&
+             !op->hasTrait<mlir::OpTrait::ConstantLike>())
       return std::nullopt;
-    }
   }
-  if (!guard)
+  if (guards.empty())
     return std::nullopt;
-  if (!guard.getElseRegion().empty() &&
-      !llvm::isa<mlir::scf::YieldOp>(guard.elseBlock()->front()))
-    return std::nullopt;
-  std::optional<int64_t> last;
-  SmallVector<mlir::Value> pending = {guard.getCondition()};
-  while (!pending.empty()) {
-    mlir::Value v = pending.pop_back_val();
-    if (auto both = v.getDefiningOp<mlir::arith::AndIOp>()) {
-      pending.push_back(both.getLhs());
-      pending.push_back(both.getRhs());
-      continue;
+  std::optional<int64_t> lastOfAll;
+  for (mlir::scf::IfOp guard : guards) {
+    if (!guard.getElseRegion().empty() &&
+        !llvm::isa<mlir::scf::YieldOp>(guard.elseBlock()->front()))
+      return std::nullopt;
+    std::optional<int64_t> last;
+    SmallVector<mlir::Value> pending = {guard.getCondition()};
+    while (!pending.empty()) {
+      mlir::Value v = pending.pop_back_val();
+      if (auto both = v.getDefiningOp<mlir::arith::AndIOp>()) {
+        pending.push_back(both.getLhs());
+        pending.push_back(both.getRhs());
+        continue;
+      }
+      auto cmp = v.getDefiningOp<mlir::arith::CmpIOp>();
+      if (!cmp || !cmp.getLhs().getDefiningOp<mlir::gpu::ThreadIdOp>())
+        continue;
+      auto bound = cmp.getRhs().getDefiningOp<mlir::arith::ConstantIndexOp>();
+      if (!bound)
+        continue;
+      int64_t k = bound.value();
+      using P = mlir::arith::CmpIPredicate;
+      std::optional<int64_t> limit;
+      if (cmp.getPredicate() == P::sle || cmp.getPredicate() == P::ule)
+        limit = k;
+      else if (cmp.getPredicate() == P::slt || cmp.getPredicate() == P::ult)
+        limit = k - 1;
+      if (limit && (!last || *limit < *last))
+        last = limit;
     }
-    auto cmp = v.getDefiningOp<mlir::arith::CmpIOp>();
-    if (!cmp || !cmp.getLhs().getDefiningOp<mlir::gpu::ThreadIdOp>())
-      continue;
-    auto bound = cmp.getRhs().getDefiningOp<mlir::arith::ConstantIndexOp>();
-    if (!bound)
-      continue;
-    int64_t k = bound.value();
-    using P = mlir::arith::CmpIPredicate;
-    std::optional<int64_t> limit;
-    if (cmp.getPredicate() == P::sle || cmp.getPredicate() == P::ule)
-      limit = k;
-    else if (cmp.getPredicate() == P::slt || cmp.getPredicate() == P::ult)
-      limit = k - 1;
-    if (limit && (!last || *limit < *last))
-      last = limit;
+    if (!last)
+      return std::nullopt;
+    lastOfAll = lastOfAll ? std::max(*lastOfAll, *last) : *last;
   }
-  return last;
+  return lastOfAll;
 }
 
 /// Moves `ops` into a new thread loop in front of `before`. The loop starts
