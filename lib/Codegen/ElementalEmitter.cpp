@@ -286,7 +286,7 @@ ElementalEmitter::emitUncached(const HloInstruction &instruction,
   if (foldsWhenConstant(opcode) && shape.isArray() &&
       shape.elementCount().value_or(kFoldedElements + 1) <= kFoldedElements)
     if (std::shared_ptr<const Literal> value = constantValue(instruction))
-      return single(emitLiteral(instruction, *value, indices));
+      return single(emitLiteral(*value, indices));
   if (opcode == HloOpcode::Reduce)
     return emitReduce(instruction, indices);
   if (opcode == HloOpcode::ReduceWindow)
@@ -517,7 +517,7 @@ ElementalEmitter::emitConstant(const HloInstruction &instruction,
   const Literal &literal = instruction.literal();
   if (literal.isElided())
     return fail(instruction, "the constant's value is elided ({...})");
-  return emitLiteral(instruction, literal, indices);
+  return emitLiteral(literal, indices);
 }
 
 std::shared_ptr<const Literal>
@@ -564,10 +564,8 @@ ElementalEmitter::constantValue(const HloInstruction &instruction) {
   return value;
 }
 
-mlir::FailureOr<Value>
-ElementalEmitter::emitLiteral(const HloInstruction &instruction,
-                              const Literal &literal, ValueRange indices) {
-  (void)instruction;
+mlir::FailureOr<Value> ElementalEmitter::emitLiteral(const Literal &literal,
+                                                     ValueRange indices) {
   Location loc = b.getUnknownLoc();
   mlir::Type element = getStorageType(literal.elementType(), b.getContext());
   if (auto complex = llvm::dyn_cast<mlir::ComplexType>(element)) {

@@ -136,8 +136,7 @@ private:
   mlir::FailureOr<mlir::Value> emitConstant(const HloInstruction &instruction,
                                             mlir::ValueRange indices);
   /// The element of `literal` at `indices` (a constant of the kernel).
-  mlir::FailureOr<mlir::Value> emitLiteral(const HloInstruction &instruction,
-                                           const Literal &literal,
+  mlir::FailureOr<mlir::Value> emitLiteral(const Literal &literal,
                                            mlir::ValueRange indices);
   /// The value of an instruction computed from constants and iotas alone
   /// (through data movement and the ops foldsWhenConstant accepts), by the
