@@ -1093,8 +1093,9 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         text += describeLaunch(config) +
                 " threads; accumulators in a shared tile of " +
                 std::to_string(config.numThreads) + "; " +
-                std::to_string(analysis.reduction.rows) +
-                " rows in order, each a thread loop\n";
+                std::to_string(analysis.reduction.rows) + " rows in order, " +
+                std::to_string(columnReductionRowsPerStep(analysis.reduction)) +
+                " per step of a thread loop\n";
         text += "  rows, threads -> (operand, tile): " +
                 getColumnReductionReadMap(*analysis.hero, analysis.reduction,
                                           context.get(), target)

@@ -146,6 +146,10 @@ IndexingMap getTransposeWriteMap(const HloInstruction &hero,
                                  mlir::MLIRContext *context,
                                  Target target = Target::Cpu);
 
+/// The rows a step of the column reduction's row loop reads before it adds
+/// them in order: the largest of 8, 4, 2 that divides the row count, or 1.
+int64_t columnReductionRowsPerStep(const ColumnReduction &reduction);
+
 /// The column-reduction emitter's launch: a thread per output element (up
 /// to 256 per block, consecutive in memory), the block's accumulators in a
 /// shared tile of one element per thread. On the CPU a batch of column
