@@ -581,6 +581,19 @@ int64_t transposeBandGather(Rows rows, Lines lines, int64_t columns,
 #endif
 
 #if HWY_TARGET == HWY_AVX2
+/// K = 16 / sizeof(T) vectors of 32 bytes, vector i gathered from the
+/// 16-byte pieces `piece(i)` (low block) and `piece(K + i)` (high block),
+/// transposed by block-local unpacks: afterwards a[j] holds column j of
+/// rows 0..K-1, then of rows K..2K-1 (32 bytes of one destination line).
+template <typename T, class Piece>
+HWY_INLINE void transposeRowPairs(Piece piece, hn::Vec<hn::ScalableTag<T>> *a) {
+  constexpr int64_t K = 16 / sizeof(T);
+  const hn::ScalableTag<T> d;
+  for (int64_t i = 0; i < K; ++i)
+    a[i] = hn::Combine(d, piece(K + i), piece(i));
+  blockTranspose<decltype(d), K>(d, a);
+}
+
 /// 16 columns of a band of 64 / W source rows (`offset` bytes into each)
 /// into 16 whole destination lines, on 32-byte vectors, for 1- and 2-byte
 /// elements: the 16 x 16 squares of transposeBandVec do not fit AVX2's 16
@@ -604,9 +617,7 @@ HWY_INLINE void halfLineStep(Rows rows, int64_t offset, Lines lines,
                                                          offset + g * K * W));
       };
       hn::Vec<decltype(d)> a[K];
-      for (int64_t i = 0; i < K; ++i)
-        a[i] = hn::Combine(d, piece(K + i), piece(i));
-      blockTranspose<decltype(d), K>(d, a);
+      transposeRowPairs<T>(piece, a);
       for (int64_t j = 0; j < K; ++j)
         storeLine(d8, hn::BitCast(d8, a[j]),
                   lines(first + g * K + j) + h * kVector, stream);
@@ -634,9 +645,7 @@ void fillStageVec(const uint8_t *in, int64_t srcRow, uint8_t *stage) {
             d1, reinterpret_cast<const T *>(in + (r0 + r) * srcRow + c0 * W));
       };
       hn::Vec<decltype(d)> a[K];
-      for (int64_t i = 0; i < K; ++i)
-        a[i] = hn::Combine(d, piece(K + i), piece(i));
-      blockTranspose<decltype(d), K>(d, a);
+      transposeRowPairs<T>(piece, a);
       for (int64_t j = 0; j < K; ++j)
         hn::Store(a[j], d,
                   reinterpret_cast<T *>(stage + ((c0 + j) * B + r0) * W));
