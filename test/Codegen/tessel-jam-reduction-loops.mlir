@@ -270,3 +270,120 @@ func.func @nested(%in: tensor<512xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %r : tensor<8xf32>
 }
+
+// The loop emitter's row sums: lane k of the partial sums adds the elements
+// at k, 4 + k, 8 + k, ... of the row. The lanes become one vector<4xf32>
+// (one vector read at lane 0's offset, one vector add, the accumulator
+// first as before), then 4 rows are jammed: one loop carrying 4 vectors,
+// and each row's lanes taken out after it.
+#rowmap = #tessel.indexing_map<"(d0, d1) -> (d0 * 128 + d1), domain: d0 in [0, 7], d1 in [0, 127]">
+// CHECK-LABEL: func.func @lanes(
+// CHECK: scf.for %{{.*}} step %{{.*}} iter_args(%[[O:.*]] = %{{.*}})
+// CHECK:   %[[S:.*]]:4 = scf.for %[[I:.*]] = {{.*}} iter_args(%[[V0:.*]] = %{{.*}}, %[[V1:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK:     %[[X0:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<1024xf32>, vector<4xf32>
+// CHECK:     %[[Y0:.*]] = arith.addf %[[V0]], %[[X0]] : vector<4xf32>
+// CHECK:     %[[X1:.*]] = vector.transfer_read
+// CHECK:     %[[Y1:.*]] = arith.addf %[[V1]], %[[X1]] : vector<4xf32>
+// CHECK-COUNT-2: vector.transfer_read
+// CHECK:     scf.yield %[[Y0]], %[[Y1]],
+// CHECK-COUNT-4: vector.extract %[[S]]#0
+// CHECK-COUNT-4: tensor.insert
+// CHECK-NOT: tensor.insert
+func.func @lanes(%in: tensor<1024xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %s:4 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %zero, %a1 = %zero, %a2 = %zero, %a3 = %zero) -> (f32, f32, f32, f32) {
+      %j = arith.muli %i, %c4 : index
+      %k0 = tessel.apply_indexing #rowmap(%th, %j)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xf32>
+      %y0 = arith.addf %a0, %x0 : f32
+      %j1 = arith.addi %j, %c1 : index
+      %k1 = tessel.apply_indexing #rowmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xf32>
+      %y1 = arith.addf %a1, %x1 : f32
+      %j2 = arith.addi %j, %c2 : index
+      %k2 = tessel.apply_indexing #rowmap(%th, %j2)
+      %x2 = tensor.extract %in[%k2] : tensor<1024xf32>
+      %y2 = arith.addf %a2, %x2 : f32
+      %j3 = arith.addi %j, %c3 : index
+      %k3 = tessel.apply_indexing #rowmap(%th, %j3)
+      %x3 = tensor.extract %in[%k3] : tensor<1024xf32>
+      %y3 = arith.addf %a3, %x3 : f32
+      scf.yield %y0, %y1, %y2, %y3 : f32, f32, f32, f32
+    }
+    %t0 = arith.addf %s#0, %s#1 : f32
+    %t1 = arith.addf %s#2, %s#3 : f32
+    %t = arith.addf %t0, %t1 : f32
+    %u = tensor.insert %t into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// Lanes left scalar (and so rows not jammed): lane 1 two elements past
+// lane 0, a map not linear in the lane's offset, the accumulator second in
+// one lane only.
+#modmap = #tessel.indexing_map<"(d0, d1) -> (d0 * 128 + d1 mod 64), domain: d0 in [0, 7], d1 in [0, 127]">
+// CHECK-LABEL: func.func @not_lanes(
+// CHECK-NOT: vector.transfer_read
+// CHECK: scf.for {{.*}} -> (f32, f32) {
+// CHECK-NOT: vector.transfer_read
+// CHECK: scf.for {{.*}} -> (f32, f32) {
+// CHECK-NOT: vector.transfer_read
+// CHECK: scf.for {{.*}} -> (f32, f32) {
+// CHECK-NOT: vector
+func.func @not_lanes(%in: tensor<1024xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %s:2 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %zero, %a1 = %zero) -> (f32, f32) {
+      %j = arith.muli %i, %c2 : index
+      %k0 = tessel.apply_indexing #rowmap(%th, %j)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xf32>
+      %y0 = arith.addf %a0, %x0 : f32
+      %j1 = arith.addi %j, %c2 : index
+      %k1 = tessel.apply_indexing #rowmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xf32>
+      %y1 = arith.addf %a1, %x1 : f32
+      scf.yield %y0, %y1 : f32, f32
+    }
+    %m:2 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %zero, %a1 = %zero) -> (f32, f32) {
+      %j = arith.muli %i, %c2 : index
+      %k0 = tessel.apply_indexing #modmap(%th, %j)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xf32>
+      %y0 = arith.addf %a0, %x0 : f32
+      %j1 = arith.addi %j, %c1 : index
+      %k1 = tessel.apply_indexing #modmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xf32>
+      %y1 = arith.addf %a1, %x1 : f32
+      scf.yield %y0, %y1 : f32, f32
+    }
+    %n:2 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %zero, %a1 = %zero) -> (f32, f32) {
+      %j = arith.muli %i, %c2 : index
+      %k0 = tessel.apply_indexing #rowmap(%th, %j)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xf32>
+      %y0 = arith.addf %a0, %x0 : f32
+      %j1 = arith.addi %j, %c1 : index
+      %k1 = tessel.apply_indexing #rowmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xf32>
+      %y1 = arith.addf %x1, %a1 : f32
+      scf.yield %y0, %y1 : f32, f32
+    }
+    %t = arith.addf %s#0, %m#1 : f32
+    %t2 = arith.addf %t, %n#0 : f32
+    %u = tensor.insert %t2 into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

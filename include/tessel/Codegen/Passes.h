@@ -20,7 +20,8 @@
 //                              range given as two new arguments
 //   -tessel-jam-reduction-loops
 //                              (CPU) a thread loop whose threads reduce
-//                              rows: 4 rows read in one loop
+//                              rows: 4 rows read in one loop; a row's
+//                              partial sums as one vector first
 //   -tessel-lower-grid-to-nvvm (GPU, instead) thread and block ids -> PTX
 //                              special registers; entries -> NVVM kernels
 //   -tessel-lower-indexing     apply_indexing -> arith

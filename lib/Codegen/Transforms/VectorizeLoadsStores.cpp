@@ -34,6 +34,7 @@
 // 1-D tensors.
 //
 //===----------------------------------------------------------------------===//
+#include "AffineCoefficients.h"
 #include "tessel/Analysis/DivisibilityAnalysis.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
@@ -46,11 +47,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 namespace tessel {
-namespace {
 
-/// The coefficient of `position` (a dim or symbol) in `expr` when `expr` is
-/// linear in it (`position` does not appear under floordiv, mod or in a
-/// product of variables), or nullopt.
 std::optional<int64_t> coefficientOf(mlir::AffineExpr expr,
                                      mlir::AffineExpr variable) {
   if (expr == variable)
@@ -88,6 +85,8 @@ std::optional<int64_t> coefficientOf(mlir::AffineExpr expr,
   }
   }
 }
+
+namespace {
 
 /// Whether every term of `expr` other than `variable` is a multiple of
 /// `factor`: constants are multiples, products by a multiple are, sums of
