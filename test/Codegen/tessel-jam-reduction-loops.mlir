@@ -387,3 +387,137 @@ func.func @not_lanes(%in: tensor<1024xf32>, %out: tensor<8xf32>) -> tensor<8xf32
   }
   return %r : tensor<8xf32>
 }
+
+// A lane computed from what it reads (layer norm's sum of squares, of bf16
+// widened to f32): lane 0's ops again on vectors, the value all lanes
+// share (the mean) splat, lane k's scalar reads left dead.
+// CHECK-LABEL: func.func @computed_lanes(
+// CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK:   %[[R:.*]] = vector.transfer_read %{{.*}} : tensor<1024xbf16>, vector<4xbf16>
+// CHECK:   %[[W:.*]] = arith.extf %[[R]] : vector<4xbf16> to vector<4xf32>
+// CHECK:   %[[M:.*]] = vector.splat %{{.*}} : vector<4xf32>
+// CHECK:   %[[C:.*]] = arith.subf %[[W]], %[[M]] : vector<4xf32>
+// CHECK:   %[[Q:.*]] = arith.mulf %[[C]], %[[C]] : vector<4xf32>
+// CHECK:   arith.addf %{{.*}}, %[[Q]] : vector<4xf32>
+func.func @computed_lanes(%in: tensor<1024xbf16>, %mean: tensor<8xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %m = tensor.extract %mean[%th] : tensor<8xf32>
+    %s:4 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %zero, %a1 = %zero, %a2 = %zero, %a3 = %zero) -> (f32, f32, f32, f32) {
+      %j = arith.muli %i, %c4 : index
+      %k0 = tessel.apply_indexing #rowmap(%th, %j)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xbf16>
+      %w0 = arith.extf %x0 : bf16 to f32
+      %d0 = arith.subf %w0, %m : f32
+      %q0 = arith.mulf %d0, %d0 : f32
+      %y0 = arith.addf %a0, %q0 : f32
+      %j1 = arith.addi %j, %c1 : index
+      %k1 = tessel.apply_indexing #rowmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xbf16>
+      %w1 = arith.extf %x1 : bf16 to f32
+      %d1 = arith.subf %w1, %m : f32
+      %q1 = arith.mulf %d1, %d1 : f32
+      %y1 = arith.addf %a1, %q1 : f32
+      %j2 = arith.addi %j, %c2 : index
+      %k2 = tessel.apply_indexing #rowmap(%th, %j2)
+      %x2 = tensor.extract %in[%k2] : tensor<1024xbf16>
+      %w2 = arith.extf %x2 : bf16 to f32
+      %d2 = arith.subf %w2, %m : f32
+      %q2 = arith.mulf %d2, %d2 : f32
+      %y2 = arith.addf %a2, %q2 : f32
+      %j3 = arith.addi %j, %c3 : index
+      %k3 = tessel.apply_indexing #rowmap(%th, %j3)
+      %x3 = tensor.extract %in[%k3] : tensor<1024xbf16>
+      %w3 = arith.extf %x3 : bf16 to f32
+      %d3 = arith.subf %w3, %m : f32
+      %q3 = arith.mulf %d3, %d3 : f32
+      %y3 = arith.addf %a3, %q3 : f32
+      scf.yield %y0, %y1, %y2, %y3 : f32, f32, f32, f32
+    }
+    %t0 = arith.addf %s#0, %s#1 : f32
+    %t1 = arith.addf %s#2, %s#3 : f32
+    %t = arith.addf %t0, %t1 : f32
+    %u = tensor.insert %t into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// Left scalar: an exp in the lanes (its approximation is lowered for
+// scalars), and lanes that mix up their reads (lane 1 multiplies by lane
+// 0's element, which is no value the lanes share).
+// CHECK-LABEL: func.func @mismatched_lanes(
+// CHECK-NOT: vector
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32) {
+// CHECK-NOT: vector
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32) {
+// CHECK-NOT: vector
+func.func @mismatched_lanes(%in: tensor<1024xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %s:4 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %zero, %a1 = %zero, %a2 = %zero, %a3 = %zero) -> (f32, f32, f32, f32) {
+      %j0 = arith.muli %i, %c4 : index
+      %k0 = tessel.apply_indexing #rowmap(%th, %j0)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xf32>
+      %q0 = math.exp %x0 : f32
+      %y0 = arith.addf %a0, %q0 : f32
+      %j1 = arith.addi %j0, %c1 : index
+      %k1 = tessel.apply_indexing #rowmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xf32>
+      %q1 = math.exp %x1 : f32
+      %y1 = arith.addf %a1, %q1 : f32
+      %j2 = arith.addi %j0, %c2 : index
+      %k2 = tessel.apply_indexing #rowmap(%th, %j2)
+      %x2 = tensor.extract %in[%k2] : tensor<1024xf32>
+      %q2 = math.exp %x2 : f32
+      %y2 = arith.addf %a2, %q2 : f32
+      %j3 = arith.addi %j0, %c3 : index
+      %k3 = tessel.apply_indexing #rowmap(%th, %j3)
+      %x3 = tensor.extract %in[%k3] : tensor<1024xf32>
+      %q3 = math.exp %x3 : f32
+      %y3 = arith.addf %a3, %q3 : f32
+      scf.yield %y0, %y1, %y2, %y3 : f32, f32, f32, f32
+    }
+    %n:4 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %zero, %a1 = %zero, %a2 = %zero, %a3 = %zero) -> (f32, f32, f32, f32) {
+      %j0 = arith.muli %i, %c4 : index
+      %k0 = tessel.apply_indexing #rowmap(%th, %j0)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xf32>
+      %q0 = arith.mulf %x0, %x0 : f32
+      %y0 = arith.addf %a0, %q0 : f32
+      %j1 = arith.addi %j0, %c1 : index
+      %k1 = tessel.apply_indexing #rowmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xf32>
+      %q1 = arith.mulf %x1, %x0 : f32
+      %y1 = arith.addf %a1, %q1 : f32
+      %j2 = arith.addi %j0, %c2 : index
+      %k2 = tessel.apply_indexing #rowmap(%th, %j2)
+      %x2 = tensor.extract %in[%k2] : tensor<1024xf32>
+      %q2 = arith.mulf %x2, %x2 : f32
+      %y2 = arith.addf %a2, %q2 : f32
+      %j3 = arith.addi %j0, %c3 : index
+      %k3 = tessel.apply_indexing #rowmap(%th, %j3)
+      %x3 = tensor.extract %in[%k3] : tensor<1024xf32>
+      %q3 = arith.mulf %x3, %x3 : f32
+      %y3 = arith.addf %a3, %q3 : f32
+      scf.yield %y0, %y1, %y2, %y3 : f32, f32, f32, f32
+    }
+    %t = arith.addf %s#0, %n#1 : f32
+    %u = tensor.insert %t into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
