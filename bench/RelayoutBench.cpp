@@ -24,12 +24,18 @@
 //                              [--filter NAME] [--min-runs 5] [--min-time 0.5]
 //                              [--streaming-threshold BYTES]
 //                              [--dst-offset BYTES] [--cpu-time]
-//                              [--case 'SHAPE FROM TO']
+//                              [--huge-pages] [--case 'SHAPE FROM TO']
 //                              [--hptt LIB [--hptt-tune]]
 //
 // --dst-offset places tessel's destination that many bytes past a page
 // boundary (16: what np.empty and std::string give), to measure the
 // streaming kernels on a destination that is not 64-byte aligned.
+//
+// --huge-pages maps every buffer of 4 MiB or more 2 MiB-aligned with
+// MADV_HUGEPAGE (tessel::HostBuffer, what `tessel run` and numpy's large
+// arrays get); without it buffers come from std::aligned_alloc, which on a
+// kernel whose transparent huge pages are `madvise` gets 4 KiB pages. All
+// columns use the same kind of buffer.
 //
 // --case 'SHAPE FROM TO' (f32[64,4096,64] {2,1,0} {1,0,2}) runs that one
 // conversion instead of the built-in cases (no Eigen, no plain reference;
@@ -45,6 +51,7 @@
 #define EIGEN_USE_THREADS
 #include "tessel/Layout/ShapeParser.h"
 #include "tessel/Relayout/Relayout.h"
+#include "tessel/Support/Host.h"
 
 #include "PlainReference.h"
 
@@ -83,15 +90,38 @@ namespace {
 struct FreeDeleter {
   void operator()(void *p) const { std::free(p); }
 };
-using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
 
-/// A page-aligned buffer, touched so that page faults stay out of timings.
-/// Every fourth byte has bit 6 clear, so that seen as little-endian f32 or
-/// f64 the contents are finite (no NaN whose payload a float copy might
-/// change: HPTT's kernels multiply by alpha).
+/// Whether buffers are mapped with huge pages requested (--huge-pages).
+bool gHugePages = false;
+
+/// A page-aligned buffer (std::aligned_alloc: 4 KiB pages where the
+/// kernel's transparent huge pages are `madvise`), or with --huge-pages a
+/// tessel::HostBuffer: from 4 MiB up a 2 MiB-aligned mapping with
+/// MADV_HUGEPAGE, as tessel's own buffers and numpy's large arrays get.
+class Buffer {
+public:
+  Buffer() = default;
+  explicit Buffer(int64_t bytes) {
+    if (gHugePages)
+      host = tessel::HostBuffer(bytes);
+    else
+      plain.reset(static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
+  }
+  uint8_t *get() const { return gHugePages ? host.data() : plain.get(); }
+
+private:
+  tessel::HostBuffer host;
+  std::unique_ptr<uint8_t, FreeDeleter> plain;
+};
+
+/// A buffer, touched so that page faults stay out of timings. Every fourth
+/// byte has bit 6 clear, so that seen as little-endian f32 or f64 the
+/// contents are finite (no NaN whose payload a float copy might change:
+/// HPTT's kernels multiply by alpha).
 Buffer allocate(int64_t bytes, uint8_t fill) {
   int64_t rounded = (bytes + 4095) / 4096 * 4096;
-  auto *p = static_cast<uint8_t *>(std::aligned_alloc(4096, rounded));
+  Buffer buffer(rounded);
+  uint8_t *p = buffer.get();
   if (!p) {
     std::fprintf(stderr, "relayout-bench: out of memory (%lld bytes)\n",
                  static_cast<long long>(bytes));
@@ -99,7 +129,7 @@ Buffer allocate(int64_t bytes, uint8_t fill) {
   }
   for (int64_t i = 0; i < rounded; ++i)
     p[i] = static_cast<uint8_t>((fill + i * 7) & (i % 4 == 3 ? 0xbf : 0xff));
-  return Buffer(p);
+  return buffer;
 }
 
 /// Whether seconds() counts the calling thread's CPU time (--cpu-time).
@@ -705,6 +735,8 @@ Options parseArgs(int argc, char **argv) {
       o.minTime = std::atof(next());
     else if (a == "--cpu-time")
       gCpuTime = true;
+    else if (a == "--huge-pages")
+      gHugePages = true;
     else if (a == "--case")
       o.customCase = next();
     else if (a == "--hptt")
@@ -724,7 +756,7 @@ Options parseArgs(int argc, char **argv) {
       std::fprintf(stderr, "usage: relayout-bench [--json] [--sizes 4,64,256] "
                            "[--threads 1,2] [--filter TEXT] [--min-runs N] "
                            "[--min-time SECONDS] [--streaming-threshold BYTES] "
-                           "[--dst-offset BYTES] [--cpu-time] "
+                           "[--dst-offset BYTES] [--cpu-time] [--huge-pages] "
                            "[--case 'SHAPE FROM TO'] [--hptt LIB "
                            "[--hptt-tune]]\n");
       std::exit(a == "--help" || a == "-h" ? 0 : 2);

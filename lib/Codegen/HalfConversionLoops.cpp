@@ -88,6 +88,13 @@ unsigned halfConversionVectorBits(llvm::TargetMachine &machine) {
   return unit.halfConversions ? unit.bits : 0;
 }
 
+bool carriesFloat(const llvm::Loop &loop) {
+  for (const llvm::PHINode &phi : loop.getHeader()->phis())
+    if (phi.getType()->isFPOrFPVectorTy())
+      return true;
+  return false;
+}
+
 int hintHalfConversionLoops(llvm::Module &module, unsigned vectorBits) {
   if (vectorBits == 0)
     return 0;
@@ -99,7 +106,7 @@ int hintHalfConversionLoops(llvm::Module &module, unsigned vectorBits) {
     llvm::LoopInfo loops(dominators);
     for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
       if (!loop->isInnermost() || loop->getLoopID() || !loop->getLoopLatch() ||
-          !convertsHalf(*loop))
+          !convertsHalf(*loop) || carriesFloat(*loop))
         continue;
       unsigned width = vectorBits / widestFloatBits(*loop);
       if (width < 2)

@@ -39,6 +39,13 @@ namespace tessel {
 llvm::MDNode *loopIdWithHint(llvm::LLVMContext &context, llvm::StringRef hint,
                              unsigned value);
 
+/// Whether a floating-point value flows from one iteration of `loop` to the
+/// next (a reduction's accumulator). A width or interleave hint must not
+/// reach such a loop: with an explicit width the loop vectorizer may
+/// reorder floating-point reductions (LoopVectorizeHints::allowReordering)
+/// as if they had `reassoc`, and it interleaves reductions by itself.
+bool carriesFloat(const llvm::Loop &loop);
+
 /// The widest floating-point type the instructions of `loop` compute, in
 /// bits (32 where none is wider): the loop vectorizer's lanes are that wide.
 unsigned widestFloatBits(const llvm::Loop &loop);
@@ -54,9 +61,10 @@ VectorUnit vectorUnitOf(llvm::TargetMachine &machine);
 unsigned halfConversionVectorBits(llvm::TargetMachine &machine);
 
 /// Marks every innermost loop of `module` that converts to or from `half`
-/// with `llvm.loop.vectorize.width` = vectorBits / the widest floating-point
-/// type in the loop (at least 32 bits): 16 lanes of f32 in 512 bits. Returns
-/// how many loops it marked; marks none when vectorBits is 0.
+/// and carries no floating-point value with `llvm.loop.vectorize.width` =
+/// vectorBits / the widest floating-point type in the loop (at least 32 bits):
+/// 16 lanes of f32 in 512 bits. Returns how many loops it marked; marks none
+/// when vectorBits is 0.
 /// @pre   the module is not yet optimized (the loop vectorizer reads the hint)
 /// @post  loops that already carry a loop ID are left alone
 int hintHalfConversionLoops(llvm::Module &module, unsigned vectorBits);

@@ -41,15 +41,6 @@ bool hasVectors(const llvm::Loop &loop) {
   return false;
 }
 
-/// Whether a floating-point value flows from one iteration to the next (a
-/// reduction's accumulator): the vectorizer interleaves reductions itself.
-bool carriesFloat(const llvm::Loop &loop) {
-  for (const llvm::PHINode &phi : loop.getHeader()->phis())
-    if (isFloat(&phi))
-      return true;
-  return false;
-}
-
 /// Whether every load and store of `loop` reads or writes the same address
 /// in each iteration or the next element after the last one's: the
 /// vectorizer turns such accesses into vector loads and stores. Other

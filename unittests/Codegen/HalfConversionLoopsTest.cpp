@@ -110,6 +110,38 @@ TEST(HalfConversionLoopsTest, NoHintWithoutVectorConversions) {
   EXPECT_EQ(marked, 0);
 }
 
+TEST(HalfConversionLoopsTest, NoHintOnReductions) {
+  // An f16 sum, rounded to f16 after every add: with an explicit width the
+  // loop vectorizer may reorder it as if it had `reassoc`.
+  std::string sum = R"(
+define half @sum(ptr %in, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi half [ 0xH0000, %entry ], [ %s, %loop ]
+  %p = getelementptr half, ptr %in, i64 %i
+  %x = load half, ptr %p
+  %a = fpext half %acc to float
+  %b = fpext half %x to float
+  %t = fadd float %a, %b
+  %s = fptrunc float %t to half
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret half %s
+}
+)";
+  int marked = -1;
+  std::string text = hinted(sum, 512, marked);
+  EXPECT_EQ(marked, 0);
+  EXPECT_EQ(text.find("!llvm.loop"), std::string::npos) << text;
+  // The same loop with its accumulator stored instead is hinted.
+  text = hinted(loopsModule("float"), 512, marked);
+  EXPECT_EQ(marked, 1);
+}
+
 /// The benchmark's convert chain, computed (no table), on every bf16 bit
 /// pattern at shuffled positions: the evaluator's bits, NaNs, infinities,
 /// the values f16 cannot hold and its subnormals included.
