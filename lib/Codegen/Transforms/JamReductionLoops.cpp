@@ -60,6 +60,7 @@
 #include "tessel/Dialect/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -138,7 +139,7 @@ private:
   static bool vectorizable(mlir::Operation *op) {
     if (!llvm::isa<mlir::arith::AddFOp, mlir::arith::SubFOp,
                    mlir::arith::MulFOp, mlir::arith::NegFOp,
-                   mlir::arith::ExtFOp>(op))
+                   mlir::arith::ExtFOp, mlir::math::AbsFOp>(op))
       return false;
     auto fmf = llvm::dyn_cast<mlir::arith::ArithFastMathInterface>(op);
     mlir::arith::FastMathFlagsAttr flags =
@@ -214,12 +215,12 @@ private:
 ///
 /// Where every lane computes what lane 0 does one element on (LaneMatcher:
 /// the map linear in that operand with coefficient 1; adds, subtracts,
-/// products, negations and widenings of such reads and of values all
-/// lanes share), the loop becomes one that carries a vector<16xf32>:
-/// vector reads at lane 0's offsets, the same ops on vectors, one vector
-/// add, the same operands in the same order per lane, so the bits do not
-/// change. Then the jam below has one value per row to carry. Returns the
-/// new loop, or null where `loop` is not such a loop.
+/// products, negations, absolute values and widenings of such reads and of
+/// values all lanes share), the loop becomes one that carries a
+/// vector<16xf32>: vector reads at lane 0's offsets, the same ops on
+/// vectors, one vector add, the same operands in the same order per lane,
+/// so the bits do not change. Then the jam below has one value per row to
+/// carry. Returns the new loop, or null where `loop` is not such a loop.
 mlir::scf::ForOp vectorizeLanes(mlir::scf::ForOp loop) {
   int64_t lanes = loop.getNumRegionIterArgs();
   if (lanes < 4 || lanes > kMaxLanes || !llvm::isPowerOf2_64(lanes))
