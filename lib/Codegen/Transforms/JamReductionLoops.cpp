@@ -190,12 +190,8 @@ private:
     if (position == -1)
       return false;
     const IndexingMap &map = a0.getIndexingMap();
-    mlir::AffineExpr variable =
-        position < int64_t(map.getNumDims())
-            ? mlir::getAffineDimExpr(position, loop.getContext())
-            : mlir::getAffineSymbolExpr(position - map.getNumDims(),
-                                        loop.getContext());
-    return coefficientOf(map.getAffineMap().getResult(0), variable) == 1;
+    return coefficientOf(map.getAffineMap().getResult(0),
+                         operandVariable(map, position)) == 1;
   }
 
   mlir::scf::ForOp loop;
