@@ -228,6 +228,20 @@ struct CacheSizes {
   int64_t l2 = 1 << 20;
   /// The last-level cache, all of it (shared by several cores).
   int64_t l3 = 32 << 20;
+
+  /// The part of the L3 a relayout may count on keeping its data in: all
+  /// of it up to 32 MiB (a Zen CCX's L3, which one core reads and writes
+  /// at several times memory speed), no more above. A larger L3 is a
+  /// server part's, shared by dozens of cores and, under a VM, by other
+  /// tenants. On an Intel Xeon VM whose sysfs L3 is 128 MiB or more (the
+  /// H100 host of 2026-11-27), outputs of 16 and 64 MiB written with
+  /// ordinary stores because they were under half the L3 ran the f32
+  /// tiling at 39-80% of copy and the 2-D transposes at 20-33%; with
+  /// streaming stores at 101-129% and 51% (s4), and the plain reference
+  /// (always streaming) was 2-3x faster than tessel on the transposes.
+  int64_t usableL3() const {
+    return l3 < (int64_t(32) << 20) ? l3 : int64_t(32) << 20;
+  }
 };
 const CacheSizes &hostCaches();
 

@@ -540,11 +540,12 @@ TEST(Relayout, StreamingStoresFromHalfTheLastLevelCacheByDefault) {
     EXPECT_TRUE(plan) << plan.error().message;
     return plan ? plan->describe() : std::string();
   };
-  // Half the L3 the CPU reports: between 512 KiB and 1 GiB, or the 16 MiB
-  // fallback; f32 rows of 512 elements, 2 KiB each.
+  // Half the L3 the CPU reports, at most 32 MiB of it: between 512 KiB
+  // and 16 MiB, or the 16 MiB fallback; f32 rows of 512 elements, 2 KiB
+  // each.
   int64_t threshold = relayoutDefaultStreamingThreshold();
   EXPECT_GE(threshold, int64_t(512) << 10);
-  EXPECT_LE(threshold, int64_t(1) << 30);
+  EXPECT_LE(threshold, int64_t(16) << 20);
   std::string rows = std::to_string(threshold / 2048);
   std::string fewer = std::to_string(threshold / 2048 - 8);
   EXPECT_NE(describe("f32[" + rows + ",512]").find("streaming stores"),
