@@ -40,6 +40,7 @@
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
@@ -151,7 +152,11 @@ std::string llvmErrorMessage(llvm::Error error) {
   return message;
 }
 
-Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine() {
+/// A target machine for this CPU, or with `cpu` (CompileOptions::cpu) for
+/// the CPU LLVM knows by that name, on this machine's architecture, with
+/// the features the name implies.
+Expected<std::unique_ptr<llvm::TargetMachine>>
+hostTargetMachine(const std::string &cpu = "") {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
@@ -161,6 +166,23 @@ Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine() {
   if (!builder)
     return Error("cannot detect the host CPU: " +
                  llvmErrorMessage(builder.takeError()));
+  if (!cpu.empty()) {
+    // Asked before the machine is made, which would print LLVM's own
+    // warning for an unknown name.
+    const llvm::Triple &triple = builder->getTargetTriple();
+    std::string lookupError;
+    const llvm::Target *target =
+        llvm::TargetRegistry::lookupTarget(triple.str(), lookupError);
+    std::unique_ptr<llvm::MCSubtargetInfo> info(
+        target ? target->createMCSubtargetInfo(triple.str(), "", "") : nullptr);
+    if (!info || !info->isCPUStringValid(cpu))
+      return Error("--cpu: LLVM knows no CPU '" + cpu + "' for " +
+                   triple.str() +
+                   " (names as clang's -march takes them: x86-64-v3, znver3, "
+                   "znver4, skylake-avx512, sapphirerapids, ...)");
+    builder->setCPU(cpu);
+    builder->getFeatures() = llvm::SubtargetFeatures();
+  }
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   auto machine = builder->createTargetMachine();
   if (!machine)
@@ -705,13 +727,17 @@ std::string costText(const TableLookup &lookup) {
       .str();
 }
 
-/// The host's vector registers (the same for every compile).
-const VectorUnit &hostVectorUnit() {
-  static const VectorUnit unit = [] {
+/// The vector registers of the CPU `options` compile for: this one's (the
+/// same for every compile) or CompileOptions::cpu's.
+VectorUnit vectorUnitFor(const CompileOptions &options) {
+  static const VectorUnit host = [] {
     auto machine = hostTargetMachine();
     return machine ? vectorUnitOf(**machine) : VectorUnit();
   }();
-  return unit;
+  if (options.cpu.empty())
+    return host;
+  auto machine = hostTargetMachine(options.cpu);
+  return machine ? vectorUnitOf(**machine) : VectorUnit();
 }
 
 /// A kernel that gets a copy with streaming stores: its name and the
@@ -881,7 +907,7 @@ std::optional<TableLookup> possibleLookup(const ModulePlan &plan, size_t k,
                                           const CompileOptions &options) {
   if (!mayTakeShortcut(plan, k, options.tables, options))
     return {};
-  return findTableLookup(plan, k, hostVectorUnit());
+  return findTableLookup(plan, k, vectorUnitFor(options));
 }
 
 /// Whether kernel `k` runs as a table lookup with `options` (as
@@ -915,6 +941,9 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
   static std::mutex mutex;
   static auto &cache =
       *new std::map<std::string, std::shared_ptr<Executable>>();
+  if (!options.cpu.empty() && options.backend == Backend::Cpu)
+    return Error("an executable runs on this CPU: --cpu " + options.cpu +
+                 " is for tessel compile's --emit=llvm and --emit=asm");
   std::string key = cacheKey(module, options);
   bool dumping = !options.dumpAfter.empty();
   {
@@ -1332,7 +1361,7 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
   if (gpu)
     return translateToNvptx(**mlirModule, options.smVersion,
                             /*ptx=*/kind != EmitKind::Llvm);
-  auto machine = hostTargetMachine();
+  auto machine = hostTargetMachine(options.cpu);
   if (!machine)
     return machine.error();
   llvm::LLVMContext llvmContext;

@@ -101,15 +101,20 @@ int markFunction(llvm::Function &function) {
       llvm::Type *type = store->getValueOperand()->getType();
       if (!type->isVectorTy())
         continue;
+      // A store wider than a line (a vector<32xf32> of the CPU's lane
+      // loops) is split into the target's registers by the code
+      // generator, each part keeping the hint: it needs a line's
+      // alignment, and a whole number of lines.
       uint64_t bytes = layout.getTypeStoreSize(type).getFixedValue();
-      if (bytes < 16 || bytes > 64 || !llvm::isPowerOf2_64(bytes) ||
+      if (bytes < 16 || !llvm::isPowerOf2_64(bytes) ||
           layout.getTypeAllocSize(type) != bytes)
         continue;
+      uint64_t needed = std::min<uint64_t>(bytes, 64);
       int log2 =
           knownAlignmentLog2(store->getPointerOperand(), outputs, layout);
-      if (log2 < 0 || (uint64_t(1) << log2) < bytes)
+      if (log2 < 0 || (uint64_t(1) << log2) < needed)
         continue;
-      store->setAlignment(llvm::Align(bytes));
+      store->setAlignment(llvm::Align(needed));
       store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal);
       ++marked;
     }

@@ -53,10 +53,11 @@ void addStreamingCopy(llvm::Module &module, llvm::StringRef name,
 constexpr llvm::StringLiteral kStreamSuffix = "_stream";
 
 /// In every function of `module` marked with kStreamOutputsAttr: makes the
-/// vector stores of at least 16 bytes into the listed arguments that are
-/// aligned to their size when the arguments are 64-byte aligned
-/// non-temporal (with that alignment), and fences them with an sfence
-/// before each return. Returns how many stores it marked.
+/// vector stores of a power of two of at least 16 bytes into the listed
+/// arguments that are aligned to their size (to 64 bytes for wider ones,
+/// which the code generator splits) when the arguments are 64-byte
+/// aligned non-temporal (with that alignment), and fences them with an
+/// sfence before each return. Returns how many stores it marked.
 /// @pre  the module is optimized (the loop vectorizer made the vector
 ///       stores) and its target is x86
 /// @post stores it cannot prove aligned stay as they were

@@ -104,6 +104,13 @@ int runCompile(int argc, char **argv) {
                   cl::desc("with --target=nvptx: the compute capability "
                            "the PTX is for (80: sm_80, 90: sm_90)"),
                   cl::init(90), cl::value_desc("NN"), cl::cat(cli::category()));
+  cl::opt<std::string> cpu(
+      "cpu",
+      cl::desc("compile for another CPU than this one, by LLVM's name "
+               "(znver4, sapphirerapids, x86-64-v3, ...): --emit=llvm and "
+               "--emit=asm show its code, --explain its choices (the "
+               "cache sizes stay this machine's)"),
+      cl::value_desc("NAME"), cl::cat(cli::category()));
   cl::opt<std::string> dumpAfter(
       "dump-after",
       cl::desc("write the IR after every pass whose flag matches REGEX "
@@ -138,6 +145,7 @@ int runCompile(int argc, char **argv) {
           "  tessel compile examples/gelu.hlo --emit=partition\n"
           "  tessel compile examples/gelu.hlo --emit=mlir\n"
           "  tessel compile examples/gelu.hlo --emit=llvm\n"
+          "  tessel compile examples/gelu.hlo --cpu=znver4 --emit=asm\n"
           "  tessel compile examples/gelu.hlo --target=nvptx --sm 80 "
           "--emit=ptx\n"
           "  tessel compile examples/gelu.hlo --dump-after '.*' --dump-dir "
@@ -145,6 +153,8 @@ int runCompile(int argc, char **argv) {
     return 2;
   if (sm.getNumOccurrences() && target != Backend::Nvptx)
     return cli::usageError("--sm is for --target=nvptx");
+  if (!cpu.empty() && target != Backend::Cpu)
+    return cli::usageError("--cpu is for --target=cpu");
   if (emit == EmitKind::Ptx && target != Backend::Nvptx)
     return cli::usageError("--emit=ptx needs --target=nvptx");
   std::unique_ptr<HloModule> module = cli::loadHloModule(path);
@@ -154,6 +164,7 @@ int runCompile(int argc, char **argv) {
   options.target = gpu ? Target::Gpu : Target::Cpu;
   options.backend = target;
   options.smVersion = sm;
+  options.cpu = cpu;
   options.dumpAfter = dumpAfter;
   options.dumpDir = dumpDir;
   options.excessPrecision = excess;

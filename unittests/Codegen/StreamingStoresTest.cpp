@@ -75,6 +75,40 @@ TEST(StreamingStoresTest, AlignedVectorStoresIntoOutputsOnly) {
   EXPECT_NE(stream.find("noinline"), std::string::npos) << text;
 }
 
+/// Stores wider than a line (the CPU's lane loops write vector<32xf32>):
+/// marked where they start on a line, with a line's alignment; the code
+/// generator splits them into registers that keep the hint.
+TEST(StreamingStoresTest, StoresOfSeveralLines) {
+  const char *wide = R"(
+define void @w(ptr %out, i64 %i, <32 x float> %v, <24 x float> %u) {
+  %a = shl i64 %i, 5
+  %p = getelementptr float, ptr %out, i64 %a
+  store <32 x float> %v, ptr %p, align 4
+  %b = add i64 %a, 8
+  %q = getelementptr float, ptr %out, i64 %b
+  store <32 x float> %v, ptr %q, align 4
+  store <24 x float> %u, ptr %p, align 4
+  ret void
+}
+)";
+  int marked = 0;
+  std::string text = transformLlvmText(
+      wide,
+      [](llvm::Module &module) {
+        addStreamingCopy(module, "w", kStreamSuffix, {0});
+        return markStreamingStores(module);
+      },
+      marked);
+  // The one at a multiple of 32 elements; not the one 32 bytes off, not
+  // the 96-byte one (not a whole number of lines).
+  EXPECT_EQ(marked, 1) << text;
+  std::string stream = text.substr(text.find("define void @w_stream"));
+  EXPECT_EQ(countOccurrences(stream, "store <32 x float> %v, ptr %p, align "
+                                     "64, !nontemporal"),
+            1)
+      << text;
+}
+
 TEST(StreamingStoresTest, NothingMarkedWithoutOutputs) {
   int marked = -1;
   std::string text = streamed({}, marked);

@@ -49,6 +49,13 @@ struct CompileOptions {
   Backend backend = Backend::Cpu;
   /// Backend::Nvptx: the compute capability the PTX is for (90: sm_90).
   int smVersion = 90;
+  /// Backend::Cpu, emitHloModule only: the CPU to compile for, an LLVM
+  /// name such as `znver4` or `sapphirerapids` (its features are the
+  /// name's); empty: this CPU. The LLVM IR and assembly are then that
+  /// CPU's, and so are the decisions that depend on its vector registers
+  /// (table lookups, loop hints); the cache sizes stay this machine's.
+  /// Executable::compile refuses another CPU: its code runs here.
+  std::string cpu;
   /// XLA's default numerics (xla_allow_excess_precision): bf16/f16 values
   /// stay f32 between the ops of a fusion and round where they are stored.
   /// Off: every op rounds, bit-exact to the evaluator.

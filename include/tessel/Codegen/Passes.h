@@ -18,6 +18,9 @@
 //   -tessel-unroll-loops       unroll small constant-trip scf.for loops
 //   -tessel-lower-grid-to-cpu  thread and block ids -> loops over a block
 //                              range given as two new arguments
+//   -tessel-vectorize-lane-loops
+//                              (CPU) the same in the lane loops (0 to 32)
+//                              the grid lowering made, marked tessel.lanes
 //   -tessel-jam-reduction-loops
 //                              (CPU) a thread loop whose threads reduce
 //                              rows: 4 rows read in one loop; a row's
@@ -47,12 +50,17 @@ namespace tessel {
 /// the HLO asks for, does not carry it.
 inline constexpr const char kExcessPrecisionAttr[] = "tessel.excess_precision";
 
+/// On an scf.for that -tessel-lower-grid-to-cpu made: the loop over a
+/// warp's lanes, which -tessel-vectorize-lane-loops vectorizes.
+inline constexpr const char kLaneLoopAttr[] = "tessel.lanes";
+
 std::unique_ptr<mlir::Pass> createInlineSubgraphsPass();
 std::unique_ptr<mlir::Pass> createFoldNanConstantsPass();
 std::unique_ptr<mlir::Pass> createSimplifyFpConversionsPass();
 std::unique_ptr<mlir::Pass> createLowerLoopsPass();
 std::unique_ptr<mlir::Pass> createFlattenTensorsPass();
 std::unique_ptr<mlir::Pass> createVectorizeLoadsStoresPass();
+std::unique_ptr<mlir::Pass> createVectorizeLaneLoopsPass();
 std::unique_ptr<mlir::Pass> createUnrollLoopsPass();
 std::unique_ptr<mlir::Pass> createLowerGridToCpuPass();
 std::unique_ptr<mlir::Pass> createJamReductionLoopsPass();

@@ -50,9 +50,14 @@
 //   (th)[i] -> (th floordiv 32 + i * 4, th mod 32)
 //   becomes (w, l)[i] -> (w + i * 4, l),   w in [0, 3], l in [0, 31]
 //
-// so that addresses are linear in the innermost loop (l) and LLVM's loop
-// vectorizer makes SIMD lanes of it; with one loop over th the tile rows
-// of the transpose emitter were moved one element at a time.
+// so that addresses are linear in the innermost loop (l); with one loop
+// over th the tile rows of the transpose emitter were moved one element at
+// a time. The lane loop is marked `tessel.lanes`, and
+// -tessel-vectorize-lane-loops makes its contiguous accesses vectors:
+// left to LLVM, a lane loop of 32 was unrolled whole and, on CPUs with
+// AVX-512, the loop over warps vectorized instead, with gathers from the
+// tile and scatters into the output (the transpose emitter's writing
+// phase, 4-5x slower on an Intel Xeon).
 //
 // A phase of `scf.if`s whose conditions bound the thread id (`th <= K`: a
 // map with fewer threads than the launch, such as the transpose emitter's
@@ -203,6 +208,8 @@ ThreadLoop wrapInThreadLoop(mlir::Operation *before,
     auto lanes = b.create<mlir::scf::ForOp>(
         loc, zero, laneCount, one,
         mlir::ValueRange(threadLoop.getRegionIterArgs()));
+    // For -tessel-vectorize-lane-loops.
+    lanes->setAttr(kLaneLoopAttr, b.getUnitAttr());
     b.create<mlir::scf::YieldOp>(loc, mlir::ValueRange(lanes.getResults()));
     b.setInsertionPointToStart(lanes.getBody());
     mlir::MLIRContext *context = b.getContext();

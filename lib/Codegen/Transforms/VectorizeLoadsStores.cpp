@@ -33,6 +33,12 @@
 // though the map sees only `d0`). Runs after -tessel-flatten-tensors, on
 // 1-D tensors.
 //
+// -tessel-vectorize-lane-loops does the same, after
+// -tessel-lower-grid-to-cpu, in the loops over a warp's 32 lanes that it
+// made (marked `tessel.lanes`): the transpose emitter's writing phase,
+// whose accesses are contiguous in the lane only once the thread id is
+// split into warp and lane.
+//
 //===----------------------------------------------------------------------===//
 #include "AffineCoefficients.h"
 #include "tessel/Analysis/DivisibilityAnalysis.h"
@@ -42,6 +48,7 @@
 #include "mlir/Analysis/DataFlowFramework.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -133,7 +140,11 @@ bool hasByteElements(mlir::Type type) {
   return type.isIntOrFloat() && type.getIntOrFloatBitWidth() % 8 == 0;
 }
 
-void vectorizeLoop(mlir::scf::ForOp loop, const mlir::DataFlowSolver &solver) {
+/// Rewrites the accesses of `loop` that can be vectors; returns the loop
+/// (a new one when a store was vectorized) and whether anything changed.
+std::pair<mlir::scf::ForOp, bool>
+vectorizeLoop(mlir::scf::ForOp loop, const mlir::DataFlowSolver &solver) {
+  bool changed = false;
   std::optional<int64_t> lower =
       mlir::getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> upper =
@@ -141,7 +152,7 @@ void vectorizeLoop(mlir::scf::ForOp loop, const mlir::DataFlowSolver &solver) {
   std::optional<int64_t> step = mlir::getConstantIntValue(loop.getStep());
   if (!lower || !upper || !step || *lower != 0 || *step != 1 || *upper < 2 ||
       *upper > 64)
-    return;
+    return {loop, false};
   int64_t size = *upper;
   mlir::Value iv = loop.getInductionVar();
   mlir::Location loc = loop.getLoc();
@@ -171,6 +182,7 @@ void vectorizeLoop(mlir::scf::ForOp loop, const mlir::DataFlowSolver &solver) {
         loc, vector, llvm::ArrayRef<mlir::OpFoldResult>{iv});
     op.replaceAllUsesWith(element);
     op.erase();
+    changed = true;
   }
 
   // Stores into an iteration argument: a vector carried through the loop,
@@ -225,47 +237,76 @@ void vectorizeLoop(mlir::scf::ForOp loop, const mlir::DataFlowSolver &solver) {
     loop.erase();
     loop = newLoop;
     iv = loop.getInductionVar();
+    changed = true;
   }
+  return {loop, changed};
 }
 
+/// Both passes: the innermost loops, or (`LaneLoops`) only those marked
+/// kLaneLoopAttr by -tessel-lower-grid-to-cpu.
+template <bool LaneLoops>
 struct VectorizeLoadsStoresPass
-    : public mlir::PassWrapper<VectorizeLoadsStoresPass,
+    : public mlir::PassWrapper<VectorizeLoadsStoresPass<LaneLoops>,
                                mlir::OperationPass<mlir::ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorizeLoadsStoresPass)
   llvm::StringRef getArgument() const final {
-    return "tessel-vectorize-loads-stores";
+    return LaneLoops ? "tessel-vectorize-lane-loops"
+                     : "tessel-vectorize-loads-stores";
   }
   llvm::StringRef getDescription() const final {
-    return "Turn aligned accesses contiguous in a vector loop into vector "
-           "transfers";
+    return LaneLoops ? "Turn aligned accesses contiguous in a lane loop of "
+                       "the CPU's grid into vector transfers"
+                     : "Turn aligned accesses contiguous in a vector loop "
+                       "into vector transfers";
   }
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
     registry.insert<mlir::vector::VectorDialect>();
   }
   void runOnOperation() override {
     llvm::SmallVector<mlir::scf::ForOp> loops;
-    getOperation().walk([&](mlir::scf::ForOp loop) {
+    this->getOperation().walk([&](mlir::scf::ForOp loop) {
+      if (LaneLoops) {
+        if (loop->removeAttr(kLaneLoopAttr))
+          loops.push_back(loop);
+        return;
+      }
       bool innermost = true;
       loop.getBody()->walk([&](mlir::scf::ForOp) { innermost = false; });
       if (innermost)
         loops.push_back(loop);
     });
+    if (loops.empty())
+      return;
     // What is known of every index value before any rewriting: the
     // operands vectorBase asks about are defined outside the loops and
     // stay as they are.
     mlir::DataFlowSolver solver;
     loadDivisibilityAnalysis(solver);
-    if (mlir::failed(solver.initializeAndRun(getOperation())))
-      return signalPassFailure();
-    for (mlir::scf::ForOp loop : loops)
-      vectorizeLoop(loop, solver);
+    if (mlir::failed(solver.initializeAndRun(this->getOperation())))
+      return this->signalPassFailure();
+    for (mlir::scf::ForOp loop : loops) {
+      auto [result, changed] = vectorizeLoop(loop, solver);
+      // A lane loop is unrolled whole, as -tessel-unroll-loops does the
+      // vector loops before the grid is lowered: LLVM then makes vector
+      // ops of the 32 copies (SLP). Left a loop, an s8 transpose's lanes
+      // extracted and inserted one byte at a time through memory (20x
+      // slower); LLVM unrolled the f32 ones itself.
+      std::optional<int64_t> trips = mlir::constantTripCount(
+          result.getLowerBound(), result.getUpperBound(), result.getStep());
+      if (LaneLoops && changed && trips && *trips > 1)
+        (void)mlir::loopUnrollByFactor(result, *trips);
+    }
   }
 };
 
 } // namespace
 
 std::unique_ptr<mlir::Pass> createVectorizeLoadsStoresPass() {
-  return std::make_unique<VectorizeLoadsStoresPass>();
+  return std::make_unique<VectorizeLoadsStoresPass<false>>();
+}
+
+std::unique_ptr<mlir::Pass> createVectorizeLaneLoopsPass() {
+  return std::make_unique<VectorizeLoadsStoresPass<true>>();
 }
 
 } // namespace tessel
