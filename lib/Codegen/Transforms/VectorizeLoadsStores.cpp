@@ -154,6 +154,15 @@ vectorizeLoop(mlir::scf::ForOp loop, const mlir::DataFlowSolver &solver) {
       *upper > 64)
     return {loop, false};
   int64_t size = *upper;
+  // A loop that carries a scalar (a reduction's accumulator: the loop
+  // emitter's row loop over a short row) stays a loop: its reads would
+  // become extracts at a variable position of one long vector, which LLVM
+  // does through memory, one element at a time. Only the vector loops
+  // that -tessel-unroll-loops unrolls (at most 8) read a vector for it.
+  if (size > 8 && llvm::any_of(loop.getInitArgs(), [](mlir::Value init) {
+        return !llvm::isa<mlir::ShapedType>(init.getType());
+      }))
+    return {loop, false};
   mlir::Value iv = loop.getInductionVar();
   mlir::Location loc = loop.getLoc();
 
