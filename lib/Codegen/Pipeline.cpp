@@ -128,6 +128,7 @@ Status lowerToLlvmDialect(mlir::ModuleOp module,
     pm.addPass(createLowerGridToNvvmPass());
   } else {
     pm.addPass(createLowerGridToCpuPass());
+    pm.addPass(createSplitRaggedBlocksPass());
     pm.addPass(createVectorizeLaneLoopsPass());
     pm.addPass(createJamReductionLoopsPass());
   }

@@ -18,6 +18,9 @@
 //   -tessel-unroll-loops       unroll small constant-trip scf.for loops
 //   -tessel-lower-grid-to-cpu  thread and block ids -> loops over a block
 //                              range given as two new arguments
+//   -tessel-split-ragged-blocks
+//                              (CPU) a thread loop whose every thread
+//                              passes its bounds guard runs without it
 //   -tessel-vectorize-lane-loops
 //                              (CPU) the same in the lane loops (0 to 32)
 //                              the grid lowering made, marked tessel.lanes
@@ -54,6 +57,11 @@ inline constexpr const char kExcessPrecisionAttr[] = "tessel.excess_precision";
 /// warp's lanes, which -tessel-vectorize-lane-loops vectorizes.
 inline constexpr const char kLaneLoopAttr[] = "tessel.lanes";
 
+/// On an scf.for that -tessel-lower-grid-to-cpu made: a phase's loop over
+/// its threads (not split into warps and lanes), which
+/// -tessel-split-ragged-blocks may version.
+inline constexpr const char kThreadLoopAttr[] = "tessel.threads";
+
 std::unique_ptr<mlir::Pass> createInlineSubgraphsPass();
 std::unique_ptr<mlir::Pass> createFoldNanConstantsPass();
 std::unique_ptr<mlir::Pass> createSimplifyFpConversionsPass();
@@ -61,6 +69,7 @@ std::unique_ptr<mlir::Pass> createLowerLoopsPass();
 std::unique_ptr<mlir::Pass> createFlattenTensorsPass();
 std::unique_ptr<mlir::Pass> createVectorizeLoadsStoresPass();
 std::unique_ptr<mlir::Pass> createVectorizeLaneLoopsPass();
+std::unique_ptr<mlir::Pass> createSplitRaggedBlocksPass();
 std::unique_ptr<mlir::Pass> createUnrollLoopsPass();
 std::unique_ptr<mlir::Pass> createLowerGridToCpuPass();
 std::unique_ptr<mlir::Pass> createJamReductionLoopsPass();

@@ -202,6 +202,9 @@ ThreadLoop wrapInThreadLoop(mlir::Operation *before,
                                                llvm::to_vector(loopInits));
   b.setInsertionPointToStart(threadLoop.getBody());
   mlir::Value threadId = threadLoop.getInductionVar();
+  // For -tessel-split-ragged-blocks.
+  if (!laneCount)
+    threadLoop->setAttr(kThreadLoopAttr, b.getUnitAttr());
   if (laneCount) {
     int64_t warps =
         outerCount.getDefiningOp<mlir::arith::ConstantIndexOp>().value();
