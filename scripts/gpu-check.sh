@@ -9,10 +9,17 @@
 #   3. the GELU 16 times larger (bf16[96,512,4096], 805 MB moved), timed;
 #   4. both GELUs with --excess-precision (XLA's default numerics), timed.
 #
-#   scripts/gpu-check.sh [KIT.tar.xz | BUILD_DIR] [REPEAT] [tests]
+#   scripts/gpu-check.sh [KIT.tar.xz | BUILD_DIR] [REPEAT] [tests | cpu]
 #
 # With `tests` as the third argument only step 1 runs (about 80 s on an
-# H100 with 16 CPUs), for a second look after a fix.
+# H100 with 16 CPUs), for a second look after a fix. With `cpu`, nothing
+# runs on the GPU: the host CPU's model, ISA and caches, the relayout
+# tests (each kernel at every instruction set level the CPU has), the
+# relayout benchmark at 64 and 256 MiB with 1, 2 and 8 threads, and every
+# bench/codegen case with --check at 1 and 2 threads (about 4 minutes on
+# the Intel Xeon of an H100 host; logs into $OUT when it is set). A GPU
+# machine's host is often the only Intel CPU, or the only one with
+# AVX-512, a session gets.
 #
 # KIT.tar.xz comes from scripts/gpu-kit.sh, for a machine without LLVM 19.
 set -uo pipefail
@@ -44,6 +51,30 @@ if [[ -z "${TESSEL_CUDA_DRIVER:-}" ]] && ! ldconfig -p | grep -q 'libcuda\.so\.1
   for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/local/cuda/compat; do
     [[ -e "$d/libcuda.so.1" ]] && { export TESSEL_CUDA_DRIVER="$d/libcuda.so.1"; break; }
   done
+fi
+if [[ "$only" == cpu ]]; then
+  bin=$(dirname "$tessel")
+  out=${OUT:-/tmp}
+  {
+    lscpu
+    for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+      echo "$d: level $(cat "$d/level") $(cat "$d/type") $(cat "$d/size") shared with $(cat "$d/shared_cpu_list")"
+    done
+    grep -m1 '^flags' /proc/cpuinfo
+  } > "$out/cpu.txt" 2>&1
+  grep -E 'Model name|^CPU\(s\)|L[123]' "$out/cpu.txt"
+  echo "=== relayout tests (each at every level the CPU has)"
+  timeout 300 "$bin/TesselRelayoutTests" --gtest_brief=1 > "$out/relayout-tests.log" 2>&1 || status=1
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/relayout-tests.log"
+  echo "=== relayout benchmark"
+  timeout 300 "$bin/relayout-bench" --sizes 64,256 --threads 1,2,8 --min-runs 3 --min-time 0.2 2>&1 | tee "$out/relayout.txt" || status=1
+  echo "=== the fusion compiler's bench cases"
+  for m in bench/codegen/*.hlo; do
+    echo "== $m"
+    timeout 60 "$tessel" run "$m" --check --repeat "$repeat" --threads 1 2>&1 | grep -E '^check output|^time|copy of' || status=1
+    timeout 60 "$tessel" run "$m" --repeat "$repeat" --threads 2 2>&1 | grep -E '^time|copy of' || status=1
+  done 2>&1 | tee "$out/codegen.txt"
+  exit $status
 fi
 nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total,clocks.max.memory --format=csv
 lscpu | grep -m1 'Model name'

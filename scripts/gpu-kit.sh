@@ -2,8 +2,9 @@
 # Packs a built tessel for a GPU machine that has the NVIDIA driver and CUDA
 # toolkit but not Debian's LLVM/MLIR 19: the `tessel` binary, the Codegen
 # unit tests (whose GPU-launch checks TESSEL_TEST_BACKEND=nvptx sends to the
-# GPU) and every shared library they load except the C library's, in one
-# .tar.xz that scripts/gpu-check.sh unpacks and runs.
+# GPU), the relayout tests and benchmark (for the host CPU) and every
+# shared library they load except the C library's, in one .tar.xz that
+# scripts/gpu-check.sh unpacks and runs.
 #
 #   scripts/gpu-kit.sh [BUILD_DIR] [OUT.tar.xz]   (defaults: build, gpu-kit.tar.xz)
 #
@@ -24,6 +25,11 @@ trap 'rm -rf "$tmp"' EXIT
 kit="$tmp/tessel-kit"
 mkdir -p "$kit/bin" "$kit/lib" "$tmp/stub"
 cp "$build/bin/tessel" "$build/unittests/TesselCodegenTests" "$kit/bin/"
+# For `gpu-check.sh KIT N cpu` (the host CPU's relayout tests and
+# benchmark), when built; they load no library the two above do not.
+for f in "$build/bench/relayout-bench" "$build/unittests/TesselRelayoutTests"; do
+  [[ -x "$f" ]] && cp "$f" "$kit/bin/"
+done
 # The source directory the tests were built in: they read the corpus from it.
 grep -m1 '^tessel_SOURCE_DIR:STATIC=' "$build/CMakeCache.txt" | cut -d= -f2 > "$kit/SOURCE_DIR"
 git rev-parse --short HEAD > "$kit/COMMIT" 2>/dev/null || true
