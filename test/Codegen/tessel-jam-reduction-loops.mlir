@@ -139,7 +139,8 @@ func.func @guarded(%in: tensor<448xf32>, %out: tensor<7xf32>) -> tensor<7xf32> {
   return %r : tensor<7xf32>
 }
 
-// Left alone: 7 threads (no factor divides them), a row of 16 (short), a
+// Left alone: 7 threads (no factor divides them), a sum over a row of 16
+// (short), a
 // row loop that reads the thread loop's iteration argument, one that
 // carries 3 values, and one with a loop inside.
 // CHECK-LABEL: func.func @odd(
@@ -186,6 +187,78 @@ func.func @short(%in: tensor<128xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
       %k = arith.addi %row, %i : index
       %x = tensor.extract %in[%k] : tensor<128xf32>
       %y = arith.addf %acc, %x : f32
+      scf.yield %y : f32
+    }
+    %u = tensor.insert %m into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// A max over rows of 16 is jammed (LLVM does not vectorize the threads of
+// a bf16 max: 14 ms alone, 4.8 jammed for 8 MiB), and so is a sum over
+// rows of 24; a max over rows of 8 is not.
+// CHECK-LABEL: func.func @short_max(
+// CHECK: arith.constant 4 : index
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32) {
+// CHECK-COUNT-4: tensor.insert
+// CHECK-LABEL: func.func @short_sum_24(
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32) {
+// CHECK-COUNT-4: tensor.insert
+// CHECK-LABEL: func.func @too_short_max(
+// CHECK-NOT: arith.constant 4 : index
+// CHECK-COUNT-1: tensor.insert
+// CHECK-NOT: tensor.insert
+// CHECK: return
+func.func @short_max(%in: tensor<128xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %init = arith.constant 0xFF800000 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %row = arith.muli %th, %c16 : index
+    %m = scf.for %i = %c0 to %c16 step %c1 iter_args(%acc = %init) -> (f32) {
+      %k = arith.addi %row, %i : index
+      %x = tensor.extract %in[%k] : tensor<128xf32>
+      %y = arith.maximumf %acc, %x : f32
+      scf.yield %y : f32
+    }
+    %u = tensor.insert %m into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+func.func @short_sum_24(%in: tensor<192xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c24 = arith.constant 24 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %row = arith.muli %th, %c24 : index
+    %m = scf.for %i = %c0 to %c24 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %k = arith.addi %row, %i : index
+      %x = tensor.extract %in[%k] : tensor<192xf32>
+      %y = arith.addf %acc, %x : f32
+      scf.yield %y : f32
+    }
+    %u = tensor.insert %m into %o[%th] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+func.func @too_short_max(%in: tensor<64xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %init = arith.constant 0xFF800000 : f32
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
+    %row = arith.muli %th, %c8 : index
+    %m = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %init) -> (f32) {
+      %k = arith.addi %row, %i : index
+      %x = tensor.extract %in[%k] : tensor<64xf32>
+      %y = arith.maximumf %acc, %x : f32
       scf.yield %y : f32
     }
     %u = tensor.insert %m into %o[%th] : tensor<8xf32>
