@@ -455,6 +455,56 @@ void freezeFloatToIntConversions(mlir::ModuleOp module) {
   }
 }
 
+/// LLVM 19's SLP vectorizer miscompiles `uitofp` of a narrow integer that
+/// is the negation of a widened i1 (a u16 negate of a converted pred, then
+/// a convert to float): it narrowed `uitofp (sub 0, zext i1 to i16)` of 4
+/// lanes to `uitofp <4 x i1>`, 1.0 where 65535.0 was right (random fusion
+/// seed 2154, with the GPU's launch on the CPU). A zext to i32 first does
+/// not help: InstCombine folds `uitofp (zext x)` back to `uitofp x`. So an
+/// unsigned conversion of at most 16 bits to f32 or f64 is made without
+/// `uitofp`: the value is put into the mantissa of 2^23 (2^52 for f64)
+/// and 2^23 is subtracted, which is exact (the value is below 2^16) and
+/// gives the same bits.
+void convertNarrowUnsignedExactly(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::LLVM::UIToFPOp> conversions;
+  module.walk([&](mlir::LLVM::UIToFPOp op) {
+    mlir::Type from = mlir::getElementTypeOrSelf(op.getArg().getType());
+    mlir::Type to = mlir::getElementTypeOrSelf(op.getType());
+    if (from.getIntOrFloatBitWidth() <= 16 && (to.isF32() || to.isF64()))
+      conversions.push_back(op);
+  });
+  for (mlir::LLVM::UIToFPOp op : conversions) {
+    mlir::OpBuilder b(op);
+    mlir::Location loc = op.getLoc();
+    mlir::Type to = mlir::getElementTypeOrSelf(op.getType());
+    bool f64 = to.isF64();
+    mlir::Type bits = f64 ? b.getI64Type() : b.getI32Type();
+    // 2^52 or 2^23 and its bit pattern.
+    double magic = f64 ? 4503599627370496.0 : 8388608.0;
+    int64_t pattern = f64 ? int64_t(0x4330000000000000) : int64_t(0x4B000000);
+    mlir::Type wide = bits;
+    auto vector = llvm::dyn_cast<mlir::VectorType>(op.getArg().getType());
+    if (vector)
+      wide = vector.clone(bits);
+    auto constant = [&](mlir::Type type, mlir::Attribute value) {
+      if (vector)
+        value = mlir::SplatElementsAttr::get(
+            llvm::cast<mlir::ShapedType>(vector.clone(type)), value);
+      return b.create<mlir::LLVM::ConstantOp>(
+          loc, vector ? mlir::Type(vector.clone(type)) : type, value);
+    };
+    mlir::Value x = b.create<mlir::LLVM::ZExtOp>(loc, wide, op.getArg());
+    mlir::Value biased = b.create<mlir::LLVM::OrOp>(
+        loc, x, constant(bits, b.getIntegerAttr(bits, pattern)));
+    mlir::Value asFloat =
+        b.create<mlir::LLVM::BitcastOp>(loc, op.getType(), biased);
+    mlir::Value exact = b.create<mlir::LLVM::FSubOp>(
+        loc, asFloat, constant(to, b.getFloatAttr(to, magic)));
+    op.replaceAllUsesWith(exact);
+    op.erase();
+  }
+}
+
 struct LowerToLlvmPass
     : public mlir::PassWrapper<LowerToLlvmPass,
                                mlir::OperationPass<mlir::ModuleOp>> {
@@ -567,6 +617,7 @@ struct LowerToLlvmPass
       return signalPassFailure();
 
     freezeFloatToIntConversions(module);
+    convertNarrowUnsignedExactly(module);
 
     module.walk([&](mlir::LLVM::LLVMFuncOp func) {
       auto threads =
