@@ -179,10 +179,10 @@ namespace {
 
 /// Source rows per transpose panel: enough that each destination row gets
 /// 1 KiB at a time, few enough that the panel stays in cache (an eighth of
-/// the usable last-level cache, 4 MiB on the 32 MiB L3 it was measured on: 512
-/// B to 4 KiB and 1 to 4 MiB were within noise of each other, 16 MiB panels
-/// slower), and a whole number of the bands of transposeBanded (64 bytes
-/// of destination row).
+/// the usable last-level cache, CacheSizes::usableL3, 4 MiB on the 32 MiB
+/// L3 it was measured on: 512 B to 4 KiB and 1 to 4 MiB were within noise
+/// of each other, 16 MiB panels slower), and a whole number of the bands
+/// of transposeBanded (64 bytes of destination row).
 static int64_t panelColumns(const PermutePlan &plan) {
   int64_t s = plan.elementBytes;
   int64_t columns =

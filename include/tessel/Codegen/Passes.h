@@ -53,6 +53,11 @@ namespace tessel {
 /// the HLO asks for, does not carry it.
 inline constexpr const char kExcessPrecisionAttr[] = "tessel.excess_precision";
 
+/// The longest constant loop -tessel-unroll-loops unrolls (the loop
+/// emitter's vector loop); -tessel-vectorize-loads-stores reads a vector
+/// for a loop that carries a scalar only up to this length.
+inline constexpr int64_t kMaxUnrolledTrips = 8;
+
 /// On an scf.for that -tessel-lower-grid-to-cpu made: the loop over a
 /// warp's lanes, which -tessel-vectorize-lane-loops vectorizes.
 inline constexpr const char kLaneLoopAttr[] = "tessel.lanes";

@@ -57,6 +57,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AffineCoefficients.h"
+#include "ThreadGuard.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
@@ -381,16 +382,11 @@ std::optional<Candidate> match(mlir::scf::ForOp loop) {
   mlir::ValueRange carried = loop.getRegionIterArgs();
   c.row = rowLoopOf(*loop.getBody(), carried);
   if (!c.row) {
-    // The loop emitter's bounds check: pure ops, then
-    //   %r = scf.if %in_bounds { <the thread's work> } else { yield %o }
-    //   scf.yield %r
+    // The loop emitter's bounds check (ThreadGuard.h) after ops that can
+    // move.
     mlir::Block &body = *loop.getBody();
-    auto yield = llvm::cast<mlir::scf::YieldOp>(body.getTerminator());
-    mlir::Operation *last = yield->getPrevNode();
-    c.guard = llvm::dyn_cast_or_null<mlir::scf::IfOp>(last);
-    if (!c.guard || c.guard.getElseRegion().empty() ||
-        !llvm::equal(yield.getOperands(), c.guard.getResults()) ||
-        !llvm::equal(c.guard.elseYield().getOperands(), carried))
+    c.guard = threadGuard(loop);
+    if (!c.guard)
       return std::nullopt;
     for (mlir::Operation &op : body.without_terminator())
       if (&op != c.guard.getOperation() && !movable(&op, carried))

@@ -34,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AffineCoefficients.h"
+#include "ThreadGuard.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
@@ -128,8 +129,8 @@ intervalGuard(mlir::Value cond, mlir::scf::ForOp loop) {
   return ordered;
 }
 
-/// Versions `loop` (file comment) when its body is a guard and one scf.if
-/// on it whose else branch yields the loop's iteration arguments.
+/// Versions `loop` (file comment) when its body ends in the loop emitter's
+/// bounds check (ThreadGuard.h) on an interval of threads.
 void splitRaggedBlock(mlir::scf::ForOp loop) {
   std::optional<int64_t> lower =
       mlir::getConstantIntValue(loop.getLowerBound());
@@ -139,19 +140,8 @@ void splitRaggedBlock(mlir::scf::ForOp loop) {
   if (!lower || !upper || !step || *step != 1 || *upper - *lower < 2)
     return;
   mlir::Block *body = loop.getBody();
-  auto yield = llvm::cast<mlir::scf::YieldOp>(body->getTerminator());
-  mlir::scf::IfOp guard;
-  for (mlir::Operation &op : body->without_terminator())
-    if (auto branch = llvm::dyn_cast<mlir::scf::IfOp>(op)) {
-      if (guard)
-        return; // two ifs
-      guard = branch;
-    }
-  if (!guard || guard.getElseRegion().empty() ||
-      !llvm::equal(yield.getOperands(), guard.getResults()))
-    return;
-  auto elseYield = llvm::cast<mlir::scf::YieldOp>(guard.elseBlock()->front());
-  if (!llvm::equal(elseYield.getOperands(), loop.getRegionIterArgs()))
+  mlir::scf::IfOp guard = threadGuard(loop);
+  if (!guard)
     return;
   // Only threads of a few elements each (the loop emitter's elementwise
   // kernels): a thread that reduces a row unrolled (rows of 32 to 128)
@@ -198,11 +188,7 @@ void splitRaggedBlock(mlir::scf::ForOp loop) {
   b.setInsertionPointToStart(version.thenBlock());
   auto unguarded = llvm::cast<mlir::scf::ForOp>(b.clone(*loop));
   b.create<mlir::scf::YieldOp>(loc, unguarded.getResults());
-  mlir::scf::IfOp copy;
-  unguarded.getBody()->walk([&](mlir::scf::IfOp op) {
-    if (op->getParentOp() == unguarded.getOperation())
-      copy = op;
-  });
+  mlir::scf::IfOp copy = threadGuard(unguarded);
   mlir::Block *then = copy.thenBlock();
   auto thenYield = llvm::cast<mlir::scf::YieldOp>(then->getTerminator());
   SmallVector<mlir::Value> values(thenYield.getOperands());

@@ -15,8 +15,6 @@
 namespace tessel {
 namespace {
 
-constexpr int64_t kMaxTripCount = 8;
-
 struct UnrollLoopsPass
     : public mlir::PassWrapper<UnrollLoopsPass,
                                mlir::OperationPass<mlir::ModuleOp>> {
@@ -32,7 +30,7 @@ struct UnrollLoopsPass
       loop.getBody()->walk([&](mlir::scf::ForOp) { innermost = false; });
       std::optional<int64_t> trips = mlir::constantTripCount(
           loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
-      if (innermost && trips && *trips <= kMaxTripCount)
+      if (innermost && trips && *trips <= kMaxUnrolledTrips)
         loops.push_back(loop);
     });
     // Unrolling by the trip count leaves one iteration, which

@@ -158,8 +158,9 @@ vectorizeLoop(mlir::scf::ForOp loop, const mlir::DataFlowSolver &solver) {
   // emitter's row loop over a short row) stays a loop: its reads would
   // become extracts at a variable position of one long vector, which LLVM
   // does through memory, one element at a time. Only the vector loops
-  // that -tessel-unroll-loops unrolls (at most 8) read a vector for it.
-  if (size > 8 && llvm::any_of(loop.getInitArgs(), [](mlir::Value init) {
+  // that -tessel-unroll-loops unrolls read a vector for it.
+  if (size > kMaxUnrolledTrips &&
+      llvm::any_of(loop.getInitArgs(), [](mlir::Value init) {
         return !llvm::isa<mlir::ShapedType>(init.getType());
       }))
     return {loop, false};
