@@ -560,4 +560,48 @@ ENTRY e {
   checkModule(text, false, 3);
 }
 
+/// CompileOptions::cpu: another CPU's assembly (AVX-512 registers for
+/// znver4, none for znver3), an error for a name LLVM does not know, and
+/// no executable for another CPU.
+TEST(TransposeEmitterTest, AnotherCpusCode) {
+  std::unique_ptr<HloModule> module = parseTestModule(R"(
+HloModule t
+fused {
+  %p = f32[256,256] parameter(0)
+  %e = f32[256,256] exponential(%p)
+  %t = f32[256,256] transpose(%e), dimensions={1,0}
+  ROOT %a = f32[256,256] abs(%t)
+}
+ENTRY e {
+  %x = f32[256,256] parameter(0)
+  ROOT %f = f32[256,256] fusion(%x), kind=kInput, calls=fused
+}
+)");
+  ASSERT_TRUE(module);
+  CompileOptions options;
+  options.cpu = "znver4";
+  Expected<std::string> zen4 = emitHloModule(*module, EmitKind::Asm, options);
+  ASSERT_TRUE(zen4) << zen4.error().message;
+  EXPECT_NE(zen4->find("%zmm"), std::string::npos);
+  options.cpu = "znver3";
+  Expected<std::string> zen3 = emitHloModule(*module, EmitKind::Asm, options);
+  ASSERT_TRUE(zen3) << zen3.error().message;
+  EXPECT_EQ(zen3->find("%zmm"), std::string::npos);
+  EXPECT_NE(zen3->find("%ymm"), std::string::npos);
+  options.cpu = "pentium9";
+  Expected<std::string> unknown =
+      emitHloModule(*module, EmitKind::Asm, options);
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("LLVM knows no CPU 'pentium9'"),
+            std::string::npos)
+      << unknown.error().message;
+  options.cpu = "znver4";
+  Expected<std::shared_ptr<Executable>> exe =
+      Executable::compile(*module, options);
+  ASSERT_FALSE(exe);
+  EXPECT_NE(exe.error().message.find("an executable runs on this CPU"),
+            std::string::npos)
+      << exe.error().message;
+}
+
 } // namespace
