@@ -206,10 +206,11 @@ std::optional<bool> switchFromEnv(const char *name) {
 /// generator use every instruction the CPU has (AVX2, AVX-512); loops that
 /// convert through f16 asked for the registers' full width, latency-bound
 /// loops to be interleaved (but not in `tables`, kernels run as a lookup).
-std::unique_ptr<llvm::Module>
-translateForHost(mlir::Operation *module, llvm::LLVMContext &context,
-                 llvm::TargetMachine &machine,
-                 const llvm::StringSet<> &tables) {
+std::unique_ptr<llvm::Module> translateForHost(mlir::Operation *module,
+                                               llvm::LLVMContext &context,
+                                               llvm::TargetMachine &machine,
+                                               const llvm::StringSet<> &tables,
+                                               unsigned vectorWidth) {
   // The loop vectorizer always reports why it did not vectorize a loop
   // that carries a hint (above); those remarks are for LLVM's developers,
   // not tessel's users. Errors are still printed.
@@ -233,11 +234,14 @@ translateForHost(mlir::Operation *module, llvm::LLVMContext &context,
       continue;
     function.addFnAttr("target-cpu", machine.getTargetCPU());
     function.addFnAttr("target-features", machine.getTargetFeatureString());
+    preferVectorWidth(function, machine, vectorWidth);
   }
-  hintHalfConversionLoops(*llvmModule, halfConversionVectorBits(machine));
+  hintHalfConversionLoops(*llvmModule,
+                          halfConversionVectorBits(machine, vectorWidth));
   // TESSEL_INTERLEAVE=0 turns the hint off (comparisons, tests).
   if (switchFromEnv("TESSEL_INTERLEAVE").value_or(true))
-    hintInterleavedLoops(*llvmModule, vectorUnitOf(machine).bits, tables);
+    hintInterleavedLoops(*llvmModule, vectorUnitOf(machine, vectorWidth).bits,
+                         tables);
   return llvmModule;
 }
 
@@ -660,7 +664,18 @@ std::string cacheKey(const HloModule &module, const CompileOptions &options) {
          (options.excessPrecision ? "\n#excess-precision" : "") +
          (options.tables ? "\n#tables" : "") +
          (options.tablesByCost ? "\n#tables-by-cost" : "") +
-         (options.relayouts ? "\n#relayouts" : "");
+         (options.relayouts ? "\n#relayouts" : "") +
+         "\n#vector-width=" + std::to_string(options.vectorWidth);
+}
+
+/// CompileOptions::vectorWidth is 0, 128, 256 or 512.
+Status checkVectorWidth(const CompileOptions &options) {
+  unsigned bits = options.vectorWidth;
+  if (bits == 0 || bits == 128 || bits == 256 || bits == 512)
+    return success();
+  return Error("--prefer-vector-width: " + std::to_string(bits) +
+               " is not a vector width LLVM's vectorizers take (128, 256 or "
+               "512 bits)");
 }
 
 /// "  launch: B blocks of T" (the line of --explain each emitter goes on).
@@ -728,16 +743,17 @@ std::string costText(const TableLookup &lookup) {
 }
 
 /// The vector registers of the CPU `options` compile for: this one's (the
-/// same for every compile) or CompileOptions::cpu's.
+/// same for every compile) or CompileOptions::cpu's, as wide as
+/// CompileOptions::vectorWidth lets the vectorizers use them.
 VectorUnit vectorUnitFor(const CompileOptions &options) {
   static const VectorUnit host = [] {
     auto machine = hostTargetMachine();
     return machine ? vectorUnitOf(**machine) : VectorUnit();
   }();
-  if (options.cpu.empty())
+  if (options.cpu.empty() && options.vectorWidth == 0)
     return host;
   auto machine = hostTargetMachine(options.cpu);
-  return machine ? vectorUnitOf(**machine) : VectorUnit();
+  return machine ? vectorUnitOf(**machine, options.vectorWidth) : VectorUnit();
 }
 
 /// A kernel that gets a copy with streaming stores: its name and the
@@ -875,9 +891,9 @@ translateWithCopies(mlir::Operation *module, llvm::LLVMContext &context,
                     llvm::TargetMachine &machine,
                     const std::vector<StreamedKernel> &streamed,
                     const std::vector<PrefetchedKernel> &prefetched,
-                    const llvm::StringSet<> &tables) {
+                    const llvm::StringSet<> &tables, unsigned vectorWidth) {
   std::unique_ptr<llvm::Module> llvmModule =
-      translateForHost(module, context, machine, tables);
+      translateForHost(module, context, machine, tables, vectorWidth);
   if (!llvmModule)
     return llvmModule;
   for (const PrefetchedKernel &kernel : prefetched)
@@ -944,6 +960,8 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
   if (!options.cpu.empty() && options.backend == Backend::Cpu)
     return Error("an executable runs on this CPU: --cpu " + options.cpu +
                  " is for tessel compile's --emit=llvm and --emit=asm");
+  if (Status width = checkVectorWidth(options); !width)
+    return width.error();
   std::string key = cacheKey(module, options);
   bool dumping = !options.dumpAfter.empty();
   {
@@ -990,10 +1008,11 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
       prefetchedKernels(exe->plan, options);
   exe->optimize = optimizer(target);
   llvm::StringSet<> tables = tableKernels(exe->plan, options);
-  exe->build = [target, streamed, prefetched,
-                tables](mlir::Operation *op, llvm::LLVMContext &context) {
+  unsigned vectorWidth = options.vectorWidth;
+  exe->build = [target, streamed, prefetched, tables,
+                vectorWidth](mlir::Operation *op, llvm::LLVMContext &context) {
     return translateWithCopies(op, context, *target, streamed, prefetched,
-                               tables);
+                               tables, vectorWidth);
   };
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = exe->optimize;
@@ -1063,6 +1082,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
   bool gpu = options.backend == Backend::Nvptx;
   if (kind == EmitKind::Ptx && !gpu)
     return Error("PTX is written for the GPU: add --target=nvptx");
+  if (Status width = checkVectorWidth(options); !width)
+    return width.error();
   Expected<ModulePlan> plan =
       planModule(module, !gpu && options.target == Target::Cpu);
   if (!plan)
@@ -1318,6 +1339,20 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                     "'s output is shared (read by two kernels): each worker "
                     "keeps the chunk's rows of it in a scratch buffer\n";
     }
+    if (!gpu) {
+      auto machine = hostTargetMachine(options.cpu);
+      if (!machine)
+        return machine.error();
+      const char *why =
+          options.vectorWidth != 0 ? "--prefer-vector-width"
+          : defaultVectorWidth(**machine) != 0
+              ? "AVX-512 of Ice Lake's generation or later; "
+                "--prefer-vector-width to change"
+              : "LLVM's choice for this CPU; --prefer-vector-width to change";
+      text += "vectors: LLVM's vectorizers fill " +
+              std::to_string(vectorUnitFor(options).bits) + "-bit registers (" +
+              (*machine)->getTargetCPU().str() + ": " + why + ")\n";
+    }
     Expected<std::string> partition =
         emitHloModule(module, EmitKind::Partition, options);
     if (!partition)
@@ -1367,7 +1402,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
   llvm::LLVMContext llvmContext;
   auto llvmModule = translateWithCopies(
       **mlirModule, llvmContext, **machine, streamedKernels(*plan, options),
-      prefetchedKernels(*plan, options), tableKernels(*plan, options));
+      prefetchedKernels(*plan, options), tableKernels(*plan, options),
+      options.vectorWidth);
   if (!llvmModule)
     return Error("translation to LLVM IR failed");
   auto optimize = optimizer(machine->get());

@@ -64,7 +64,21 @@ llvm::MDNode *loopIdWithHint(llvm::LLVMContext &context, llvm::StringRef hint,
   return id;
 }
 
-VectorUnit vectorUnitOf(llvm::TargetMachine &machine) {
+unsigned defaultVectorWidth(llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
+  bool wide = subtarget && subtarget->checkFeatures("+avx512f,+avx512vbmi2");
+  return wide ? 512 : 0;
+}
+
+void preferVectorWidth(llvm::Function &function, llvm::TargetMachine &machine,
+                       unsigned bits) {
+  if (bits == 0)
+    bits = defaultVectorWidth(machine);
+  if (bits != 0)
+    function.addFnAttr("prefer-vector-width", std::to_string(bits));
+}
+
+VectorUnit vectorUnitOf(llvm::TargetMachine &machine, unsigned preferredBits) {
   VectorUnit unit;
   const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
   unit.halfConversions = subtarget && subtarget->checkFeatures("+f16c");
@@ -76,6 +90,7 @@ VectorUnit vectorUnitOf(llvm::TargetMachine &machine) {
       type, llvm::Function::ExternalLinkage, "probe", probe);
   function->addFnAttr("target-cpu", machine.getTargetCPU());
   function->addFnAttr("target-features", machine.getTargetFeatureString());
+  preferVectorWidth(*function, machine, preferredBits);
   llvm::TargetTransformInfo info = machine.getTargetTransformInfo(*function);
   unit.bits = static_cast<unsigned>(
       info.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
@@ -83,8 +98,9 @@ VectorUnit vectorUnitOf(llvm::TargetMachine &machine) {
   return unit;
 }
 
-unsigned halfConversionVectorBits(llvm::TargetMachine &machine) {
-  VectorUnit unit = vectorUnitOf(machine);
+unsigned halfConversionVectorBits(llvm::TargetMachine &machine,
+                                  unsigned preferredBits) {
+  VectorUnit unit = vectorUnitOf(machine, preferredBits);
   return unit.halfConversions ? unit.bits : 0;
 }
 

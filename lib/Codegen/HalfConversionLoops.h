@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringRef.h"
 
 namespace llvm {
+class Function;
 class LLVMContext;
 class Loop;
 class MDNode;
@@ -53,12 +54,32 @@ unsigned widestFloatBits(const llvm::Loop &loop);
 /// The vector registers of `machine`'s CPU as its loop vectorizer uses them
 /// (256 bits where the CPU prefers ymm registers although it has zmm ones),
 /// and whether it converts f16 in them (F16C).
-VectorUnit vectorUnitOf(llvm::TargetMachine &machine);
+/// With `preferredBits` (CompileOptions::vectorWidth) the vectorizers use
+/// at most that many bits (at most the registers').
+VectorUnit vectorUnitOf(llvm::TargetMachine &machine,
+                        unsigned preferredBits = 0);
+
+/// The vector width tessel asks LLVM's vectorizers for on `machine`'s CPU
+/// when CompileOptions::vectorWidth is 0: 512 on a CPU with AVX-512 of Ice
+/// Lake's generation or later (AVX512-VBMI2: Ice Lake, Sapphire and
+/// Emerald Rapids, Zen 4 and 5), where LLVM prefers 256 bits on Intel's
+/// (its tuning for Skylake-SP, whose clock drops with zmm registers); 0
+/// (LLVM's own preference) elsewhere. On an Emerald Rapids Xeon 512 bits
+/// made the f32 chain 1.2-1.3x and exp -> transpose -> abs 1.35x faster
+/// at one thread (BENCHMARKS.md).
+unsigned defaultVectorWidth(llvm::TargetMachine &machine);
+
+/// Asks LLVM's vectorizers to use vectors of `bits` in `function` (the
+/// "prefer-vector-width" attribute, as clang's -mprefer-vector-width), or
+/// of defaultVectorWidth(machine) when `bits` is 0.
+void preferVectorWidth(llvm::Function &function, llvm::TargetMachine &machine,
+                       unsigned bits);
 
 /// The bits of the vector registers the host's vectorizer uses when the
 /// host converts between f32 and f16 in vector registers (F16C), 0 when it
 /// cannot (the conversions are library calls: no hint pays).
-unsigned halfConversionVectorBits(llvm::TargetMachine &machine);
+unsigned halfConversionVectorBits(llvm::TargetMachine &machine,
+                                  unsigned preferredBits = 0);
 
 /// Marks every innermost loop of `module` that converts to or from `half`
 /// and carries no floating-point value with `llvm.loop.vectorize.width` =

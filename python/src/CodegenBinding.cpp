@@ -33,7 +33,8 @@ struct CompiledModule {
 
 CompiledModule compileModule(const std::string &text, bool excessPrecision,
                              bool tables, bool relayouts,
-                             const std::string &device, int sm) {
+                             const std::string &device, int sm,
+                             unsigned vectorWidth) {
   if (device != "cpu" && device != "gpu")
     raise("device must be 'cpu' or 'gpu', not '" + device + "'");
   if (sm != 0 && device != "gpu")
@@ -45,6 +46,7 @@ CompiledModule compileModule(const std::string &text, bool excessPrecision,
   options.excessPrecision = excessPrecision;
   options.tables = tables;
   options.relayouts = relayouts;
+  options.vectorWidth = vectorWidth;
   if (device == "gpu") {
     // PTX through the CUDA driver, opened now (tessel run --device gpu);
     // sm 0: the device's own compute capability.
@@ -292,7 +294,8 @@ arrays, one per ENTRY parameter. Make one with tessel.compile().
   m.def("_compile", &compileModule, nb::arg("text"),
         nb::arg("excess_precision") = false, nb::arg("tables") = true,
         nb::arg("relayouts") = true, nb::arg("device") = "cpu",
-        nb::arg("sm") = 0, "Compiles HLO text; see tessel.compile.");
+        nb::arg("sm") = 0, nb::arg("vector_width") = 0,
+        "Compiles HLO text; see tessel.compile.");
 }
 
 } // namespace tessel::python

@@ -197,7 +197,8 @@ class Executable:
 
 def compile(hlo_text: str, *, excess_precision: bool = False,
             tables: bool = True, relayouts: bool = True,
-            device: str = "cpu", sm: Optional[int] = None) -> Executable:
+            device: str = "cpu", sm: Optional[int] = None,
+            vector_width: Optional[int] = None) -> Executable:
     """Compiles an HLO module (text, as jax prints it) for this CPU, or with
     ``device="gpu"`` for an NVIDIA GPU.
 
@@ -208,6 +209,10 @@ def compile(hlo_text: str, *, excess_precision: bool = False,
     ``relayouts=False`` runs the transpose emitter's code for kernels that
     only transpose or copy an input, which by default run as relayout plans
     (the same bytes; `tessel run --no-relayout`).
+    ``vector_width`` (128, 256 or 512) is the widest vectors LLVM's
+    vectorizers use on the CPU (`tessel run --prefer-vector-width`); by
+    default 512 bits on AVX-512 CPUs from Ice Lake and Zen 4 on, LLVM's
+    choice for the CPU elsewhere.
 
     ``device="gpu"`` writes the kernels as PTX (for compute capability
     ``sm``, by default the device's) and runs them through the CUDA driver,
@@ -222,6 +227,7 @@ def compile(hlo_text: str, *, excess_precision: bool = False,
     if isinstance(hlo_text, HloModule):
         hlo_text = str(hlo_text)
     compiled = _tessel_compile(hlo_text, excess_precision, tables, relayouts,
-                               device, 0 if sm is None else sm)
+                               device, 0 if sm is None else sm,
+                               0 if vector_width is None else vector_width)
     return Executable(compiled, hlo.parse(hlo_text, verify=False).result.startswith("("))
 

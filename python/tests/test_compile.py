@@ -138,6 +138,18 @@ def test_relayouts_give_the_emitted_bytes():
     assert moved(*arrays).tobytes() == emitted(*arrays).tobytes()
 
 
+def test_vector_width_gives_the_same_bits():
+    text = (CORPUS / "softmax_f32" / "module.hlo").read_text()
+    default = tessel.compile(text)
+    arrays = [load(p, tessel.Layout(s).element_type)
+              for p, s in zip(inputs_of("softmax_f32"), default.parameters)]
+    expected = default(*arrays).tobytes()
+    for bits in (128, 256, 512):
+        assert tessel.compile(text, vector_width=bits)(*arrays).tobytes() == expected
+    with pytest.raises(ValueError, match="not a vector width"):
+        tessel.compile(text, vector_width=300)
+
+
 def test_arguments_are_checked_like_the_cli(cli, tmp_path):
     text = "HloModule m\nENTRY e { p = f32[2,3] parameter(0) ROOT n = f32[2,3] negate(p) }"
     path = tmp_path / "m.hlo"

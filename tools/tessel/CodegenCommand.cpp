@@ -66,11 +66,19 @@ struct ShortcutOptions {
                "or copies an input, which otherwise runs as a plan of "
                "tessel's relayout library (the same bytes)"),
       cl::cat(cli::category())};
+  cl::opt<unsigned> vectorWidth{
+      "prefer-vector-width",
+      cl::desc("the widest vectors LLVM's vectorizers use on the CPU, in "
+               "bits (128, 256, 512; as clang's -mprefer-vector-width). "
+               "Default: 512 on AVX-512 CPUs from Ice Lake and Zen 4 on, "
+               "LLVM's choice for the CPU elsewhere (256 on Skylake-SP)"),
+      cl::value_desc("BITS"), cl::cat(cli::category())};
 
   void apply(CompileOptions &options) const {
     options.tables = !noTables;
     options.tablesByCost = !allTables;
     options.relayouts = !noRelayout;
+    options.vectorWidth = vectorWidth;
   }
 };
 

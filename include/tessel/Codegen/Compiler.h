@@ -56,6 +56,14 @@ struct CompileOptions {
   /// (table lookups, loop hints); the cache sizes stay this machine's.
   /// Executable::compile refuses another CPU: its code runs here.
   std::string cpu;
+  /// Backend::Cpu: the widest vectors LLVM's vectorizers use, in bits
+  /// (128, 256 or 512, as clang's -mprefer-vector-width; never wider than
+  /// the CPU's registers). 0: 512 on CPUs with AVX-512 from Ice Lake's
+  /// generation on (AVX512-VBMI2: Ice Lake, Sapphire/Emerald Rapids, Zen 4),
+  /// elsewhere LLVM's preference for the CPU (256 on Skylake-SP and Cascade
+  /// Lake, whose clock drops with zmm registers; the registers' width on
+  /// the others).
+  unsigned vectorWidth = 0;
   /// XLA's default numerics (xla_allow_excess_precision): bf16/f16 values
   /// stay f32 between the ops of a fusion and round where they are stored.
   /// Off: every op rounds, bit-exact to the evaluator.
