@@ -117,6 +117,10 @@ Status lowerToLlvmDialect(mlir::ModuleOp module,
   pm.addPass(createFlattenTensorsPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  // On the CPU a row's partial results become the lanes of one vector
+  // before short row loops are unrolled.
+  if (options.backend != Backend::Nvptx)
+    pm.addPass(createVectorizePartialsPass());
   pm.addPass(createVectorizeLoadsStoresPass());
   pm.addPass(createUnrollLoopsPass());
   pm.addPass(mlir::createCanonicalizerPass());

@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s -tessel-jam-reduction-loops | FileCheck %s
+// RUN: tessel-opt %s -tessel-vectorize-partials -tessel-jam-reduction-loops | FileCheck %s
 
 // A thread loop of 8 threads, each reducing a row of 64: 4 threads a step,
 // their ids and row indices computed first, one row loop carrying the 4
@@ -344,7 +344,8 @@ func.func @nested(%in: tensor<512xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
   return %r : tensor<8xf32>
 }
 
-// The loop emitter's row sums: lane k of the partial sums adds the elements
+// The loop emitter's row sums (made vectors by -tessel-vectorize-partials
+// first): lane k of the partial sums adds the elements
 // at k, 4 + k, 8 + k, ... of the row. The lanes become one vector<4xf32>
 // (one vector read at lane 0's offset, one vector add, the accumulator
 // first as before), then 4 rows are jammed: one loop carrying 4 vectors,

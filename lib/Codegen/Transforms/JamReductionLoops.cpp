@@ -28,10 +28,10 @@
 // Each row's elements are combined in the same order as before, so the
 // results are the same bits.
 //
-// The loop emitter's f32 row sums carry 16 partial sums, one per lane,
-// which LLVM's SLP vectorizer turns into one vector for one row but not
-// for 4 rows jammed. Such a loop first carries one vector<16xf32> of them
-// (vectorizeLanes), so that rows of sums are jammed too: one row at a time
+// The loop emitter's row sums (and bf16 maxima, ...) carry 16 partial
+// results, one per lane, which -tessel-vectorize-partials has made one
+// vector (LLVM's SLP vectorizer did that for one row's f32 sums, but not
+// for 4 rows jammed), so that such rows are jammed too: one row at a time
 // a Zen 3 core summed f32[4096,4096] in 3.1-3.6 ms, 4 rows 2.4-2.6; layer
 // norm's sums (of widened bf16, of squares) gained 8-15%.
 //
@@ -62,17 +62,13 @@
 #include "tessel/Dialect/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-
-#include <functional>
 
 namespace tessel {
 namespace {
@@ -89,247 +85,10 @@ constexpr int64_t kJamFactor = 4;
 constexpr int64_t kMinRowTrips = 32;
 constexpr int64_t kMinShortRowTrips = 16;
 /// Values a row loop may carry: one accumulator, or an argmax's two, or
-/// one vector of partial sums (vectorizeLanes). LLVM's SLP vectorizer makes
-/// one vector of a row's 16 scalar partial sums, but left 4 rows' 64 (or 2
-/// rows' 32) scalar, 2x slower.
+/// one vector of partial results (-tessel-vectorize-partials). LLVM's SLP
+/// vectorizer makes one vector of a row's 16 scalar partial sums, but left 4
+/// rows' 64 (or 2 rows' 32) scalar, 2x slower.
 constexpr int64_t kMaxCarried = 2;
-/// Partial sums a row loop may carry as lanes of one vector.
-constexpr int64_t kMaxLanes = 16;
-
-/// Lane k of `base` plus `k`: `base` itself for k = 0, `arith.addi base, k`
-/// (either order) otherwise.
-bool isLaneOffset(mlir::Value value, mlir::Value base, int64_t k) {
-  if (k == 0)
-    return value == base;
-  auto add = value.getDefiningOp<mlir::arith::AddIOp>();
-  if (!add)
-    return false;
-  for (int side = 0; side < 2; ++side)
-    if (add->getOperand(side) == base)
-      if (std::optional<int64_t> c =
-              mlir::getConstantIntValue(add->getOperand(1 - side)))
-        return *c == k;
-  return false;
-}
-
-/// Whether lane k's values in a loop body are lane 0's, one element on:
-/// the two computations have the same ops on the same invariant values,
-/// and each read of lane k is at lane 0's offset plus k (SLP's isomorphism,
-/// for the loop emitter's partial sums).
-class LaneMatcher {
-public:
-  explicit LaneMatcher(mlir::scf::ForOp loop) : loop(loop) {}
-
-  /// Whether `vk` computes lane k of what `v0` computes for lane 0.
-  bool matches(mlir::Value v0, mlir::Value vk, int64_t k) {
-    if (v0 == vk) // the same value in every lane: splat, where it is not
-                  // computed from the lanes' reads
-      return loop.isDefinedOutsideOfLoop(v0) ||
-             mlir::matchPattern(v0, mlir::m_Constant());
-    auto [it, inserted] = seen.try_emplace({v0, vk}, false);
-    if (!inserted)
-      return it->second;
-    bool ok = compare(v0, vk, k);
-    seen[{v0, vk}] = ok;
-    if (ok && k == 1)
-      lane0.insert(v0.getDefiningOp());
-    return ok;
-  }
-
-  /// Lane 0's ops that become vector ops (not the values all lanes share).
-  llvm::SmallPtrSet<mlir::Operation *, 16> lane0;
-
-private:
-  /// The ops a lane's value may be computed with: exact per element, and
-  /// lowered alike as scalars and vectors (no math approximations, no
-  /// bf16 rounding).
-  static bool vectorizable(mlir::Operation *op) {
-    if (!llvm::isa<mlir::arith::AddFOp, mlir::arith::SubFOp,
-                   mlir::arith::MulFOp, mlir::arith::NegFOp,
-                   mlir::arith::ExtFOp, mlir::math::AbsFOp>(op))
-      return false;
-    auto fmf = llvm::dyn_cast<mlir::arith::ArithFastMathInterface>(op);
-    mlir::arith::FastMathFlagsAttr flags =
-        fmf ? fmf.getFastMathFlagsAttr() : nullptr;
-    return !flags || flags.getValue() == mlir::arith::FastMathFlags::none;
-  }
-
-  bool compare(mlir::Value v0, mlir::Value vk, int64_t k) {
-    mlir::Operation *op0 = v0.getDefiningOp();
-    mlir::Operation *opk = vk.getDefiningOp();
-    if (!op0 || !opk || op0->getBlock() != loop.getBody() ||
-        opk->getBlock() != loop.getBody() || op0->getName() != opk->getName() ||
-        op0->getAttrDictionary() != opk->getAttrDictionary() ||
-        op0->getNumOperands() != opk->getNumOperands() ||
-        op0->getNumResults() != 1 || v0.getType() != vk.getType())
-      return false;
-    if (auto e0 = llvm::dyn_cast<mlir::tensor::ExtractOp>(op0))
-      return consecutive(e0, llvm::cast<mlir::tensor::ExtractOp>(opk), k);
-    if (!vectorizable(op0))
-      return false;
-    for (auto [a, b] : llvm::zip(op0->getOperands(), opk->getOperands()))
-      if (!matches(a, b, k))
-        return false;
-    return true;
-  }
-
-  /// Whether `ek` reads the element `k` past the one `e0` reads, in a
-  /// tensor defined outside the loop.
-  bool consecutive(mlir::tensor::ExtractOp e0, mlir::tensor::ExtractOp ek,
-                   int64_t k) {
-    if (e0.getTensor() != ek.getTensor() || e0.getIndices().size() != 1 ||
-        !loop.isDefinedOutsideOfLoop(e0.getTensor()))
-      return false;
-    auto a0 = e0.getIndices()[0].getDefiningOp<ApplyIndexingOp>();
-    auto ak = ek.getIndices()[0].getDefiningOp<ApplyIndexingOp>();
-    if (!a0 || !ak || a0.getNumResults() != 1 ||
-        a0.getIndexingMapAttr() != ak.getIndexingMapAttr())
-      return false;
-    int64_t position = -1;
-    for (auto [i, operand] : llvm::enumerate(ak.getOperands())) {
-      mlir::Value base = a0.getOperand(i);
-      if (operand == base)
-        continue;
-      if (position != -1 || !isLaneOffset(operand, base, k))
-        return false;
-      position = i;
-    }
-    if (position == -1)
-      return false;
-    const IndexingMap &map = a0.getIndexingMap();
-    return coefficientOf(map.getAffineMap().getResult(0),
-                         operandVariable(map, position)) == 1;
-  }
-
-  mlir::scf::ForOp loop;
-  llvm::DenseMap<std::pair<mlir::Value, mlir::Value>, bool> seen;
-};
-
-/// The loop emitter's row sums carry N partial sums, lane k adding the
-/// elements at k, N + k, 2N + k, ... of the row (or values computed from
-/// them):
-///
-///   %s:16 = scf.for %i = 1 to 256 iter_args(%a0 = .., .., %a15 = ..) {
-///     %o = arith.muli %i, %c16
-///     %x0 = tensor.extract %in[apply_indexing #map(%row, %o)]
-///     %b0 = arith.addf %a0, %x0
-///     %x1 = tensor.extract %in[apply_indexing #map(%row, %o + 1)]
-///     ...
-///
-/// Where every lane computes what lane 0 does one element on (LaneMatcher:
-/// the map linear in that operand with coefficient 1; adds, subtracts,
-/// products, negations, absolute values and widenings of such reads and of
-/// values all lanes share), the loop becomes one that carries a
-/// vector<16xf32>: vector reads at lane 0's offsets, the same ops on
-/// vectors, one vector add, the same operands in the same order per lane,
-/// so the bits do not change. Then the jam below has one value per row to
-/// carry. Returns the new loop, or null where `loop` is not such a loop.
-mlir::scf::ForOp vectorizeLanes(mlir::scf::ForOp loop) {
-  int64_t lanes = loop.getNumRegionIterArgs();
-  if (lanes < 4 || lanes > kMaxLanes || !llvm::isPowerOf2_64(lanes))
-    return nullptr;
-  auto yield = llvm::cast<mlir::scf::YieldOp>(loop.getBody()->getTerminator());
-  mlir::Type element = loop.getRegionIterArgs()[0].getType();
-  if (!element.isF32() && !element.isF64())
-    return nullptr;
-  // Lane k: %y_k = arith.addf %a_k, %x_k (the accumulator on the same side
-  // in every lane), %x_k lane k of %x_0.
-  SmallVector<mlir::arith::AddFOp> adds;
-  bool accFirst = true;
-  for (int64_t k = 0; k < lanes; ++k) {
-    mlir::BlockArgument acc = loop.getRegionIterArgs()[k];
-    auto add = yield.getOperand(k).getDefiningOp<mlir::arith::AddFOp>();
-    if (acc.getType() != element || !acc.hasOneUse() || !add ||
-        add->getBlock() != loop.getBody() ||
-        (add.getLhs() != acc && add.getRhs() != acc))
-      return nullptr;
-    if (k == 0)
-      accFirst = add.getLhs() == acc;
-    if ((add.getLhs() == acc) != accFirst ||
-        add->getAttrDictionary() !=
-            (k == 0 ? add : adds.front())->getAttrDictionary())
-      return nullptr;
-    adds.push_back(add);
-  }
-  auto valueOf = [&](int64_t k) {
-    return accFirst ? adds[k].getRhs() : adds[k].getLhs();
-  };
-  LaneMatcher matcher(loop);
-  for (int64_t k = 1; k < lanes; ++k)
-    if (valueOf(k) == valueOf(0) || !matcher.matches(valueOf(0), valueOf(k), k))
-      return nullptr;
-
-  mlir::Location loc = loop.getLoc();
-  mlir::OpBuilder b(loop);
-  auto vectorOf = [&](mlir::Type type) {
-    return mlir::VectorType::get({lanes}, type);
-  };
-  mlir::Value init = b.create<mlir::arith::ConstantOp>(
-      loc, mlir::DenseElementsAttr::get(vectorOf(element),
-                                        b.getFloatAttr(element, 0.0)));
-  for (int64_t k = 0; k < lanes; ++k)
-    init = b.create<mlir::vector::InsertOp>(loc, loop.getInitArgs()[k], init,
-                                            llvm::ArrayRef<int64_t>{k});
-  llvm::SmallPtrSet<mlir::Operation *, 16> skip;
-  for (mlir::arith::AddFOp add : adds)
-    skip.insert(add);
-  auto vectorized = b.create<mlir::scf::ForOp>(
-      loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-      mlir::ValueRange{init},
-      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv,
-          mlir::ValueRange args) {
-        // The scalar body (lane k's reads become dead), then lane 0's
-        // computation again on vectors.
-        mlir::IRMapping scalar;
-        scalar.map(loop.getInductionVar(), iv);
-        for (mlir::Operation &op : loop.getBody()->without_terminator())
-          if (!skip.contains(&op))
-            nb.clone(op, scalar);
-        llvm::DenseMap<mlir::Value, mlir::Value> vectors;
-        std::function<mlir::Value(mlir::Value)> vector =
-            [&](mlir::Value v) -> mlir::Value {
-          if (mlir::Value done = vectors.lookup(v))
-            return done;
-          mlir::Operation *op = v.getDefiningOp();
-          mlir::Value result;
-          if (!op || !matcher.lane0.contains(op)) {
-            result = nb.create<mlir::vector::SplatOp>(
-                l, scalar.lookupOrDefault(v), vectorOf(v.getType()));
-          } else if (auto extract =
-                         llvm::dyn_cast<mlir::tensor::ExtractOp>(op)) {
-            mlir::Value padding = nb.create<mlir::arith::ConstantOp>(
-                l, nb.getZeroAttr(v.getType()));
-            result = nb.create<mlir::vector::TransferReadOp>(
-                l, vectorOf(v.getType()), extract.getTensor(),
-                mlir::ValueRange{
-                    scalar.lookupOrDefault(extract.getIndices()[0])},
-                padding, llvm::ArrayRef<bool>{true});
-          } else {
-            mlir::IRMapping operands;
-            for (mlir::Value operand : op->getOperands())
-              operands.map(operand, vector(operand));
-            mlir::Operation *copy = nb.clone(*op, operands);
-            copy->getResult(0).setType(vectorOf(v.getType()));
-            result = copy->getResult(0);
-          }
-          vectors[v] = result;
-          return result;
-        };
-        mlir::Value x = vector(valueOf(0));
-        mlir::IRMapping sum;
-        sum.map(adds[0].getLhs(), accFirst ? args[0] : x);
-        sum.map(adds[0].getRhs(), accFirst ? x : args[0]);
-        mlir::Operation *added = nb.clone(*adds[0], sum);
-        added->getResult(0).setType(vectorOf(element));
-        nb.create<mlir::scf::YieldOp>(l, added->getResult(0));
-      });
-  for (int64_t k = 0; k < lanes; ++k)
-    loop.getResult(k).replaceAllUsesWith(b.create<mlir::vector::ExtractOp>(
-        loc, vectorized.getResult(0), llvm::ArrayRef<int64_t>{k}));
-  loop.erase();
-  return vectorized;
-}
-
 /// Whether `op` may move ahead of the ops that come after it in a thread's
 /// work: it has no memory effects, and neither it nor an op nested in it
 /// reads `carried` (what the previous thread passes on).
@@ -577,10 +336,6 @@ struct JamReductionLoopsPass
                     mlir::vector::VectorDialect>();
   }
   void runOnOperation() override {
-    SmallVector<mlir::scf::ForOp> loops;
-    getOperation().walk([&](mlir::scf::ForOp loop) { loops.push_back(loop); });
-    for (mlir::scf::ForOp loop : loops)
-      vectorizeLanes(loop);
     SmallVector<Candidate> candidates;
     getOperation().walk([&](mlir::scf::ForOp loop) {
       if (std::optional<Candidate> c = match(loop))

@@ -4,14 +4,14 @@
 namespace tessel {
 
 void registerCodegenPasses() {
-  for (auto create :
-       {createInlineSubgraphsPass, createFoldNanConstantsPass,
-        createSimplifyFpConversionsPass, createLowerLoopsPass,
-        createFlattenTensorsPass, createVectorizeLoadsStoresPass,
-        createUnrollLoopsPass, createLowerGridToCpuPass,
-        createSplitRaggedBlocksPass, createVectorizeLaneLoopsPass,
-        createJamReductionLoopsPass, createLowerGridToNvvmPass,
-        createLowerIndexingPass, createLowerTensorsPass, createLowerToLlvmPass})
+  for (auto create : {createInlineSubgraphsPass, createFoldNanConstantsPass,
+                      createSimplifyFpConversionsPass, createLowerLoopsPass,
+                      createFlattenTensorsPass, createVectorizePartialsPass,
+                      createVectorizeLoadsStoresPass, createUnrollLoopsPass,
+                      createLowerGridToCpuPass, createSplitRaggedBlocksPass,
+                      createVectorizeLaneLoopsPass, createJamReductionLoopsPass,
+                      createLowerGridToNvvmPass, createLowerIndexingPass,
+                      createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
 

@@ -1,0 +1,349 @@
+//===- VectorizePartials.cpp - -tessel-vectorize-partials -----------------===//
+//
+// The loop emitter reduces the minor dim of a row in 16 partial results
+// (kReductionPartials, the compiler's reduction order): partial k combines
+// the elements at k, 16 + k, 32 + k, ... of the row, in a loop that carries
+// the 16 of them,
+//
+//   %p:16 = scf.for %i = 1 to 256 iter_args(%a0 = %x0, ..., %a15 = %x15) {
+//     %o = arith.muli %i, %c16
+//     %y0 = tensor.extract %in[apply_indexing #map(%row, %o)]
+//     %b0 = <the reducer>(%a0, %y0)
+//     %y1 = tensor.extract %in[apply_indexing #map(%row, %o + 1)]
+//     %b1 = <the reducer>(%a1, %y1)
+//     ...
+//     scf.yield %b0, ..., %b15
+//   }
+//
+// then folds them into the accumulator in order. Where lane k computes what
+// lane 0 does one element on (LaneMatcher: the same ops on the same shared
+// values, lane k's accumulator where lane 0 has its own, each read at lane
+// 0's offset plus k), this pass makes the loop carry one vector<16xT>:
+// vector reads at lane 0's offsets and lane 0's ops on vectors. Lane k of
+// the vector is partial k, computed by the same ops from the same operands,
+// so the bits do not change. The reducers it takes are those whose ops are
+// exact per element and lowered alike for scalars and vectors: sums,
+// differences, products, negations, absolute values, widenings;
+// llvm.maximum/minimum of f32 and f64; and the maximum and minimum of bf16
+// values widened to f32, which the emitter spells out (compares, selects,
+// the AND or OR of the bits for signed zeros), with the rounding back to
+// bf16 (integer code, Bf16Rounding.h; not to f16, which LLVM lowers).
+//
+// LLVM's SLP vectorizer made one vector of one row's 16 f32 partial sums,
+// but not of the 4 rows -tessel-jam-reduction-loops reads at once (which
+// needs one carried value per row), and never of the bf16 maximum: 16
+// scalar chains of about 17 instructions per element (Zen 3, one thread:
+// the row max of bf16[4096,4096] 8.6 ms, a copy of its bytes 1.7 ms). The
+// pass runs before -tessel-unroll-loops, which turns a loop of up to 8
+// chunks (a row shorter than 144 elements) into straight code.
+//
+//===----------------------------------------------------------------------===//
+#include "AffineCoefficients.h"
+#include "tessel/Codegen/Passes.h"
+#include "tessel/Dialect/TesselDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <functional>
+
+namespace tessel {
+namespace {
+
+using llvm::SmallVector;
+
+/// Partial results a row loop may carry as lanes of one vector.
+constexpr int64_t kMaxLanes = 16;
+
+/// Lane k of `base` plus `k`: `base` itself for k = 0, `arith.addi base, k`
+/// (either order) otherwise.
+bool isLaneOffset(mlir::Value value, mlir::Value base, int64_t k) {
+  if (k == 0)
+    return value == base;
+  auto add = value.getDefiningOp<mlir::arith::AddIOp>();
+  if (!add)
+    return false;
+  for (int side = 0; side < 2; ++side)
+    if (add->getOperand(side) == base)
+      if (std::optional<int64_t> c =
+              mlir::getConstantIntValue(add->getOperand(1 - side)))
+        return *c == k;
+  return false;
+}
+
+/// The position of `value` among `loop`'s iteration arguments, or -1.
+int64_t iterArgNumber(mlir::scf::ForOp loop, mlir::Value value) {
+  auto arg = llvm::dyn_cast<mlir::BlockArgument>(value);
+  if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
+    return -1;
+  return arg.getArgNumber() - 1;
+}
+
+/// Whether lane k's values in a loop body are lane 0's, one element on:
+/// the two computations have the same ops on the same invariant values,
+/// lane k's accumulator (iteration argument k) where lane 0 reads its own
+/// (argument 0), and each read of lane k is at lane 0's offset plus k
+/// (SLP's isomorphism, for the loop emitter's partial results).
+class LaneMatcher {
+public:
+  explicit LaneMatcher(mlir::scf::ForOp loop) : loop(loop) {}
+
+  /// Whether `vk` computes lane k of what `v0` computes for lane 0.
+  bool matches(mlir::Value v0, mlir::Value vk, int64_t k) {
+    int64_t arg0 = iterArgNumber(loop, v0);
+    if (arg0 != -1 || iterArgNumber(loop, vk) != -1)
+      return arg0 == 0 && iterArgNumber(loop, vk) == k;
+    if (v0 == vk) // the same value in every lane: splat, where it is not
+                  // computed from the lanes' reads
+      return loop.isDefinedOutsideOfLoop(v0) ||
+             mlir::matchPattern(v0, mlir::m_Constant());
+    auto [it, inserted] = seen.try_emplace({v0, vk}, false);
+    if (!inserted)
+      return it->second;
+    bool ok = compare(v0, vk, k);
+    seen[{v0, vk}] = ok;
+    if (ok && k == 1)
+      lane0.insert(v0.getDefiningOp());
+    return ok;
+  }
+
+  /// Lane 0's ops that become vector ops (not the values all lanes share).
+  llvm::SmallPtrSet<mlir::Operation *, 16> lane0;
+
+private:
+  /// The ops a lane's value may be computed with: exact per element, and
+  /// lowered alike as scalars and vectors (no math approximations; of the
+  /// roundings only to bf16, which is integer code).
+  static bool vectorizable(mlir::Operation *op) {
+    if (auto trunc = llvm::dyn_cast<mlir::arith::TruncFOp>(op)) {
+      if (!mlir::getElementTypeOrSelf(trunc.getType()).isBF16() ||
+          trunc.getRoundingmodeAttr())
+        return false;
+    } else if (!llvm::isa<mlir::arith::AddFOp, mlir::arith::SubFOp,
+                          mlir::arith::MulFOp, mlir::arith::NegFOp,
+                          mlir::arith::ExtFOp, mlir::math::AbsFOp,
+                          mlir::arith::MaximumFOp, mlir::arith::MinimumFOp,
+                          mlir::arith::CmpFOp, mlir::arith::SelectOp,
+                          mlir::arith::BitcastOp, mlir::arith::AndIOp,
+                          mlir::arith::OrIOp>(op)) {
+      return false;
+    }
+    auto fmf = llvm::dyn_cast<mlir::arith::ArithFastMathInterface>(op);
+    mlir::arith::FastMathFlagsAttr flags =
+        fmf ? fmf.getFastMathFlagsAttr() : nullptr;
+    return !flags || flags.getValue() == mlir::arith::FastMathFlags::none;
+  }
+
+  bool compare(mlir::Value v0, mlir::Value vk, int64_t k) {
+    mlir::Operation *op0 = v0.getDefiningOp();
+    mlir::Operation *opk = vk.getDefiningOp();
+    if (!op0 || !opk || op0->getBlock() != loop.getBody() ||
+        opk->getBlock() != loop.getBody() || op0->getName() != opk->getName() ||
+        op0->getAttrDictionary() != opk->getAttrDictionary() ||
+        op0->getNumOperands() != opk->getNumOperands() ||
+        op0->getNumResults() != 1 || v0.getType() != vk.getType())
+      return false;
+    if (auto e0 = llvm::dyn_cast<mlir::tensor::ExtractOp>(op0))
+      return consecutive(e0, llvm::cast<mlir::tensor::ExtractOp>(opk), k);
+    if (!vectorizable(op0))
+      return false;
+    for (auto [a, b] : llvm::zip(op0->getOperands(), opk->getOperands()))
+      if (!matches(a, b, k))
+        return false;
+    return true;
+  }
+
+  /// Whether `ek` reads the element `k` past the one `e0` reads, in a
+  /// tensor defined outside the loop.
+  bool consecutive(mlir::tensor::ExtractOp e0, mlir::tensor::ExtractOp ek,
+                   int64_t k) {
+    if (e0.getTensor() != ek.getTensor() || e0.getIndices().size() != 1 ||
+        !loop.isDefinedOutsideOfLoop(e0.getTensor()))
+      return false;
+    auto a0 = e0.getIndices()[0].getDefiningOp<ApplyIndexingOp>();
+    auto ak = ek.getIndices()[0].getDefiningOp<ApplyIndexingOp>();
+    if (!a0 || !ak || a0.getNumResults() != 1 ||
+        a0.getIndexingMapAttr() != ak.getIndexingMapAttr())
+      return false;
+    int64_t position = -1;
+    for (auto [i, operand] : llvm::enumerate(ak.getOperands())) {
+      mlir::Value base = a0.getOperand(i);
+      if (operand == base)
+        continue;
+      if (position != -1 || !isLaneOffset(operand, base, k))
+        return false;
+      position = i;
+    }
+    if (position == -1)
+      return false;
+    const IndexingMap &map = a0.getIndexingMap();
+    return coefficientOf(map.getAffineMap().getResult(0),
+                         operandVariable(map, position)) == 1;
+  }
+
+  mlir::scf::ForOp loop;
+  llvm::DenseMap<std::pair<mlir::Value, mlir::Value>, bool> seen;
+};
+
+/// The ops of `loop`'s body that read its iteration arguments, directly or
+/// through each other: the lanes' computations. Null where one of them is
+/// read elsewhere than by another of them or the yield, or holds a region.
+std::optional<llvm::SmallPtrSet<mlir::Operation *, 32>>
+laneComputations(mlir::scf::ForOp loop) {
+  llvm::SmallPtrSet<mlir::Operation *, 32> ops;
+  for (mlir::Operation &op : loop.getBody()->without_terminator()) {
+    bool reads = llvm::any_of(op.getOperands(), [&](mlir::Value v) {
+      mlir::Operation *def = v.getDefiningOp();
+      return iterArgNumber(loop, v) != -1 || (def && ops.contains(def));
+    });
+    if (!reads)
+      continue;
+    if (op.getNumRegions() != 0)
+      return std::nullopt;
+    ops.insert(&op);
+  }
+  mlir::Operation *yield = loop.getBody()->getTerminator();
+  for (mlir::Operation *op : ops)
+    for (mlir::Operation *user : op->getUsers())
+      if (user != yield && !ops.contains(user))
+        return std::nullopt;
+  return ops;
+}
+
+/// `loop` carrying one vector of its lanes' partial results, or null where
+/// it is not such a loop (above).
+mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
+  int64_t lanes = loop.getNumRegionIterArgs();
+  if (lanes < 4 || lanes > kMaxLanes || !llvm::isPowerOf2_64(lanes))
+    return nullptr;
+  // A short row whose thread runs unguarded is left to LLVM, which
+  // vectorizes the threads once the row is unrolled (Zen 3, one thread:
+  // the bf16 max of rows of 64 2.2 ms so, 4.7 with the partials in a
+  // vector, folded one by one). A guard (threads past the last row) stops
+  // that: rows of 100, 9.5 ms, 4.5 with the partials in a vector.
+  std::optional<int64_t> trips = mlir::constantTripCount(
+      loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+  if (trips && *trips <= kMaxUnrolledTrips &&
+      !loop->getParentOfType<mlir::scf::IfOp>())
+    return nullptr;
+  mlir::Type element = loop.getRegionIterArgs()[0].getType();
+  if (!llvm::isa<mlir::FloatType>(element))
+    return nullptr;
+  for (mlir::BlockArgument acc : loop.getRegionIterArgs())
+    if (acc.getType() != element)
+      return nullptr;
+  auto yield = llvm::cast<mlir::scf::YieldOp>(loop.getBody()->getTerminator());
+  std::optional<llvm::SmallPtrSet<mlir::Operation *, 32>> computed =
+      laneComputations(loop);
+  if (!computed)
+    return nullptr;
+  mlir::Value result0 = yield.getOperand(0);
+  mlir::Operation *def0 = result0.getDefiningOp();
+  if (!def0 || !computed->contains(def0))
+    return nullptr;
+  LaneMatcher matcher(loop);
+  for (int64_t k = 1; k < lanes; ++k)
+    if (yield.getOperand(k) == result0 ||
+        !matcher.matches(result0, yield.getOperand(k), k))
+      return nullptr;
+
+  mlir::Location loc = loop.getLoc();
+  mlir::OpBuilder b(loop);
+  auto vectorOf = [&](mlir::Type type) {
+    return mlir::VectorType::get({lanes}, type);
+  };
+  mlir::Value init =
+      b.create<mlir::arith::ConstantOp>(loc, b.getZeroAttr(vectorOf(element)));
+  for (int64_t k = 0; k < lanes; ++k)
+    init = b.create<mlir::vector::InsertOp>(loc, loop.getInitArgs()[k], init,
+                                            llvm::ArrayRef<int64_t>{k});
+  auto vectorized = b.create<mlir::scf::ForOp>(
+      loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+      mlir::ValueRange{init},
+      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv,
+          mlir::ValueRange args) {
+        // The scalar body but the lanes' computations (lane k's reads
+        // become dead), then lane 0's computation again on vectors.
+        mlir::IRMapping scalar;
+        scalar.map(loop.getInductionVar(), iv);
+        for (mlir::Operation &op : loop.getBody()->without_terminator())
+          if (!computed->contains(&op))
+            nb.clone(op, scalar);
+        llvm::DenseMap<mlir::Value, mlir::Value> vectors;
+        std::function<mlir::Value(mlir::Value)> vector =
+            [&](mlir::Value v) -> mlir::Value {
+          if (iterArgNumber(loop, v) == 0)
+            return args[0];
+          if (mlir::Value done = vectors.lookup(v))
+            return done;
+          mlir::Operation *op = v.getDefiningOp();
+          mlir::Value result;
+          if (!op || !matcher.lane0.contains(op)) {
+            result = nb.create<mlir::vector::SplatOp>(
+                l, scalar.lookupOrDefault(v), vectorOf(v.getType()));
+          } else if (auto extract =
+                         llvm::dyn_cast<mlir::tensor::ExtractOp>(op)) {
+            mlir::Value padding = nb.create<mlir::arith::ConstantOp>(
+                l, nb.getZeroAttr(v.getType()));
+            result = nb.create<mlir::vector::TransferReadOp>(
+                l, vectorOf(v.getType()), extract.getTensor(),
+                mlir::ValueRange{
+                    scalar.lookupOrDefault(extract.getIndices()[0])},
+                padding, llvm::ArrayRef<bool>{true});
+          } else {
+            mlir::IRMapping operands;
+            for (mlir::Value operand : op->getOperands())
+              operands.map(operand, vector(operand));
+            mlir::Operation *copy = nb.clone(*op, operands);
+            copy->getResult(0).setType(vectorOf(v.getType()));
+            result = copy->getResult(0);
+          }
+          vectors[v] = result;
+          return result;
+        };
+        nb.create<mlir::scf::YieldOp>(l, vector(result0));
+      });
+  for (int64_t k = 0; k < lanes; ++k)
+    loop.getResult(k).replaceAllUsesWith(b.create<mlir::vector::ExtractOp>(
+        loc, vectorized.getResult(0), llvm::ArrayRef<int64_t>{k}));
+  loop.erase();
+  return vectorized;
+}
+
+struct VectorizePartialsPass
+    : public mlir::PassWrapper<VectorizePartialsPass,
+                               mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorizePartialsPass)
+  llvm::StringRef getArgument() const final {
+    return "tessel-vectorize-partials";
+  }
+  llvm::StringRef getDescription() const final {
+    return "Carry a row loop's partial results (lane k: elements k, N + k, "
+           "...) as one vector (the CPU)";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::arith::ArithDialect, mlir::scf::SCFDialect,
+                    mlir::vector::VectorDialect>();
+  }
+  void runOnOperation() override {
+    SmallVector<mlir::scf::ForOp> loops;
+    getOperation().walk([&](mlir::scf::ForOp loop) { loops.push_back(loop); });
+    for (mlir::scf::ForOp loop : loops)
+      vectorizePartials(loop);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<mlir::Pass> createVectorizePartialsPass() {
+  return std::make_unique<VectorizePartialsPass>();
+}
+
+} // namespace tessel

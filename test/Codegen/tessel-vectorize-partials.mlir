@@ -1,0 +1,141 @@
+// RUN: tessel-opt %s -tessel-vectorize-partials | FileCheck %s
+
+// The partial maxima of a bf16 row (the emitter's widen, compare, select,
+// round back), lane k reading element 4 * i + k: one vector<4xbf16>
+// carried, lane 0's ops on vectors, each partial extracted after the loop.
+#rowmap = #tessel.indexing_map<"(d0, d1) -> (d0 * 128 + d1), domain: d0 in [0, 7], d1 in [0, 127]">
+// CHECK-LABEL: func.func @maxima(
+// CHECK: %[[S:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<4xbf16>) {
+// CHECK-DAG:   %[[X:.*]] = vector.transfer_read {{.*}} : tensor<1024xbf16>, vector<4xbf16>
+// CHECK-DAG:   %[[W:.*]] = arith.extf %[[X]] : vector<4xbf16> to vector<4xf32>
+// CHECK-DAG:   %[[V:.*]] = arith.extf %[[A]] : vector<4xbf16> to vector<4xf32>
+// CHECK-DAG:   %[[G:.*]] = arith.cmpf ogt, %[[V]], %[[W]] : vector<4xf32>
+// CHECK-DAG:   arith.select %[[G]], %[[V]], %[[W]] : vector<4xi1>, vector<4xf32>
+// CHECK:   %[[Y:.*]] = arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
+// CHECK:   scf.yield %[[Y]] : vector<4xbf16>
+// CHECK: vector.extract %[[S]][0]
+// CHECK: vector.extract %[[S]][3]
+func.func @maxima(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tensor<8xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %ninf = arith.constant 0xFF80 : bf16
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xbf16>) {
+    %s:4 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %ninf, %a1 = %ninf, %a2 = %ninf, %a3 = %ninf) -> (bf16, bf16, bf16, bf16) {
+      %j = arith.muli %i, %c4 : index
+      %k0 = tessel.apply_indexing #rowmap(%th, %j)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xbf16>
+      %w0 = arith.extf %x0 : bf16 to f32
+      %v0 = arith.extf %a0 : bf16 to f32
+      %g0 = arith.cmpf ogt, %v0, %w0 : f32
+      %p0 = arith.select %g0, %v0, %w0 : f32
+      %n0 = arith.cmpf uno, %v0, %v0 : f32
+      %q0 = arith.select %n0, %v0, %p0 : f32
+      %y0 = arith.truncf %q0 : f32 to bf16
+      %j1 = arith.addi %j, %c1 : index
+      %k1 = tessel.apply_indexing #rowmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xbf16>
+      %w1 = arith.extf %x1 : bf16 to f32
+      %v1 = arith.extf %a1 : bf16 to f32
+      %g1 = arith.cmpf ogt, %v1, %w1 : f32
+      %p1 = arith.select %g1, %v1, %w1 : f32
+      %n1 = arith.cmpf uno, %v1, %v1 : f32
+      %q1 = arith.select %n1, %v1, %p1 : f32
+      %y1 = arith.truncf %q1 : f32 to bf16
+      %j2 = arith.addi %j, %c2 : index
+      %k2 = tessel.apply_indexing #rowmap(%th, %j2)
+      %x2 = tensor.extract %in[%k2] : tensor<1024xbf16>
+      %w2 = arith.extf %x2 : bf16 to f32
+      %v2 = arith.extf %a2 : bf16 to f32
+      %g2 = arith.cmpf ogt, %v2, %w2 : f32
+      %p2 = arith.select %g2, %v2, %w2 : f32
+      %n2 = arith.cmpf uno, %v2, %v2 : f32
+      %q2 = arith.select %n2, %v2, %p2 : f32
+      %y2 = arith.truncf %q2 : f32 to bf16
+      %j3 = arith.addi %j, %c3 : index
+      %k3 = tessel.apply_indexing #rowmap(%th, %j3)
+      %x3 = tensor.extract %in[%k3] : tensor<1024xbf16>
+      %w3 = arith.extf %x3 : bf16 to f32
+      %v3 = arith.extf %a3 : bf16 to f32
+      %g3 = arith.cmpf ogt, %v3, %w3 : f32
+      %p3 = arith.select %g3, %v3, %w3 : f32
+      %n3 = arith.cmpf uno, %v3, %v3 : f32
+      %q3 = arith.select %n3, %v3, %p3 : f32
+      %y3 = arith.truncf %q3 : f32 to bf16
+      scf.yield %y0, %y1, %y2, %y3 : bf16, bf16, bf16, bf16
+    }
+    %m = arith.maximumf %s#0, %s#3 : bf16
+    %u = tensor.insert %m into %o[%th] : tensor<8xbf16>
+    scf.yield %u : tensor<8xbf16>
+  }
+  return %r : tensor<8xbf16>
+}
+
+// Left scalar: a lane that yields another accumulator unchanged.
+// CHECK-LABEL: func.func @mismatched(
+// CHECK-NOT: vector
+// CHECK: scf.for {{.*}} -> (bf16, bf16, bf16, bf16) {
+// CHECK-NOT: vector
+func.func @mismatched(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tensor<8xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %ninf = arith.constant 0xFF80 : bf16
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xbf16>) {
+    %s:4 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %ninf, %a1 = %ninf, %a2 = %ninf, %a3 = %ninf) -> (bf16, bf16, bf16, bf16) {
+      %j = arith.muli %i, %c4 : index
+      %k0 = tessel.apply_indexing #rowmap(%th, %j)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xbf16>
+      %w0 = arith.extf %x0 : bf16 to f32
+      %v0 = arith.extf %a0 : bf16 to f32
+      %g0 = arith.cmpf ogt, %v0, %w0 : f32
+      %p0 = arith.select %g0, %v0, %w0 : f32
+      %n0 = arith.cmpf uno, %v0, %v0 : f32
+      %q0 = arith.select %n0, %v0, %p0 : f32
+      %y0 = arith.truncf %q0 : f32 to bf16
+      %j1 = arith.addi %j, %c1 : index
+      %k1 = tessel.apply_indexing #rowmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xbf16>
+      %w1 = arith.extf %x1 : bf16 to f32
+      %v1 = arith.extf %a1 : bf16 to f32
+      %g1 = arith.cmpf ogt, %v1, %w1 : f32
+      %p1 = arith.select %g1, %v1, %w1 : f32
+      %n1 = arith.cmpf uno, %v1, %v1 : f32
+      %q1 = arith.select %n1, %v1, %p1 : f32
+      %y1 = arith.truncf %q1 : f32 to bf16
+      %j2 = arith.addi %j, %c2 : index
+      %k2 = tessel.apply_indexing #rowmap(%th, %j2)
+      %x2 = tensor.extract %in[%k2] : tensor<1024xbf16>
+      %w2 = arith.extf %x2 : bf16 to f32
+      %v2 = arith.extf %a2 : bf16 to f32
+      %g2 = arith.cmpf ogt, %v2, %w2 : f32
+      %p2 = arith.select %g2, %v2, %w2 : f32
+      %n2 = arith.cmpf uno, %v2, %v2 : f32
+      %q2 = arith.select %n2, %v2, %p2 : f32
+      %y2 = arith.truncf %q2 : f32 to bf16
+      %j3 = arith.addi %j, %c3 : index
+      %k3 = tessel.apply_indexing #rowmap(%th, %j3)
+      %x3 = tensor.extract %in[%k3] : tensor<1024xbf16>
+      %w3 = arith.extf %x3 : bf16 to f32
+      %v3 = arith.extf %a3 : bf16 to f32
+      %g3 = arith.cmpf ogt, %v3, %w3 : f32
+      %p3 = arith.select %g3, %v3, %w3 : f32
+      %n3 = arith.cmpf uno, %v3, %v3 : f32
+      %q3 = arith.select %n3, %v3, %p3 : f32
+      %y3 = arith.truncf %q3 : f32 to bf16
+      scf.yield %y0, %y1, %y2, %a2 : bf16, bf16, bf16, bf16
+    }
+    %m = arith.maximumf %s#0, %s#3 : bf16
+    %u = tensor.insert %m into %o[%th] : tensor<8xbf16>
+    scf.yield %u : tensor<8xbf16>
+  }
+  return %r : tensor<8xbf16>
+}
