@@ -25,17 +25,20 @@
 // exact per element and lowered alike for scalars and vectors: sums,
 // differences, products, negations, absolute values, widenings;
 // llvm.maximum/minimum of f32 and f64; and the maximum and minimum of bf16
-// values widened to f32, which the emitter spells out (compares, selects,
-// the AND or OR of the bits for signed zeros), with the rounding back to
-// bf16 (integer code, Bf16Rounding.h; not to f16, which LLVM lowers).
+// and f16 values widened to f32, which the emitter spells out (compares,
+// selects, the AND or OR of the bits for signed zeros), with the rounding
+// back (bf16: integer code, Bf16Rounding.h; f16: LLVM's fptrunc). A maximum
+// or minimum is always one of its operands, so its partials stay f32 in the
+// loop and round once after it (below).
 //
 // LLVM's SLP vectorizer made one vector of one row's 16 f32 partial sums,
 // but not of the 4 rows -tessel-jam-reduction-loops reads at once (which
-// needs one carried value per row), and never of the bf16 maximum: 16
-// scalar chains of about 17 instructions per element (Zen 3, one thread:
-// the row max of bf16[4096,4096] 8.6 ms, a copy of its bytes 1.7 ms). The
-// pass runs before -tessel-unroll-loops, which turns a loop of up to 8
-// chunks (a row shorter than 144 elements) into straight code.
+// needs one carried value per row), and never of the bf16 or f16 maximum:
+// 16 scalar chains of about 17 instructions per element, and for f16 a
+// rounding per step (Zen 3, one thread: the row max of bf16[4096,4096]
+// 8.6 ms, of f16 41 ms; a copy of their bytes 1.7 ms). The pass runs
+// before -tessel-unroll-loops, which turns a loop of up to 8 chunks (a row
+// shorter than 144 elements) into straight code.
 //
 //===----------------------------------------------------------------------===//
 #include "AffineCoefficients.h"
@@ -120,11 +123,12 @@ public:
 private:
   /// The ops a lane's value may be computed with: exact per element, and
   /// lowered alike as scalars and vectors (no math approximations; of the
-  /// roundings only to bf16, which is integer code).
+  /// roundings only to bf16, which is integer code, and to f16, LLVM's
+  /// fptrunc either way).
   static bool vectorizable(mlir::Operation *op) {
     if (auto trunc = llvm::dyn_cast<mlir::arith::TruncFOp>(op)) {
-      if (!mlir::getElementTypeOrSelf(trunc.getType()).isBF16() ||
-          trunc.getRoundingmodeAttr())
+      mlir::Type to = mlir::getElementTypeOrSelf(trunc.getType());
+      if (!(to.isBF16() || to.isF16()) || trunc.getRoundingmodeAttr())
         return false;
     } else if (!llvm::isa<mlir::arith::AddFOp, mlir::arith::SubFOp,
                           mlir::arith::MulFOp, mlir::arith::NegFOp,
@@ -217,6 +221,68 @@ laneComputations(mlir::scf::ForOp loop) {
   return ops;
 }
 
+/// `value` as the arith.extf of a bf16 or f16 value to f32, or null.
+mlir::arith::ExtFOp widenedHalf(mlir::Value value) {
+  auto ext = value.getDefiningOp<mlir::arith::ExtFOp>();
+  if (!ext || !ext.getType().isF32() ||
+      !(ext.getIn().getType().isBF16() || ext.getIn().getType().isF16()))
+    return nullptr;
+  return ext;
+}
+
+/// Whether `v` is the emitter's maximum or minimum of two bf16 (or f16)
+/// values widened to f32 (ScalarOpEmitter::floatBinary, `widened`), one of them
+/// `acc`:
+///
+///   select(uno(x), x, select(uno(y), y, select(oeq(x, y),
+///          bitcast(andi|ori(bitcast x, bitcast y)),
+///          select(ogt|olt(x, y), x, y))))
+///
+/// Its value is always x, y or (when they are equal) x's or y's bits
+/// merged: a bf16 (f16) value widened, or a NaN of one of them.
+bool isWidenedMinMax(mlir::Value v, mlir::Value acc) {
+  namespace arith = mlir::arith;
+  using P = arith::CmpFPredicate;
+  // select(cmpf(pred, a, b), t, f), returning a, b, t, f.
+  auto select = [](mlir::Value s, P pred, mlir::Value &a, mlir::Value &b,
+                   mlir::Value &t, mlir::Value &f) {
+    auto op = s.getDefiningOp<arith::SelectOp>();
+    if (!op)
+      return false;
+    auto cmp = op.getCondition().getDefiningOp<arith::CmpFOp>();
+    if (!cmp || cmp.getPredicate() != pred)
+      return false;
+    a = cmp.getLhs(), b = cmp.getRhs();
+    t = op.getTrueValue(), f = op.getFalseValue();
+    return true;
+  };
+  mlir::Value x, x2, y, y2, r1, r2, r3, merged, a, b, t, f, unused;
+  if (!select(v, P::UNO, x, x2, t, r1) || x2 != x || t != x)
+    return false;
+  if (!select(r1, P::UNO, y, y2, t, r2) || y2 != y || t != y)
+    return false;
+  if (!select(r2, P::OEQ, a, b, merged, r3) || a != x || b != y)
+    return false;
+  if (!(select(r3, P::OGT, a, b, t, f) || select(r3, P::OLT, a, b, t, f)) ||
+      a != x || b != y || t != x || f != y)
+    return false;
+  auto toFloat = merged.getDefiningOp<arith::BitcastOp>();
+  if (!toFloat)
+    return false;
+  mlir::Operation *bits = toFloat.getIn().getDefiningOp();
+  if (!bits || !llvm::isa<arith::AndIOp, arith::OrIOp>(bits))
+    return false;
+  auto bitsOf = [](mlir::Value operand) -> mlir::Value {
+    auto cast = operand.getDefiningOp<arith::BitcastOp>();
+    return cast ? cast.getIn() : nullptr;
+  };
+  mlir::Value p = bitsOf(bits->getOperand(0)), q = bitsOf(bits->getOperand(1));
+  if (!((p == x && q == y) || (p == y && q == x)))
+    return false;
+  mlir::arith::ExtFOp wx = widenedHalf(x), wy = widenedHalf(y);
+  return wx && wy && (wx.getIn() == acc || wy.getIn() == acc);
+}
+
 /// `loop` carrying one vector of its lanes' partial results, or null where
 /// it is not such a loop (above).
 mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
@@ -254,6 +320,22 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
         !matcher.matches(result0, yield.getOperand(k), k))
       return nullptr;
 
+  // A bf16 or f16 maximum or minimum, whose value is always one of its
+  // operands,
+  // needs no rounding between the steps: lane 0's accumulator is read only
+  // widened, and what it yields is a rounding of such a value. The
+  // partials then stay f32 in the loop and round once after it: the same
+  // bits, since the rounding of a widened bf16 value gives it back, and of
+  // a NaN its sign and payload made quiet, whether it is done once or at
+  // every step (a NaN operand is passed through by selects only).
+  mlir::BlockArgument acc0 = loop.getRegionIterArgs()[0];
+  mlir::arith::ExtFOp widenedAcc =
+      acc0.hasOneUse() ? widenedHalf((*acc0.getUsers().begin())->getResult(0))
+                       : nullptr;
+  auto rounding = result0.getDefiningOp<mlir::arith::TruncFOp>();
+  bool inF32 = widenedAcc && rounding && rounding.getType() == element &&
+               isWidenedMinMax(rounding.getIn(), acc0);
+
   mlir::Location loc = loop.getLoc();
   mlir::OpBuilder b(loop);
   auto vectorOf = [&](mlir::Type type) {
@@ -264,6 +346,8 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
   for (int64_t k = 0; k < lanes; ++k)
     init = b.create<mlir::vector::InsertOp>(loc, loop.getInitArgs()[k], init,
                                             llvm::ArrayRef<int64_t>{k});
+  if (inF32)
+    init = b.create<mlir::arith::ExtFOp>(loc, vectorOf(b.getF32Type()), init);
   auto vectorized = b.create<mlir::scf::ForOp>(
       loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
       mlir::ValueRange{init},
@@ -279,7 +363,8 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
         llvm::DenseMap<mlir::Value, mlir::Value> vectors;
         std::function<mlir::Value(mlir::Value)> vector =
             [&](mlir::Value v) -> mlir::Value {
-          if (iterArgNumber(loop, v) == 0)
+          if (iterArgNumber(loop, v) == 0 ||
+              (inF32 && v == widenedAcc.getResult()))
             return args[0];
           if (mlir::Value done = vectors.lookup(v))
             return done;
@@ -308,11 +393,16 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
           vectors[v] = result;
           return result;
         };
-        nb.create<mlir::scf::YieldOp>(l, vector(result0));
+        nb.create<mlir::scf::YieldOp>(
+            l, vector(inF32 ? rounding.getIn() : result0));
       });
+  mlir::Value partials = vectorized.getResult(0);
+  if (inF32)
+    partials = b.create<mlir::arith::TruncFOp>(loc, vectorOf(element), partials,
+                                               nullptr, nullptr);
   for (int64_t k = 0; k < lanes; ++k)
     loop.getResult(k).replaceAllUsesWith(b.create<mlir::vector::ExtractOp>(
-        loc, vectorized.getResult(0), llvm::ArrayRef<int64_t>{k}));
+        loc, partials, llvm::ArrayRef<int64_t>{k}));
   loop.erase();
   return vectorized;
 }
