@@ -106,6 +106,10 @@ def jax_row_max_f32(jnp, x):
     return jnp.max(x, axis=1)
 
 
+def jax_row_max_bf16(jnp, x):
+    return jnp.max(x, axis=1)
+
+
 def jax_softmax_f32(jnp, x):
     e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
     return e / jnp.sum(e, axis=1, keepdims=True)
@@ -148,6 +152,7 @@ JAX_FUNCTIONS = {
     "column_sum_f32": jax_column_sum_f32,
     "column_max_f32": jax_column_max_f32,
     "row_max_f32": jax_row_max_f32,
+    "row_max_bf16": jax_row_max_bf16,
     "row_sum_f32": jax_row_sum_f32,
     "softmax_f32": jax_softmax_f32,
     "layernorm_f32": jax_layernorm_f32,
