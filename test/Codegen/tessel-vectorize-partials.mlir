@@ -141,18 +141,25 @@ func.func @mismatched(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tensor<8x
 }
 
 // The emitter's whole maximum of widened bf16 values (NaNs first, +0 above
-// -0 by the AND of the bits): its value is always one of the operands, so
-// the partials stay f32 in the loop (no rounding inside it) and are
-// rounded to bf16 once after it. The minimum alike (olt, OR of the bits).
+// -0 by the AND of the bits) on the bf16 bits: each lane carries the
+// largest order key (a signed compare orders the keys as the floats) and
+// the NaN that wins (the accumulator is the first operand: its first NaN);
+// after the loop a lane is that NaN made quiet, or the extreme key's bits.
 // CHECK-LABEL: func.func @widened_maxima(
-// CHECK: %[[I:.*]] = arith.extf %{{.*}} : vector<4xbf16> to vector<4xf32>
-// CHECK: %[[S:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[I]]) -> (vector<4xf32>) {
-// CHECK-NOT: truncf
-// CHECK:   arith.cmpf ogt, %[[A]], %{{.*}} : vector<4xf32>
-// CHECK-NOT: truncf
-// CHECK:   scf.yield %{{.*}} : vector<4xf32>
-// CHECK: %[[R:.*]] = arith.truncf %[[S]] : vector<4xf32> to vector<4xbf16>
-// CHECK: vector.extract %[[R]][0]
+// CHECK: %[[I:.*]] = arith.bitcast %{{.*}} : vector<4xbf16> to vector<4xi16>
+// CHECK: %[[S:.*]]:2 = scf.for {{.*}} iter_args(%[[K:.*]] = %{{.*}}, %[[N:.*]] = %[[I]]) -> (vector<4xi16>, vector<4xi16>) {
+// CHECK:   %[[R:.*]] = vector.transfer_read {{.*}} : tensor<1024xbf16>, vector<4xbf16>
+// CHECK:   %[[X:.*]] = arith.bitcast %[[R]] : vector<4xbf16> to vector<4xi16>
+// CHECK:   arith.shrsi %[[X]]
+// CHECK:   %[[M:.*]] = arith.maxsi %[[K]], %{{.*}} : vector<4xi16>
+// CHECK:   arith.andi %[[N]]
+// CHECK:   %[[F:.*]] = arith.select %{{.*}}, %[[N]], %[[X]] : vector<4xi1>, vector<4xi16>
+// CHECK:   scf.yield %[[M]], %[[F]] : vector<4xi16>, vector<4xi16>
+// CHECK: %[[Q:.*]] = arith.ori %[[S]]#1, %{{.*}} : vector<4xi16>
+// CHECK: %[[V:.*]] = arith.select %{{.*}}, %[[Q]], %{{.*}} : vector<4xi1>, vector<4xi16>
+// CHECK: %[[B:.*]] = arith.bitcast %[[V]] : vector<4xi16> to vector<4xbf16>
+// CHECK: vector.extract %[[B]][0]
+
 func.func @widened_maxima(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tensor<8xbf16> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -245,10 +252,11 @@ func.func @widened_maxima(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tenso
   return %r : tensor<8xbf16>
 }
 
+
+// The minimum: the smallest key.
 // CHECK-LABEL: func.func @widened_minima(
-// CHECK: scf.for {{.*}} -> (vector<4xf32>) {
-// CHECK:   arith.ori {{.*}} : vector<4xi32>
-// CHECK: arith.truncf {{.*}} : vector<4xf32> to vector<4xbf16>
+// CHECK: scf.for {{.*}} -> (vector<4xi16>, vector<4xi16>) {
+// CHECK:   arith.minsi {{.*}} : vector<4xi16>
 func.func @widened_minima(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tensor<8xbf16> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -340,3 +348,107 @@ func.func @widened_minima(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tenso
   }
   return %r : tensor<8xbf16>
 }
+
+// f16 alike but on f32: the partials stay f32 in the loop (no rounding in
+// it) and are rounded to f16 once after it.
+// CHECK-LABEL: func.func @widened_maxima_f16(
+// CHECK: %[[I:.*]] = arith.extf %{{.*}} : vector<4xf16> to vector<4xf32>
+// CHECK: %[[S:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[I]]) -> (vector<4xf32>) {
+// CHECK-NOT: truncf
+// CHECK:   arith.cmpf ogt, %[[A]], %{{.*}} : vector<4xf32>
+// CHECK-NOT: truncf
+// CHECK:   scf.yield %{{.*}} : vector<4xf32>
+// CHECK: %[[R:.*]] = arith.truncf %[[S]] : vector<4xf32> to vector<4xf16>
+// CHECK: vector.extract %[[R]][0]
+func.func @widened_maxima_f16(%in: tensor<1024xf16>, %out: tensor<8xf16>) -> tensor<8xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %init = arith.constant 0xFC00 : f16
+  %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf16>) {
+    %s:4 = scf.for %i = %c0 to %c32 step %c1 iter_args(%a0 = %init, %a1 = %init, %a2 = %init, %a3 = %init) -> (f16, f16, f16, f16) {
+      %j = arith.muli %i, %c4 : index
+      %k0 = tessel.apply_indexing #rowmap(%th, %j)
+      %x0 = tensor.extract %in[%k0] : tensor<1024xf16>
+      %w0 = arith.extf %x0 : f16 to f32
+      %v0 = arith.extf %a0 : f16 to f32
+      %g0 = arith.cmpf ogt, %v0, %w0 : f32
+      %p0 = arith.select %g0, %v0, %w0 : f32
+      %vb0 = arith.bitcast %v0 : f32 to i32
+      %wb0 = arith.bitcast %w0 : f32 to i32
+      %mb0 = arith.andi %vb0, %wb0 : i32
+      %e0 = arith.cmpf oeq, %v0, %w0 : f32
+      %m0 = arith.bitcast %mb0 : i32 to f32
+      %pe0 = arith.select %e0, %m0, %p0 : f32
+      %nw0 = arith.cmpf uno, %w0, %w0 : f32
+      %pw0 = arith.select %nw0, %w0, %pe0 : f32
+      %nv0 = arith.cmpf uno, %v0, %v0 : f32
+      %q0 = arith.select %nv0, %v0, %pw0 : f32
+      %y0 = arith.truncf %q0 : f32 to f16
+      %j1 = arith.addi %j, %c1 : index
+      %k1 = tessel.apply_indexing #rowmap(%th, %j1)
+      %x1 = tensor.extract %in[%k1] : tensor<1024xf16>
+      %w1 = arith.extf %x1 : f16 to f32
+      %v1 = arith.extf %a1 : f16 to f32
+      %g1 = arith.cmpf ogt, %v1, %w1 : f32
+      %p1 = arith.select %g1, %v1, %w1 : f32
+      %vb1 = arith.bitcast %v1 : f32 to i32
+      %wb1 = arith.bitcast %w1 : f32 to i32
+      %mb1 = arith.andi %vb1, %wb1 : i32
+      %e1 = arith.cmpf oeq, %v1, %w1 : f32
+      %m1 = arith.bitcast %mb1 : i32 to f32
+      %pe1 = arith.select %e1, %m1, %p1 : f32
+      %nw1 = arith.cmpf uno, %w1, %w1 : f32
+      %pw1 = arith.select %nw1, %w1, %pe1 : f32
+      %nv1 = arith.cmpf uno, %v1, %v1 : f32
+      %q1 = arith.select %nv1, %v1, %pw1 : f32
+      %y1 = arith.truncf %q1 : f32 to f16
+      %j2 = arith.addi %j, %c2 : index
+      %k2 = tessel.apply_indexing #rowmap(%th, %j2)
+      %x2 = tensor.extract %in[%k2] : tensor<1024xf16>
+      %w2 = arith.extf %x2 : f16 to f32
+      %v2 = arith.extf %a2 : f16 to f32
+      %g2 = arith.cmpf ogt, %v2, %w2 : f32
+      %p2 = arith.select %g2, %v2, %w2 : f32
+      %vb2 = arith.bitcast %v2 : f32 to i32
+      %wb2 = arith.bitcast %w2 : f32 to i32
+      %mb2 = arith.andi %vb2, %wb2 : i32
+      %e2 = arith.cmpf oeq, %v2, %w2 : f32
+      %m2 = arith.bitcast %mb2 : i32 to f32
+      %pe2 = arith.select %e2, %m2, %p2 : f32
+      %nw2 = arith.cmpf uno, %w2, %w2 : f32
+      %pw2 = arith.select %nw2, %w2, %pe2 : f32
+      %nv2 = arith.cmpf uno, %v2, %v2 : f32
+      %q2 = arith.select %nv2, %v2, %pw2 : f32
+      %y2 = arith.truncf %q2 : f32 to f16
+      %j3 = arith.addi %j, %c3 : index
+      %k3 = tessel.apply_indexing #rowmap(%th, %j3)
+      %x3 = tensor.extract %in[%k3] : tensor<1024xf16>
+      %w3 = arith.extf %x3 : f16 to f32
+      %v3 = arith.extf %a3 : f16 to f32
+      %g3 = arith.cmpf ogt, %v3, %w3 : f32
+      %p3 = arith.select %g3, %v3, %w3 : f32
+      %vb3 = arith.bitcast %v3 : f32 to i32
+      %wb3 = arith.bitcast %w3 : f32 to i32
+      %mb3 = arith.andi %vb3, %wb3 : i32
+      %e3 = arith.cmpf oeq, %v3, %w3 : f32
+      %m3 = arith.bitcast %mb3 : i32 to f32
+      %pe3 = arith.select %e3, %m3, %p3 : f32
+      %nw3 = arith.cmpf uno, %w3, %w3 : f32
+      %pw3 = arith.select %nw3, %w3, %pe3 : f32
+      %nv3 = arith.cmpf uno, %v3, %v3 : f32
+      %q3 = arith.select %nv3, %v3, %pw3 : f32
+      %y3 = arith.truncf %q3 : f32 to f16
+      scf.yield %y0, %y1, %y2, %y3 : f16, f16, f16, f16
+    }
+    %m = arith.maximumf %s#0, %s#3 : f16
+    %u = tensor.insert %m into %o[%th] : tensor<8xf16>
+    scf.yield %u : tensor<8xf16>
+  }
+  return %r : tensor<8xf16>
+}
+

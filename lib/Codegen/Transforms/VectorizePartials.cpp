@@ -28,8 +28,9 @@
 // and f16 values widened to f32, which the emitter spells out (compares,
 // selects, the AND or OR of the bits for signed zeros), with the rounding
 // back (bf16: integer code, Bf16Rounding.h; f16: LLVM's fptrunc). A maximum
-// or minimum is always one of its operands, so its partials stay f32 in the
-// loop and round once after it (below).
+// or minimum is always one of its operands, so an f16 one keeps its
+// partials f32 in the loop and rounds once after it, and a bf16 one runs
+// on the bf16 bits (minMaxOnBits).
 //
 // LLVM's SLP vectorizer made one vector of one row's 16 f32 partial sums,
 // but not of the 4 rows -tessel-jam-reduction-loops reads at once (which
@@ -240,7 +241,15 @@ mlir::arith::ExtFOp widenedHalf(mlir::Value value) {
 ///
 /// Its value is always x, y or (when they are equal) x's or y's bits
 /// merged: a bf16 (f16) value widened, or a NaN of one of them.
-bool isWidenedMinMax(mlir::Value v, mlir::Value acc) {
+struct WidenedMinMax {
+  mlir::Value x, y;
+  /// ogt with the AND of the bits (maximum: +0 above -0) or olt with the
+  /// OR (minimum); false for the other two pairings.
+  bool isMax = false, isMin = false;
+};
+
+std::optional<WidenedMinMax> matchWidenedMinMax(mlir::Value v,
+                                                mlir::Value acc) {
   namespace arith = mlir::arith;
   using P = arith::CmpFPredicate;
   // select(cmpf(pred, a, b), t, f), returning a, b, t, f.
@@ -258,29 +267,130 @@ bool isWidenedMinMax(mlir::Value v, mlir::Value acc) {
   };
   mlir::Value x, x2, y, y2, r1, r2, r3, merged, a, b, t, f, unused;
   if (!select(v, P::UNO, x, x2, t, r1) || x2 != x || t != x)
-    return false;
+    return std::nullopt;
   if (!select(r1, P::UNO, y, y2, t, r2) || y2 != y || t != y)
-    return false;
+    return std::nullopt;
   if (!select(r2, P::OEQ, a, b, merged, r3) || a != x || b != y)
-    return false;
-  if (!(select(r3, P::OGT, a, b, t, f) || select(r3, P::OLT, a, b, t, f)) ||
-      a != x || b != y || t != x || f != y)
-    return false;
+    return std::nullopt;
+  bool greater = select(r3, P::OGT, a, b, t, f);
+  if (!(greater || select(r3, P::OLT, a, b, t, f)) || a != x || b != y ||
+      t != x || f != y)
+    return std::nullopt;
   auto toFloat = merged.getDefiningOp<arith::BitcastOp>();
   if (!toFloat)
-    return false;
+    return std::nullopt;
   mlir::Operation *bits = toFloat.getIn().getDefiningOp();
   if (!bits || !llvm::isa<arith::AndIOp, arith::OrIOp>(bits))
-    return false;
+    return std::nullopt;
   auto bitsOf = [](mlir::Value operand) -> mlir::Value {
     auto cast = operand.getDefiningOp<arith::BitcastOp>();
     return cast ? cast.getIn() : nullptr;
   };
   mlir::Value p = bitsOf(bits->getOperand(0)), q = bitsOf(bits->getOperand(1));
   if (!((p == x && q == y) || (p == y && q == x)))
-    return false;
+    return std::nullopt;
   mlir::arith::ExtFOp wx = widenedHalf(x), wy = widenedHalf(y);
-  return wx && wy && (wx.getIn() == acc || wy.getIn() == acc);
+  if (!wx || !wy || (wx.getIn() != acc && wy.getIn() != acc))
+    return std::nullopt;
+  bool anded = llvm::isa<arith::AndIOp>(bits);
+  return WidenedMinMax{x, y, greater && anded, !greater && !anded};
+}
+
+/// The bf16 maximum or minimum `minMax` of a row loop (lane 0 above, every
+/// lane alike) as a loop on the bf16 bits themselves, 16 lanes per 256
+/// bits where f32 needs 512. An integer order key,
+///
+///   key(v) = v ^ ((v >>s 15) & 0x7fff)          (its own inverse)
+///
+/// orders the bit patterns as the floats (-0 below +0, as the emitter's
+/// AND and OR of the bits have it) under a signed compare, so each lane
+/// carries the largest (smallest) key, one vpmaxsw, and beside it the NaN
+/// that the emitter's selects let win: once the accumulator (the first
+/// operand) is a NaN it stays, so the first NaN of the lane; where the
+/// element is the first operand, the last. After the loop a lane is its
+/// NaN made quiet (0x40 set, as the rounding back to bf16 does) where it
+/// met one, else the bits of its extreme key. Returns the new loop, which
+/// has replaced `loop`, or null where the element is not read directly.
+mlir::scf::ForOp
+minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
+             mlir::arith::ExtFOp widenedAcc, mlir::Value init,
+             LaneMatcher &matcher,
+             const llvm::SmallPtrSet<mlir::Operation *, 32> &computed) {
+  namespace arith = mlir::arith;
+  bool accFirst = minMax.x == widenedAcc.getResult();
+  mlir::Value element = accFirst ? minMax.y : minMax.x;
+  auto widened = element.getDefiningOp<arith::ExtFOp>();
+  auto read = widened ? widened.getIn().getDefiningOp<mlir::tensor::ExtractOp>()
+                      : nullptr;
+  if (!read || !matcher.lane0.contains(read))
+    return nullptr;
+  int64_t lanes = loop.getNumRegionIterArgs();
+  mlir::Location loc = loop.getLoc();
+  mlir::OpBuilder b(loop);
+  auto bits = mlir::VectorType::get({lanes}, b.getI16Type());
+  auto bf16 = mlir::VectorType::get({lanes}, b.getBF16Type());
+  auto constant = [&](mlir::OpBuilder &builder, int64_t value) -> mlir::Value {
+    return builder.create<arith::ConstantOp>(
+        loc, mlir::DenseElementsAttr::get(
+                 bits, builder.getIntegerAttr(builder.getI16Type(), value)));
+  };
+  auto isNaN = [&](mlir::OpBuilder &builder, mlir::Value v) -> mlir::Value {
+    mlir::Value magnitude =
+        builder.create<arith::AndIOp>(loc, v, constant(builder, 0x7fff));
+    return builder.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
+                                         magnitude, constant(builder, 0x7f80));
+  };
+  auto key = [&](mlir::OpBuilder &builder, mlir::Value v) -> mlir::Value {
+    mlir::Value sign =
+        builder.create<arith::ShRSIOp>(loc, v, constant(builder, 15));
+    return builder.create<arith::XOrIOp>(
+        loc, v,
+        builder.create<arith::AndIOp>(loc, sign, constant(builder, 0x7fff)));
+  };
+  mlir::Value initBits = b.create<arith::BitcastOp>(loc, bits, init);
+  auto onBits = b.create<mlir::scf::ForOp>(
+      loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+      mlir::ValueRange{key(b, initBits), initBits},
+      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv,
+          mlir::ValueRange args) {
+        // The scalar body but the lanes' computations (what is left of it
+        // but the index computations is dead).
+        mlir::IRMapping scalar;
+        scalar.map(loop.getInductionVar(), iv);
+        for (mlir::Operation &op : loop.getBody()->without_terminator())
+          if (!computed.contains(&op))
+            nb.clone(op, scalar);
+        mlir::Value padding =
+            nb.create<arith::ConstantOp>(l, nb.getZeroAttr(nb.getBF16Type()));
+        mlir::Value x = nb.create<arith::BitcastOp>(
+            l, bits,
+            nb.create<mlir::vector::TransferReadOp>(
+                l, bf16, read.getTensor(),
+                mlir::ValueRange{scalar.lookupOrDefault(read.getIndices()[0])},
+                padding, llvm::ArrayRef<bool>{true}));
+        // The extreme key, NaN or not; and the NaN that wins (the first
+        // where the accumulator is the first operand, else the last), or a
+        // number where none came yet.
+        mlir::Value extreme =
+            minMax.isMax
+                ? mlir::Value(nb.create<arith::MaxSIOp>(l, args[0], key(nb, x)))
+                : mlir::Value(
+                      nb.create<arith::MinSIOp>(l, args[0], key(nb, x)));
+        mlir::Value nan = args[1];
+        nan = accFirst ? nb.create<arith::SelectOp>(l, isNaN(nb, nan), nan, x)
+                       : nb.create<arith::SelectOp>(l, isNaN(nb, x), x, nan);
+        nb.create<mlir::scf::YieldOp>(l, mlir::ValueRange{extreme, nan});
+      });
+  mlir::Value nan = onBits.getResult(1);
+  mlir::Value quiet = b.create<arith::OrIOp>(loc, nan, constant(b, 0x40));
+  mlir::Value result = b.create<arith::SelectOp>(loc, isNaN(b, nan), quiet,
+                                                 key(b, onBits.getResult(0)));
+  mlir::Value partials = b.create<arith::BitcastOp>(loc, bf16, result);
+  for (int64_t k = 0; k < lanes; ++k)
+    loop.getResult(k).replaceAllUsesWith(b.create<mlir::vector::ExtractOp>(
+        loc, partials, llvm::ArrayRef<int64_t>{k}));
+  loop.erase();
+  return onBits;
 }
 
 /// `loop` carrying one vector of its lanes' partial results, or null where
@@ -333,8 +443,10 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
       acc0.hasOneUse() ? widenedHalf((*acc0.getUsers().begin())->getResult(0))
                        : nullptr;
   auto rounding = result0.getDefiningOp<mlir::arith::TruncFOp>();
-  bool inF32 = widenedAcc && rounding && rounding.getType() == element &&
-               isWidenedMinMax(rounding.getIn(), acc0);
+  std::optional<WidenedMinMax> minMax;
+  if (widenedAcc && rounding && rounding.getType() == element)
+    minMax = matchWidenedMinMax(rounding.getIn(), acc0);
+  bool inF32 = minMax.has_value();
 
   mlir::Location loc = loop.getLoc();
   mlir::OpBuilder b(loop);
@@ -346,6 +458,10 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
   for (int64_t k = 0; k < lanes; ++k)
     init = b.create<mlir::vector::InsertOp>(loc, loop.getInitArgs()[k], init,
                                             llvm::ArrayRef<int64_t>{k});
+  if (minMax && element.isBF16() && (minMax->isMax || minMax->isMin))
+    if (mlir::scf::ForOp onBits =
+            minMaxOnBits(loop, *minMax, widenedAcc, init, matcher, *computed))
+      return onBits;
   if (inF32)
     init = b.create<mlir::arith::ExtFOp>(loc, vectorOf(b.getF32Type()), init);
   auto vectorized = b.create<mlir::scf::ForOp>(
