@@ -281,15 +281,14 @@ struct WidenedHalfNaNTest : mlir::OpRewritePattern<mlir::arith::CmpFOp> {
       return rewriter.notifyMatchFailure(op, "not of a widened f16 value");
     mlir::Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
+    auto vector = llvm::dyn_cast<mlir::VectorType>(op.getLhs().getType());
+    mlir::Type bitsType = vector ? mlir::Type(vector.clone(i32)) : i32;
     auto constant = [&](int64_t value) -> mlir::Value {
       mlir::TypedAttr attr = rewriter.getIntegerAttr(i32, value);
-      if (auto vector = llvm::dyn_cast<mlir::VectorType>(op.getLhs().getType()))
+      if (vector)
         attr = mlir::DenseElementsAttr::get(vector.clone(i32), attr);
       return rewriter.create<mlir::arith::ConstantOp>(loc, attr);
     };
-    mlir::Type bitsType = i32;
-    if (auto vector = llvm::dyn_cast<mlir::VectorType>(op.getLhs().getType()))
-      bitsType = vector.clone(i32);
     mlir::Value bits =
         rewriter.create<mlir::arith::BitcastOp>(loc, bitsType, op.getLhs());
     mlir::Value magnitude =

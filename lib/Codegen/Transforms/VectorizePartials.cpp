@@ -23,8 +23,8 @@
 // the vector is partial k, computed by the same ops from the same operands,
 // so the bits do not change. The reducers it takes are those whose ops are
 // exact per element and lowered alike for scalars and vectors: sums,
-// differences, products, negations, absolute values, widenings;
-// llvm.maximum/minimum of f32 and f64; and the maximum and minimum of bf16
+// differences, products, negations, absolute values, widenings; and the
+// maximum and minimum of bf16
 // and f16 values widened to f32, which the emitter spells out (compares,
 // selects, the AND or OR of the bits for signed zeros), with the rounding
 // back (bf16: integer code, Bf16Rounding.h; f16: LLVM's fptrunc). A maximum
@@ -134,7 +134,6 @@ private:
     } else if (!llvm::isa<mlir::arith::AddFOp, mlir::arith::SubFOp,
                           mlir::arith::MulFOp, mlir::arith::NegFOp,
                           mlir::arith::ExtFOp, mlir::math::AbsFOp,
-                          mlir::arith::MaximumFOp, mlir::arith::MinimumFOp,
                           mlir::arith::CmpFOp, mlir::arith::SelectOp,
                           mlir::arith::BitcastOp, mlir::arith::AndIOp,
                           mlir::arith::OrIOp>(op)) {
@@ -231,9 +230,17 @@ mlir::arith::ExtFOp widenedHalf(mlir::Value value) {
   return ext;
 }
 
-/// Whether `v` is the emitter's maximum or minimum of two bf16 (or f16)
-/// values widened to f32 (ScalarOpEmitter::floatBinary, `widened`), one of them
-/// `acc`:
+/// The operands of the emitter's maximum or minimum of two widened values.
+struct WidenedMinMax {
+  mlir::Value x, y;
+  /// ogt with the AND of the bits (maximum: +0 above -0) or olt with the
+  /// OR (minimum); false for the other two pairings.
+  bool isMax = false, isMin = false;
+};
+
+/// `v` as the emitter's maximum or minimum of two bf16 (or f16) values
+/// widened to f32 (ScalarOpEmitter::floatBinary, `widened`), one of them
+/// `acc`, or nothing:
 ///
 ///   select(uno(x), x, select(uno(y), y, select(oeq(x, y),
 ///          bitcast(andi|ori(bitcast x, bitcast y)),
@@ -241,12 +248,6 @@ mlir::arith::ExtFOp widenedHalf(mlir::Value value) {
 ///
 /// Its value is always x, y or (when they are equal) x's or y's bits
 /// merged: a bf16 (f16) value widened, or a NaN of one of them.
-struct WidenedMinMax {
-  mlir::Value x, y;
-  /// ogt with the AND of the bits (maximum: +0 above -0) or olt with the
-  /// OR (minimum); false for the other two pairings.
-  bool isMax = false, isMin = false;
-};
 
 std::optional<WidenedMinMax> matchWidenedMinMax(mlir::Value v,
                                                 mlir::Value acc) {
@@ -265,7 +266,7 @@ std::optional<WidenedMinMax> matchWidenedMinMax(mlir::Value v,
     t = op.getTrueValue(), f = op.getFalseValue();
     return true;
   };
-  mlir::Value x, x2, y, y2, r1, r2, r3, merged, a, b, t, f, unused;
+  mlir::Value x, x2, y, y2, r1, r2, r3, merged, a, b, t, f;
   if (!select(v, P::UNO, x, x2, t, r1) || x2 != x || t != x)
     return std::nullopt;
   if (!select(r1, P::UNO, y, y2, t, r2) || y2 != y || t != y)
@@ -294,6 +295,43 @@ std::optional<WidenedMinMax> matchWidenedMinMax(mlir::Value v,
     return std::nullopt;
   bool anded = llvm::isa<arith::AndIOp>(bits);
   return WidenedMinMax{x, y, greater && anded, !greater && !anded};
+}
+
+/// In a new loop body at `b`: `loop`'s body but the lanes' computations
+/// (`computed`), with `iv` for its induction variable. What is left of it
+/// besides the index computations (lane k's reads) is dead.
+mlir::IRMapping
+cloneScalarBody(mlir::OpBuilder &b, mlir::scf::ForOp loop, mlir::Value iv,
+                const llvm::SmallPtrSet<mlir::Operation *, 32> &computed) {
+  mlir::IRMapping scalar;
+  scalar.map(loop.getInductionVar(), iv);
+  for (mlir::Operation &op : loop.getBody()->without_terminator())
+    if (!computed.contains(&op))
+      b.clone(op, scalar);
+  return scalar;
+}
+
+/// The lanes' elements of lane 0's read `extract`, as one vector read at
+/// its offset (`scalar` maps the offset into the new body).
+mlir::Value readLanes(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::tensor::ExtractOp extract,
+                      const mlir::IRMapping &scalar, mlir::VectorType type) {
+  mlir::Value padding = b.create<mlir::arith::ConstantOp>(
+      loc, b.getZeroAttr(type.getElementType()));
+  return b.create<mlir::vector::TransferReadOp>(
+      loc, type, extract.getTensor(),
+      mlir::ValueRange{scalar.lookupOrDefault(extract.getIndices()[0])},
+      padding, llvm::ArrayRef<bool>{true});
+}
+
+/// Replaces `loop` (at `b`) by the lanes of `partials`: lane k for its
+/// result k.
+void replaceByLanes(mlir::OpBuilder &b, mlir::scf::ForOp loop,
+                    mlir::Value partials) {
+  for (int64_t k = 0; k < loop.getNumResults(); ++k)
+    loop.getResult(k).replaceAllUsesWith(b.create<mlir::vector::ExtractOp>(
+        loop.getLoc(), partials, llvm::ArrayRef<int64_t>{k}));
+  loop.erase();
 }
 
 /// The bf16 maximum or minimum `minMax` of a row loop (lane 0 above, every
@@ -353,21 +391,9 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
       mlir::ValueRange{key(b, initBits), initBits},
       [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv,
           mlir::ValueRange args) {
-        // The scalar body but the lanes' computations (what is left of it
-        // but the index computations is dead).
-        mlir::IRMapping scalar;
-        scalar.map(loop.getInductionVar(), iv);
-        for (mlir::Operation &op : loop.getBody()->without_terminator())
-          if (!computed.contains(&op))
-            nb.clone(op, scalar);
-        mlir::Value padding =
-            nb.create<arith::ConstantOp>(l, nb.getZeroAttr(nb.getBF16Type()));
+        mlir::IRMapping scalar = cloneScalarBody(nb, loop, iv, computed);
         mlir::Value x = nb.create<arith::BitcastOp>(
-            l, bits,
-            nb.create<mlir::vector::TransferReadOp>(
-                l, bf16, read.getTensor(),
-                mlir::ValueRange{scalar.lookupOrDefault(read.getIndices()[0])},
-                padding, llvm::ArrayRef<bool>{true}));
+            l, bits, readLanes(nb, l, read, scalar, bf16));
         // The extreme key, NaN or not; and the NaN that wins (the first
         // where the accumulator is the first operand, else the last), or a
         // number where none came yet.
@@ -385,11 +411,7 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
   mlir::Value quiet = b.create<arith::OrIOp>(loc, nan, constant(b, 0x40));
   mlir::Value result = b.create<arith::SelectOp>(loc, isNaN(b, nan), quiet,
                                                  key(b, onBits.getResult(0)));
-  mlir::Value partials = b.create<arith::BitcastOp>(loc, bf16, result);
-  for (int64_t k = 0; k < lanes; ++k)
-    loop.getResult(k).replaceAllUsesWith(b.create<mlir::vector::ExtractOp>(
-        loc, partials, llvm::ArrayRef<int64_t>{k}));
-  loop.erase();
+  replaceByLanes(b, loop, b.create<arith::BitcastOp>(loc, bf16, result));
   return onBits;
 }
 
@@ -431,13 +453,13 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
       return nullptr;
 
   // A bf16 or f16 maximum or minimum, whose value is always one of its
-  // operands,
-  // needs no rounding between the steps: lane 0's accumulator is read only
-  // widened, and what it yields is a rounding of such a value. The
-  // partials then stay f32 in the loop and round once after it: the same
-  // bits, since the rounding of a widened bf16 value gives it back, and of
-  // a NaN its sign and payload made quiet, whether it is done once or at
-  // every step (a NaN operand is passed through by selects only).
+  // operands, needs no rounding between the steps: lane 0's accumulator is
+  // read only widened, and what it yields is a rounding of such a value.
+  // An f16 one keeps its partials f32 in the loop and rounds once after it
+  // (a bf16 one runs on the bits, minMaxOnBits): the same bits, since the
+  // rounding of a widened value gives it back, and of a NaN its sign and
+  // payload made quiet, whether it is done once or at every step (a NaN
+  // operand is passed through by selects only).
   mlir::BlockArgument acc0 = loop.getRegionIterArgs()[0];
   mlir::arith::ExtFOp widenedAcc =
       acc0.hasOneUse() ? widenedHalf((*acc0.getUsers().begin())->getResult(0))
@@ -469,13 +491,9 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
       mlir::ValueRange{init},
       [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv,
           mlir::ValueRange args) {
-        // The scalar body but the lanes' computations (lane k's reads
-        // become dead), then lane 0's computation again on vectors.
-        mlir::IRMapping scalar;
-        scalar.map(loop.getInductionVar(), iv);
-        for (mlir::Operation &op : loop.getBody()->without_terminator())
-          if (!computed->contains(&op))
-            nb.clone(op, scalar);
+        // The scalar body but the lanes' computations, then lane 0's
+        // computation again on vectors.
+        mlir::IRMapping scalar = cloneScalarBody(nb, loop, iv, *computed);
         llvm::DenseMap<mlir::Value, mlir::Value> vectors;
         std::function<mlir::Value(mlir::Value)> vector =
             [&](mlir::Value v) -> mlir::Value {
@@ -491,13 +509,7 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
                 l, scalar.lookupOrDefault(v), vectorOf(v.getType()));
           } else if (auto extract =
                          llvm::dyn_cast<mlir::tensor::ExtractOp>(op)) {
-            mlir::Value padding = nb.create<mlir::arith::ConstantOp>(
-                l, nb.getZeroAttr(v.getType()));
-            result = nb.create<mlir::vector::TransferReadOp>(
-                l, vectorOf(v.getType()), extract.getTensor(),
-                mlir::ValueRange{
-                    scalar.lookupOrDefault(extract.getIndices()[0])},
-                padding, llvm::ArrayRef<bool>{true});
+            result = readLanes(nb, l, extract, scalar, vectorOf(v.getType()));
           } else {
             mlir::IRMapping operands;
             for (mlir::Value operand : op->getOperands())
@@ -516,10 +528,7 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
   if (inF32)
     partials = b.create<mlir::arith::TruncFOp>(loc, vectorOf(element), partials,
                                                nullptr, nullptr);
-  for (int64_t k = 0; k < lanes; ++k)
-    loop.getResult(k).replaceAllUsesWith(b.create<mlir::vector::ExtractOp>(
-        loc, partials, llvm::ArrayRef<int64_t>{k}));
-  loop.erase();
+  replaceByLanes(b, loop, partials);
   return vectorized;
 }
 
