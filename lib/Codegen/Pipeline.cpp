@@ -117,10 +117,13 @@ Status lowerToLlvmDialect(mlir::ModuleOp module,
   pm.addPass(createFlattenTensorsPass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
-  // On the CPU a row's partial results become the lanes of one vector
-  // before short row loops are unrolled.
-  if (options.backend != Backend::Nvptx)
+  // On the CPU row maxima and minima run on the bits, and a row's partial
+  // results become the lanes of one vector, before short row loops are
+  // unrolled.
+  if (options.backend != Backend::Nvptx) {
+    pm.addPass(createMinMaxOnBitsPass());
     pm.addPass(createVectorizePartialsPass());
+  }
   pm.addPass(createVectorizeLoadsStoresPass());
   pm.addPass(createUnrollLoopsPass());
   pm.addPass(mlir::createCanonicalizerPass());

@@ -140,9 +140,8 @@ func.func @guarded(%in: tensor<448xf32>, %out: tensor<7xf32>) -> tensor<7xf32> {
 }
 
 // Left alone: 7 threads (no factor divides them), a sum over a row of 16
-// (short), a
-// row loop that reads the thread loop's iteration argument, one that
-// carries 3 values, and one with a loop inside.
+// (short), a row loop that reads the thread loop's iteration argument, one
+// that carries 4 values, and one with a loop inside.
 // CHECK-LABEL: func.func @odd(
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK: scf.for {{.*}} -> (f32) {
@@ -292,11 +291,11 @@ func.func @reads_output(%in: tensor<512xf32>, %out: tensor<64xf32>) -> tensor<64
   return %r : tensor<64xf32>
 }
 
-// CHECK-LABEL: func.func @three(
+// CHECK-LABEL: func.func @four(
 // CHECK-NOT: arith.constant 4 : index
-// CHECK: scf.for {{.*}} -> (f32, f32, f32)
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32)
 // CHECK: return
-func.func @three(%in: tensor<512xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
+func.func @four(%in: tensor<512xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
@@ -304,11 +303,11 @@ func.func @three(%in: tensor<512xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
   %zero = arith.constant 0.0 : f32
   %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
     %row = arith.muli %th, %c64 : index
-    %m:3 = scf.for %i = %c0 to %c64 step %c1 iter_args(%a = %zero, %b = %zero, %c = %zero) -> (f32, f32, f32) {
+    %m:4 = scf.for %i = %c0 to %c64 step %c1 iter_args(%a = %zero, %b = %zero, %c = %zero, %d = %zero) -> (f32, f32, f32, f32) {
       %k = arith.addi %row, %i : index
       %x = tensor.extract %in[%k] : tensor<512xf32>
       %y = arith.addf %a, %x : f32
-      scf.yield %y, %a, %b : f32, f32, f32
+      scf.yield %y, %a, %b, %c : f32, f32, f32, f32
     }
     %s = arith.addf %m#0, %m#2 : f32
     %u = tensor.insert %s into %o[%th] : tensor<8xf32>

@@ -141,24 +141,45 @@ func.func @mismatched(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tensor<8x
 }
 
 // The emitter's whole maximum of widened bf16 values (NaNs first, +0 above
-// -0 by the AND of the bits) on the bf16 bits: each lane carries the
-// largest order key (a signed compare orders the keys as the floats) and
-// the NaN that wins (the accumulator is the first operand: its first NaN);
-// after the loop a lane is that NaN made quiet, or the extreme key's bits.
+// -0 by the AND of the bits) on the bf16 bits. Each lane carries the three
+// integer reductions of MinMaxOnBits.h (vpmaxsw, vpminsw, vpmaxuw); where
+// they show no NaN in any lane, the largest non-negative pattern (signed
+// max) or, all negative, the smallest (signed min) is the maximum. Else the
+// row runs again in the exact loop: the largest order key (a signed compare
+// orders the keys as the floats) and the NaN that wins (the accumulator is
+// the first operand: its first NaN), after it that NaN made quiet or the
+// extreme key's bits.
 // CHECK-LABEL: func.func @widened_maxima(
 // CHECK: %[[I:.*]] = arith.bitcast %{{.*}} : vector<4xbf16> to vector<4xi16>
-// CHECK: %[[S:.*]]:2 = scf.for {{.*}} iter_args(%[[K:.*]] = %{{.*}}, %[[N:.*]] = %[[I]]) -> (vector<4xi16>, vector<4xi16>) {
-// CHECK:   %[[R:.*]] = vector.transfer_read {{.*}} : tensor<1024xbf16>, vector<4xbf16>
-// CHECK:   %[[X:.*]] = arith.bitcast %[[R]] : vector<4xbf16> to vector<4xi16>
-// CHECK:   arith.shrsi %[[X]]
-// CHECK:   %[[M:.*]] = arith.maxsi %[[K]], %{{.*}} : vector<4xi16>
-// CHECK:   arith.andi %[[N]]
-// CHECK:   %[[F:.*]] = arith.select %{{.*}}, %[[N]], %[[X]] : vector<4xi1>, vector<4xi16>
-// CHECK:   scf.yield %[[M]], %[[F]] : vector<4xi16>, vector<4xi16>
-// CHECK: %[[Q:.*]] = arith.ori %[[S]]#1, %{{.*}} : vector<4xi16>
-// CHECK: %[[V:.*]] = arith.select %{{.*}}, %[[Q]], %{{.*}} : vector<4xi1>, vector<4xi16>
-// CHECK: %[[B:.*]] = arith.bitcast %[[V]] : vector<4xi16> to vector<4xbf16>
-// CHECK: vector.extract %[[B]][0]
+// CHECK: %[[E:.*]]:3 = scf.for {{.*}} iter_args(%[[SX:.*]] = %[[I]], %[[SN:.*]] = %[[I]], %[[UX:.*]] = %[[I]]) -> (vector<4xi16>, vector<4xi16>, vector<4xi16>) {
+// CHECK:   %[[R0:.*]] = vector.transfer_read {{.*}} : tensor<1024xbf16>, vector<4xbf16>
+// CHECK:   %[[X0:.*]] = arith.bitcast %[[R0]] : vector<4xbf16> to vector<4xi16>
+// CHECK:   %[[A:.*]] = arith.maxsi %[[SX]], %[[X0]] : vector<4xi16>
+// CHECK:   %[[B:.*]] = arith.minsi %[[SN]], %[[X0]] : vector<4xi16>
+// CHECK:   %[[C:.*]] = arith.maxui %[[UX]], %[[X0]] : vector<4xi16>
+// CHECK:   scf.yield %[[A]], %[[B]], %[[C]]
+// CHECK: %[[PN:.*]] = arith.cmpi sgt, %[[E]]#0, %{{.*}} : vector<4xi16>
+// CHECK: %[[NN:.*]] = arith.cmpi ugt, %[[E]]#2, %{{.*}} : vector<4xi16>
+// CHECK: %[[NAN:.*]] = arith.ori %[[PN]], %[[NN]] : vector<4xi1>
+// CHECK: %[[ANY:.*]] = vector.reduction <or>, %[[NAN]] : vector<4xi1> into i1
+// CHECK: %[[V:.*]] = scf.if %[[ANY]] -> (vector<4xi16>) {
+// CHECK:   %[[S:.*]]:2 = scf.for {{.*}} iter_args(%[[K:.*]] = %{{.*}}, %[[N:.*]] = %[[I]]) -> (vector<4xi16>, vector<4xi16>) {
+// CHECK:     %[[R:.*]] = vector.transfer_read {{.*}} : tensor<1024xbf16>, vector<4xbf16>
+// CHECK:     %[[X:.*]] = arith.bitcast %[[R]] : vector<4xbf16> to vector<4xi16>
+// CHECK:     arith.shrsi %[[X]]
+// CHECK:     %[[M:.*]] = arith.maxsi %[[K]], %{{.*}} : vector<4xi16>
+// CHECK:     arith.andi %[[N]]
+// CHECK:     %[[F:.*]] = arith.select %{{.*}}, %[[N]], %[[X]] : vector<4xi1>, vector<4xi16>
+// CHECK:     scf.yield %[[M]], %[[F]] : vector<4xi16>, vector<4xi16>
+// CHECK:   %[[Q:.*]] = arith.ori %[[S]]#1, %{{.*}} : vector<4xi16>
+// CHECK:   %[[W:.*]] = arith.select %{{.*}}, %[[Q]], %{{.*}} : vector<4xi1>, vector<4xi16>
+// CHECK:   scf.yield %[[W]]
+// CHECK: } else {
+// CHECK:   %[[GE:.*]] = arith.cmpi sge, %[[E]]#0, %{{.*}} : vector<4xi16>
+// CHECK:   %[[Y:.*]] = arith.select %[[GE]], %[[E]]#0, %[[E]]#1 : vector<4xi1>, vector<4xi16>
+// CHECK:   scf.yield %[[Y]]
+// CHECK: %[[BF:.*]] = arith.bitcast %[[V]] : vector<4xi16> to vector<4xbf16>
+// CHECK: vector.extract %[[BF]][0]
 
 func.func @widened_maxima(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tensor<8xbf16> {
   %c0 = arith.constant 0 : index
@@ -349,17 +370,23 @@ func.func @widened_minima(%in: tensor<1024xbf16>, %out: tensor<8xbf16>) -> tenso
   return %r : tensor<8xbf16>
 }
 
-// f16 alike but on f32: the partials stay f32 in the loop (no rounding in
-// it) and are rounded to f16 once after it.
+// f16 alike on its bits (+inf 0x7c00; a NaN made quiet by 0x200, as the
+// rounding of a widened NaN back to f16 does).
 // CHECK-LABEL: func.func @widened_maxima_f16(
-// CHECK: %[[I:.*]] = arith.extf %{{.*}} : vector<4xf16> to vector<4xf32>
-// CHECK: %[[S:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[I]]) -> (vector<4xf32>) {
+// CHECK: %[[I:.*]] = arith.bitcast %{{.*}} : vector<4xf16> to vector<4xi16>
+// CHECK: %[[E:.*]]:3 = scf.for {{.*}} -> (vector<4xi16>, vector<4xi16>, vector<4xi16>) {
 // CHECK-NOT: truncf
-// CHECK:   arith.cmpf ogt, %[[A]], %{{.*}} : vector<4xf32>
+// CHECK:   arith.maxui
+// CHECK: arith.cmpi sgt, %[[E]]#0, %{{.*}} : vector<4xi16>
+// CHECK: scf.if
+// CHECK:   arith.maxsi
+// CHECK:   arith.ori %{{.*}}, %{{.*}} : vector<4xi16>
+// CHECK: } else {
+// CHECK:   %[[GE:.*]] = arith.cmpi sge, %[[E]]#0, %{{.*}} : vector<4xi16>
+// CHECK:   arith.select %[[GE]], %[[E]]#0, %[[E]]#1
+// CHECK: arith.bitcast %{{.*}} : vector<4xi16> to vector<4xf16>
 // CHECK-NOT: truncf
-// CHECK:   scf.yield %{{.*}} : vector<4xf32>
-// CHECK: %[[R:.*]] = arith.truncf %[[S]] : vector<4xf32> to vector<4xf16>
-// CHECK: vector.extract %[[R]][0]
+// CHECK: vector.extract
 func.func @widened_maxima_f16(%in: tensor<1024xf16>, %out: tensor<8xf16>) -> tensor<8xf16> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -72,6 +72,7 @@ std::unique_ptr<mlir::Pass> createFoldNanConstantsPass();
 std::unique_ptr<mlir::Pass> createSimplifyFpConversionsPass();
 std::unique_ptr<mlir::Pass> createLowerLoopsPass();
 std::unique_ptr<mlir::Pass> createFlattenTensorsPass();
+std::unique_ptr<mlir::Pass> createMinMaxOnBitsPass();
 std::unique_ptr<mlir::Pass> createVectorizePartialsPass();
 std::unique_ptr<mlir::Pass> createVectorizeLoadsStoresPass();
 std::unique_ptr<mlir::Pass> createVectorizeLaneLoopsPass();

@@ -85,10 +85,12 @@ constexpr int64_t kJamFactor = 4;
 constexpr int64_t kMinRowTrips = 32;
 constexpr int64_t kMinShortRowTrips = 16;
 /// Values a row loop may carry: one accumulator, or an argmax's two, or
-/// one vector of partial results (-tessel-vectorize-partials). LLVM's SLP
+/// one vector of partial results (-tessel-vectorize-partials), or the
+/// three integer reductions of a maximum or minimum on the bits
+/// (-tessel-min-max-on-bits, -tessel-vectorize-partials). LLVM's SLP
 /// vectorizer makes one vector of a row's 16 scalar partial sums, but left 4
 /// rows' 64 (or 2 rows' 32) scalar, 2x slower.
-constexpr int64_t kMaxCarried = 2;
+constexpr int64_t kMaxCarried = 3;
 /// Whether `op` may move ahead of the ops that come after it in a thread's
 /// work: it has no memory effects, and neither it nor an op nested in it
 /// reads `carried` (what the previous thread passes on).

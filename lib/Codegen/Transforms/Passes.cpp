@@ -4,14 +4,15 @@
 namespace tessel {
 
 void registerCodegenPasses() {
-  for (auto create : {createInlineSubgraphsPass, createFoldNanConstantsPass,
-                      createSimplifyFpConversionsPass, createLowerLoopsPass,
-                      createFlattenTensorsPass, createVectorizePartialsPass,
-                      createVectorizeLoadsStoresPass, createUnrollLoopsPass,
-                      createLowerGridToCpuPass, createSplitRaggedBlocksPass,
-                      createVectorizeLaneLoopsPass, createJamReductionLoopsPass,
-                      createLowerGridToNvvmPass, createLowerIndexingPass,
-                      createLowerTensorsPass, createLowerToLlvmPass})
+  for (auto create :
+       {createInlineSubgraphsPass, createFoldNanConstantsPass,
+        createSimplifyFpConversionsPass, createLowerLoopsPass,
+        createFlattenTensorsPass, createMinMaxOnBitsPass,
+        createVectorizePartialsPass, createVectorizeLoadsStoresPass,
+        createUnrollLoopsPass, createLowerGridToCpuPass,
+        createSplitRaggedBlocksPass, createVectorizeLaneLoopsPass,
+        createJamReductionLoopsPass, createLowerGridToNvvmPass,
+        createLowerIndexingPass, createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
 

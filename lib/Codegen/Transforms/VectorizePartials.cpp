@@ -28,9 +28,10 @@
 // and f16 values widened to f32, which the emitter spells out (compares,
 // selects, the AND or OR of the bits for signed zeros), with the rounding
 // back (bf16: integer code, Bf16Rounding.h; f16: LLVM's fptrunc). A maximum
-// or minimum is always one of its operands, so an f16 one keeps its
-// partials f32 in the loop and rounds once after it, and a bf16 one runs
-// on the bf16 bits (minMaxOnBits).
+// or minimum is always one of its operands, so a bf16 or f16 one of
+// elements read as they are runs on their bits (minMaxOnBits, with
+// MinMaxOnBits.h), and one of computed elements keeps its partials f32 in
+// the loop and rounds once after it.
 //
 // LLVM's SLP vectorizer made one vector of one row's 16 f32 partial sums,
 // but not of the 4 rows -tessel-jam-reduction-loops reads at once (which
@@ -43,6 +44,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AffineCoefficients.h"
+#include "MinMaxOnBits.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
@@ -334,25 +336,30 @@ void replaceByLanes(mlir::OpBuilder &b, mlir::scf::ForOp loop,
   loop.erase();
 }
 
-/// The bf16 maximum or minimum `minMax` of a row loop (lane 0 above, every
-/// lane alike) as a loop on the bf16 bits themselves, 16 lanes per 256
-/// bits where f32 needs 512. An integer order key,
+/// The bf16 or f16 maximum or minimum `minMax` of a row loop (lane 0
+/// above, every lane alike) as a loop on the bits themselves, 16 lanes per
+/// 256 bits where f32 needs 512: each lane carries the three integer
+/// reductions of MinMaxOnBits.h (vpmaxsw, vpminsw, vpmaxuw), which give
+/// its maximum or minimum where it met no NaN. Where a lane met one, the
+/// row runs again in the exact loop below (a row that holds a NaN is read
+/// twice). Returns the new loop, which has replaced `loop`, or null where
+/// the element is not read directly.
+///
+/// The exact loop orders the patterns by an integer key,
 ///
 ///   key(v) = v ^ ((v >>s 15) & 0x7fff)          (its own inverse)
 ///
-/// orders the bit patterns as the floats (-0 below +0, as the emitter's
-/// AND and OR of the bits have it) under a signed compare, so each lane
-/// carries the largest (smallest) key, one vpmaxsw, and beside it the NaN
-/// that the emitter's selects let win: once the accumulator (the first
-/// operand) is a NaN it stays, so the first NaN of the lane; where the
-/// element is the first operand, the last. After the loop a lane is its
-/// NaN made quiet (0x40 set, as the rounding back to bf16 does) where it
-/// met one, else the bits of its extreme key. Returns the new loop, which
-/// has replaced `loop`, or null where the element is not read directly.
+/// as the floats (-0 below +0, as the emitter's AND and OR of the bits
+/// have it) under a signed compare, so each lane carries the largest
+/// (smallest) key and beside it the NaN that the emitter's selects let
+/// win: once the accumulator (the first operand) is a NaN it stays, so the
+/// first NaN of the lane; where the element is the first operand, the
+/// last. After it a lane is its NaN made quiet (as the rounding back does)
+/// where it met one, else the bits of its extreme key.
 mlir::scf::ForOp
 minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
-             mlir::arith::ExtFOp widenedAcc, mlir::Value init,
-             LaneMatcher &matcher,
+             const FloatBits &format, mlir::arith::ExtFOp widenedAcc,
+             mlir::Value init, LaneMatcher &matcher,
              const llvm::SmallPtrSet<mlir::Operation *, 32> &computed) {
   namespace arith = mlir::arith;
   bool accFirst = minMax.x == widenedAcc.getResult();
@@ -366,17 +373,16 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
   mlir::Location loc = loop.getLoc();
   mlir::OpBuilder b(loop);
   auto bits = mlir::VectorType::get({lanes}, b.getI16Type());
-  auto bf16 = mlir::VectorType::get({lanes}, b.getBF16Type());
-  auto constant = [&](mlir::OpBuilder &builder, int64_t value) -> mlir::Value {
-    return builder.create<arith::ConstantOp>(
-        loc, mlir::DenseElementsAttr::get(
-                 bits, builder.getIntegerAttr(builder.getI16Type(), value)));
+  auto halves = llvm::cast<mlir::VectorType>(init.getType());
+  auto constant = [&](mlir::OpBuilder &builder, uint64_t value) {
+    return bitsConstant(builder, loc, bits, value);
   };
   auto isNaN = [&](mlir::OpBuilder &builder, mlir::Value v) -> mlir::Value {
     mlir::Value magnitude =
         builder.create<arith::AndIOp>(loc, v, constant(builder, 0x7fff));
     return builder.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
-                                         magnitude, constant(builder, 0x7f80));
+                                         magnitude,
+                                         constant(builder, format.infinity));
   };
   auto key = [&](mlir::OpBuilder &builder, mlir::Value v) -> mlir::Value {
     mlir::Value sign =
@@ -385,18 +391,36 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
         loc, v,
         builder.create<arith::AndIOp>(loc, sign, constant(builder, 0x7fff)));
   };
+  auto readBits = [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv) {
+    mlir::IRMapping scalar = cloneScalarBody(nb, loop, iv, computed);
+    return nb.create<arith::BitcastOp>(l, bits,
+                                       readLanes(nb, l, read, scalar, halves));
+  };
   mlir::Value initBits = b.create<arith::BitcastOp>(loc, bits, init);
-  auto onBits = b.create<mlir::scf::ForOp>(
+
+  auto fast = b.create<mlir::scf::ForOp>(
       loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-      mlir::ValueRange{key(b, initBits), initBits},
+      mlir::ValueRange{initBits, initBits, initBits},
       [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv,
           mlir::ValueRange args) {
-        mlir::IRMapping scalar = cloneScalarBody(nb, loop, iv, computed);
-        mlir::Value x = nb.create<arith::BitcastOp>(
-            l, bits, readLanes(nb, l, read, scalar, bf16));
-        // The extreme key, NaN or not; and the NaN that wins (the first
-        // where the accumulator is the first operand, else the last), or a
-        // number where none came yet.
+        BitExtremes e = stepExtremes(nb, l, {args[0], args[1], args[2]},
+                                     readBits(nb, l, iv));
+        nb.create<mlir::scf::YieldOp>(l,
+                                      mlir::ValueRange{e.smax, e.smin, e.umax});
+      });
+  BitExtremes e{fast.getResult(0), fast.getResult(1), fast.getResult(2)};
+  mlir::Value anyNaN = b.create<mlir::vector::ReductionOp>(
+      loc, mlir::vector::CombiningKind::OR, sawNaN(b, loc, e, format));
+  auto choice = b.create<mlir::scf::IfOp>(loc, mlir::TypeRange{bits}, anyNaN,
+                                          /*withElseRegion=*/true);
+
+  mlir::OpBuilder then = mlir::OpBuilder::atBlockBegin(choice.thenBlock());
+  auto exact = then.create<mlir::scf::ForOp>(
+      loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+      mlir::ValueRange{key(then, initBits), initBits},
+      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv,
+          mlir::ValueRange args) {
+        mlir::Value x = readBits(nb, l, iv);
         mlir::Value extreme =
             minMax.isMax
                 ? mlir::Value(nb.create<arith::MaxSIOp>(l, args[0], key(nb, x)))
@@ -407,12 +431,19 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
                        : nb.create<arith::SelectOp>(l, isNaN(nb, x), x, nan);
         nb.create<mlir::scf::YieldOp>(l, mlir::ValueRange{extreme, nan});
       });
-  mlir::Value nan = onBits.getResult(1);
-  mlir::Value quiet = b.create<arith::OrIOp>(loc, nan, constant(b, 0x40));
-  mlir::Value result = b.create<arith::SelectOp>(loc, isNaN(b, nan), quiet,
-                                                 key(b, onBits.getResult(0)));
-  replaceByLanes(b, loop, b.create<arith::BitcastOp>(loc, bf16, result));
-  return onBits;
+  mlir::Value nan = exact.getResult(1);
+  mlir::Value quiet =
+      then.create<arith::OrIOp>(loc, nan, constant(then, format.quiet));
+  then.create<mlir::scf::YieldOp>(
+      loc, mlir::ValueRange{then.create<arith::SelectOp>(
+               loc, isNaN(then, nan), quiet, key(then, exact.getResult(0)))});
+
+  mlir::OpBuilder otherwise = mlir::OpBuilder::atBlockBegin(choice.elseBlock());
+  otherwise.create<mlir::scf::YieldOp>(
+      loc, extremeOf(otherwise, loc, e, format, minMax.isMax));
+  replaceByLanes(b, loop,
+                 b.create<arith::BitcastOp>(loc, halves, choice.getResult(0)));
+  return fast;
 }
 
 /// `loop` carrying one vector of its lanes' partial results, or null where
@@ -455,11 +486,11 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
   // A bf16 or f16 maximum or minimum, whose value is always one of its
   // operands, needs no rounding between the steps: lane 0's accumulator is
   // read only widened, and what it yields is a rounding of such a value.
-  // An f16 one keeps its partials f32 in the loop and rounds once after it
-  // (a bf16 one runs on the bits, minMaxOnBits): the same bits, since the
-  // rounding of a widened value gives it back, and of a NaN its sign and
-  // payload made quiet, whether it is done once or at every step (a NaN
-  // operand is passed through by selects only).
+  // One of elements read as they are runs on their bits (minMaxOnBits);
+  // else the partials stay f32 in the loop, rounded once after it: the
+  // same bits, since the rounding of a widened value gives it back, and of
+  // a NaN its sign and payload made quiet, whether it is done once or at
+  // every step (a NaN operand is passed through by selects only).
   mlir::BlockArgument acc0 = loop.getRegionIterArgs()[0];
   mlir::arith::ExtFOp widenedAcc =
       acc0.hasOneUse() ? widenedHalf((*acc0.getUsers().begin())->getResult(0))
@@ -480,9 +511,10 @@ mlir::scf::ForOp vectorizePartials(mlir::scf::ForOp loop) {
   for (int64_t k = 0; k < lanes; ++k)
     init = b.create<mlir::vector::InsertOp>(loc, loop.getInitArgs()[k], init,
                                             llvm::ArrayRef<int64_t>{k});
-  if (minMax && element.isBF16() && (minMax->isMax || minMax->isMin))
+  if (minMax && (minMax->isMax || minMax->isMin))
     if (mlir::scf::ForOp onBits =
-            minMaxOnBits(loop, *minMax, widenedAcc, init, matcher, *computed))
+            minMaxOnBits(loop, *minMax, *FloatBits::of(element), widenedAcc,
+                         init, matcher, *computed))
       return onBits;
   if (inF32)
     init = b.create<mlir::arith::ExtFOp>(loc, vectorOf(b.getF32Type()), init);

@@ -1,0 +1,76 @@
+//===- MinMaxOnBits.h - Float maxima and minima on the bits -----*- C++ -*-===//
+//
+// Private to lib/Codegen. HLO's maximum and minimum of floats order -0
+// below +0 and let a NaN win. Over a row of numbers without NaNs both are
+// functions of three integer reductions of the bit patterns, each one
+// instruction per vector (vpmaxsw/vpminsw/vpmaxuw, vpmaxsd/...):
+//
+//   smax, smin   the largest and smallest pattern read as a signed integer
+//   umax         the largest pattern read as an unsigned integer
+//
+// Non-negative floats (sign bit clear) order as their patterns, negative
+// ones the other way round, and every negative pattern is below every
+// non-negative one as a signed integer and above it as an unsigned one:
+//
+//   maximum = smax          where smax >= 0 (a non-negative element)
+//           = smin          otherwise (all negative: the smallest magnitude)
+//   minimum = umax          where umax has the sign bit (a negative element:
+//                           the largest magnitude)
+//           = smin          otherwise (all non-negative)
+//
+// -0 (the sign bit alone) and +0 (0) fall into place. The same three tell
+// whether a NaN was among them: a positive NaN is above +inf's pattern as a
+// signed integer, a negative one above -inf's as an unsigned one. Where
+// there was one, the caller runs its exact loop instead, which picks the
+// NaN as the emitter's ops do (the same bits as without this).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_CODEGEN_TRANSFORMS_MINMAXONBITS_H
+#define TESSEL_LIB_CODEGEN_TRANSFORMS_MINMAXONBITS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace tessel {
+
+/// Where a float format's sign and infinity are in its bits.
+struct FloatBits {
+  unsigned width = 0;
+  /// +inf's pattern: every exponent bit.
+  uint64_t infinity = 0;
+  /// The mantissa bit that makes a NaN quiet.
+  uint64_t quiet = 0;
+
+  uint64_t sign() const { return uint64_t{1} << (width - 1); }
+  /// bf16, f16 and f32; nullopt for other types.
+  static std::optional<FloatBits> of(mlir::Type floatType);
+};
+
+/// The three reductions of a row's patterns (above).
+struct BitExtremes {
+  mlir::Value smax, smin, umax;
+};
+
+/// `value` (an integer or a vector of integers) of `type` everywhere.
+mlir::Value bitsConstant(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Type type, uint64_t value);
+
+/// `acc` after the patterns `bits` (scalar or vector, as `acc`'s).
+BitExtremes stepExtremes(mlir::OpBuilder &b, mlir::Location loc,
+                         const BitExtremes &acc, mlir::Value bits);
+
+/// Whether a NaN was among the patterns (i1, or a vector of i1 per lane).
+mlir::Value sawNaN(mlir::OpBuilder &b, mlir::Location loc, const BitExtremes &e,
+                   const FloatBits &format);
+
+/// The maximum (`isMax`) or minimum of the patterns, which held no NaN.
+mlir::Value extremeOf(mlir::OpBuilder &b, mlir::Location loc,
+                      const BitExtremes &e, const FloatBits &format,
+                      bool isMax);
+
+} // namespace tessel
+
+#endif // TESSEL_LIB_CODEGEN_TRANSFORMS_MINMAXONBITS_H
