@@ -69,6 +69,16 @@ BitExtremes stepExtremes(mlir::OpBuilder &b, mlir::Location loc,
           b.create<arith::MaxUIOp>(loc, acc.umax, bits)};
 }
 
+mlir::Value isNaNBits(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
+                      const FloatBits &format) {
+  namespace arith = mlir::arith;
+  mlir::Type type = bits.getType();
+  mlir::Value magnitude = b.create<arith::AndIOp>(
+      loc, bits, bitsConstant(b, loc, type, format.sign() - 1));
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, magnitude,
+                                 bitsConstant(b, loc, type, format.infinity));
+}
+
 mlir::Value sawNaN(mlir::OpBuilder &b, mlir::Location loc, const BitExtremes &e,
                    const FloatBits &format) {
   namespace arith = mlir::arith;

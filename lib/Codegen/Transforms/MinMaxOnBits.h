@@ -62,6 +62,11 @@ mlir::Value bitsConstant(mlir::OpBuilder &b, mlir::Location loc,
 BitExtremes stepExtremes(mlir::OpBuilder &b, mlir::Location loc,
                          const BitExtremes &acc, mlir::Value bits);
 
+/// Whether the patterns `bits` (scalar or vector) are NaNs: their
+/// magnitude above +inf's.
+mlir::Value isNaNBits(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
+                      const FloatBits &format);
+
 /// Whether a NaN was among the patterns (i1, or a vector of i1 per lane).
 mlir::Value sawNaN(mlir::OpBuilder &b, mlir::Location loc, const BitExtremes &e,
                    const FloatBits &format);

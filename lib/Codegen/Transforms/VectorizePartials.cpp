@@ -408,7 +408,7 @@ void foldLanesOnBits(mlir::OpBuilder &b, mlir::Value halves,
         continue;
       std::optional<WidenedMinMax> m =
           matchWidenedMinMax(trunc.getIn(), lane[k]);
-      if (!m || m->isMax != isMax || m->isMin == isMax)
+      if (!m || !(isMax ? m->isMax : m->isMin))
         return;
       arith::ExtFOp wx = widenedHalf(m->x), wy = widenedHalf(m->y);
       previous = wx.getIn() == lane[k] ? wy.getIn() : wx.getIn();
@@ -430,16 +430,12 @@ void foldLanesOnBits(mlir::OpBuilder &b, mlir::Value halves,
   mlir::Location loc = last->getLoc();
   b.setInsertionPoint(last);
   mlir::Type halfType = t[0].getType();
-  mlir::Type bitsType = b.getI16Type();
+  mlir::Type bitsType = b.getIntegerType(format.width);
   mlir::Value t0 = b.create<arith::BitcastOp>(loc, bitsType, t[0]);
-  mlir::Value magnitude =
-      b.create<arith::AndIOp>(loc, t0, bitsConstant(b, loc, bitsType, 0x7fff));
-  mlir::Value t0IsNaN =
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, magnitude,
-                              bitsConstant(b, loc, bitsType, format.infinity));
   auto choice = b.create<mlir::scf::IfOp>(
       loc, mlir::TypeRange{halfType},
-      b.create<arith::OrIOp>(loc, anyNaN, t0IsNaN), /*withElseRegion=*/true);
+      b.create<arith::OrIOp>(loc, anyNaN, isNaNBits(b, loc, t0, format)),
+      /*withElseRegion=*/true);
   mlir::OpBuilder then = mlir::OpBuilder::atBlockBegin(choice.thenBlock());
   mlir::IRMapping map;
   for (mlir::Operation &op : *block)
@@ -457,8 +453,8 @@ void foldLanesOnBits(mlir::OpBuilder &b, mlir::Value halves,
     return otherwise.create<mlir::vector::ReductionOp>(loc, kind, rest);
   };
   using Kind = mlir::vector::CombiningKind;
-  BitExtremes h{across(e.smax, Kind::MAXSI, 0x8000),
-                across(e.smin, Kind::MINSI, 0x7fff),
+  BitExtremes h{across(e.smax, Kind::MAXSI, format.sign()),
+                across(e.smin, Kind::MINSI, format.sign() - 1),
                 across(e.umax, Kind::MAXUI, 0)};
   h = stepExtremes(otherwise, loc, h, t0);
   otherwise.create<mlir::scf::YieldOp>(
@@ -509,24 +505,21 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
   int64_t lanes = loop.getNumRegionIterArgs();
   mlir::Location loc = loop.getLoc();
   mlir::OpBuilder b(loop);
-  auto bits = mlir::VectorType::get({lanes}, b.getI16Type());
+  auto bits = mlir::VectorType::get({lanes}, b.getIntegerType(format.width));
   auto halves = llvm::cast<mlir::VectorType>(init.getType());
   auto constant = [&](mlir::OpBuilder &builder, uint64_t value) {
     return bitsConstant(builder, loc, bits, value);
   };
-  auto isNaN = [&](mlir::OpBuilder &builder, mlir::Value v) -> mlir::Value {
-    mlir::Value magnitude =
-        builder.create<arith::AndIOp>(loc, v, constant(builder, 0x7fff));
-    return builder.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
-                                         magnitude,
-                                         constant(builder, format.infinity));
+  auto isNaN = [&](mlir::OpBuilder &builder, mlir::Value v) {
+    return isNaNBits(builder, loc, v, format);
   };
   auto key = [&](mlir::OpBuilder &builder, mlir::Value v) -> mlir::Value {
-    mlir::Value sign =
-        builder.create<arith::ShRSIOp>(loc, v, constant(builder, 15));
+    mlir::Value sign = builder.create<arith::ShRSIOp>(
+        loc, v, constant(builder, format.width - 1));
     return builder.create<arith::XOrIOp>(
         loc, v,
-        builder.create<arith::AndIOp>(loc, sign, constant(builder, 0x7fff)));
+        builder.create<arith::AndIOp>(loc, sign,
+                                      constant(builder, format.sign() - 1)));
   };
   auto readBits = [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv) {
     mlir::IRMapping scalar = cloneScalarBody(nb, loop, iv, computed);
