@@ -64,7 +64,7 @@ func.func @row_min(%in: tensor<4096xf32>, %row: index) -> f32 {
   return %m : f32
 }
 
-// Left alone: a row of 64 (shorter than 128), a maximum with fast-math
+// Left alone: a row of 128 (shorter than 256), a maximum with fast-math
 // flags, a maximum of f64, and a loop whose accumulator is read twice.
 // CHECK-LABEL: func.func @left(
 // CHECK-NOT: arith.maxui
@@ -73,11 +73,11 @@ func.func @row_min(%in: tensor<4096xf32>, %row: index) -> f32 {
 func.func @left(%in: tensor<4096xf32>, %d: tensor<4096xf64>, %row: index) -> (f32, f32, f64, f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
   %c256 = arith.constant 256 : index
   %ninf = arith.constant 0xFF800000 : f32
   %dninf = arith.constant 0xFFF0000000000000 : f64
-  %a = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %ninf) -> (f32) {
+  %a = scf.for %i = %c0 to %c128 step %c1 iter_args(%acc = %ninf) -> (f32) {
     %x = tensor.extract %in[%i] : tensor<4096xf32>
     %y = arith.maximumf %acc, %x : f32
     scf.yield %y : f32

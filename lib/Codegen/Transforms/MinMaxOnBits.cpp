@@ -112,10 +112,12 @@ namespace {
 
 /// Rows shorter than this are left alone: three horizontal reductions and
 /// a branch per row cost more than the blends save (Zen 3, one thread,
-/// 16 MiB of f32: rows of 64 0.43 ms as they were, 0.9-1.1 on the bits;
-/// rows of 128 1.6-2.4 -> 0.8-1.0; rows of 256 1.37 -> 1.22-1.28; rows of
-/// 1024 alike; rows of 4099 (64 MiB) 3.0 -> 2.9).
-constexpr int64_t kMinTrips = 128;
+/// 16 MiB of f32, five alternations: rows of 64 0.43 ms as they were,
+/// 0.9-1.1 on the bits; rows of 128 0.46-0.75 -> 0.79-1.05, though the
+/// Intel Xeon of a GPU host gained, 0.73-0.91 -> 0.63-0.65; rows of 256
+/// 1.21-1.28 -> 1.01-1.24; rows of 512 alike; rows of 4099 (64 MiB) alike
+/// on Zen 3, 5.1-5.6 -> 4.1-5.1 on the Xeon).
+constexpr int64_t kMinTrips = 256;
 
 /// `loop` as a row maximum or minimum of f32 (above) made to run on the
 /// bits; false where it is not one.
