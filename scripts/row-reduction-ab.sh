@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Row maxima, minima and sums of several shapes, timed with two or more
+# tessel builds alternating (BENCHMARKS.md, "Maxima and minima on the
+# bits"): each case checked once with special values by the last build,
+# then `tessel run M --repeat 20 --threads 1` per build, three rounds, the
+# process's CPU time per run and the copy's.
+#
+#   scripts/row-reduction-ab.sh BEFORE_TESSEL [MORE_TESSELS...] AFTER_TESSEL
+#   ROUNDS=5 scripts/row-reduction-ab.sh /tmp/tessel-before build/bin/tessel
+set -u
+cd "$(dirname "$0")/.."
+if [[ $# -lt 1 ]]; then
+  echo "usage: $0 TESSEL [TESSEL...] (the builds to compare)" >&2
+  exit 1
+fi
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+# name type rows cols reducer init
+module() {
+  cat > "$dir/$1.hlo" <<HLO
+HloModule $1
+r {
+  a = $2[] parameter(0)
+  b = $2[] parameter(1)
+  ROOT s = $2[] $5(a, b)
+}
+ENTRY e {
+  p = $2[$3,$4] parameter(0)
+  z = $2[] constant($6)
+  ROOT r = $2[$3] reduce(p, z), dimensions={1}, to_apply=r
+}
+HLO
+}
+module max_bf16_8192x4096 bf16 8192 4096 maximum -inf
+module max_bf16_4096x4096 bf16 4096 4096 maximum -inf
+module min_bf16_4096x4096 bf16 4096 4096 minimum inf
+module max_f16_4096x4096 f16 4096 4096 maximum -inf
+module max_bf16_41943x100 bf16 41943 100 maximum -inf
+module max_bf16_65536x64 bf16 65536 64 maximum -inf
+module max_f16_65536x64 f16 65536 64 maximum -inf
+module max_f32_4096x4099 f32 4096 4099 maximum -inf
+module min_f32_4096x4099 f32 4096 4099 minimum inf
+module max_f32_32768x128 f32 32768 128 maximum -inf
+module max_f32_16384x256 f32 16384 256 maximum -inf
+module max_f32_65536x64 f32 65536 64 maximum -inf
+module sum_f32_65536x64 f32 65536 64 add 0
+module sum_f32_32768x128 f32 32768 128 add 0
+module sum_f32_43648x96 f32 43648 96 add 0
+lscpu | grep -m1 'Model name'
+last=${!#}
+status=0
+for m in "$dir"/*.hlo; do
+  "$last" run "$m" --check --special-values 2>&1 | grep -E '^check output' |
+    sed "s|^|$(basename "$m" .hlo): |" || status=1
+done
+for round in $(seq 1 "${ROUNDS:-3}"); do
+  for bin in "$@"; do
+    for m in "$dir"/*.hlo; do
+      line=$("$bin" run "$m" --repeat 20 --threads 1 2>&1 | grep '^cpu time')
+      echo "round $round $bin $(basename "$m" .hlo): $line"
+    done
+  done
+done
+exit $status
