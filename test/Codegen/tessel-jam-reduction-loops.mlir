@@ -323,12 +323,13 @@ func.func @nested(%in: tensor<512xf32>, %out: tensor<8xf32>) -> tensor<8xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
+  %c2 = arith.constant 2 : index
   %c64 = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   %r = scf.for %th = %c0 to %c8 step %c1 iter_args(%o = %out) -> (tensor<8xf32>) {
     %row = arith.muli %th, %c64 : index
-    %m = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
-      %n = scf.for %j = %c0 to %c1 step %c1 iter_args(%b = %acc) -> (f32) {
+    %m = scf.for %i = %c0 to %c64 step %c2 iter_args(%acc = %zero) -> (f32) {
+      %n = scf.for %j = %c0 to %c2 step %c1 iter_args(%b = %acc) -> (f32) {
         %k0 = arith.addi %row, %i : index
         %k = arith.addi %k0, %j : index
         %x = tensor.extract %in[%k] : tensor<512xf32>

@@ -59,7 +59,9 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include <functional>
 
@@ -382,7 +384,7 @@ void foldLanesOnBits(mlir::OpBuilder &b, mlir::Value halves,
                      const FloatBits &format, bool isMax) {
   namespace arith = mlir::arith;
   int64_t lanes = llvm::cast<mlir::VectorType>(halves.getType()).getDimSize(0);
-  SmallVector<mlir::Value> lane(lanes);
+  SmallVector<mlir::Value> lane(lanes, mlir::Value());
   for (mlir::Operation *user : halves.getUsers()) {
     auto extract = llvm::dyn_cast<mlir::vector::ExtractOp>(user);
     if (!extract || extract.getStaticPosition().size() != 1)
@@ -711,6 +713,24 @@ struct VectorizePartialsPass
     getOperation().walk([&](mlir::scf::ForOp loop) { loops.push_back(loop); });
     for (mlir::scf::ForOp loop : loops)
       vectorizePartials(loop);
+    // The CPU pipeline's canonicalizers before this pass keep loops of one
+    // trip (kOneTripLoopPattern in Pipeline.cpp), so that a row of two
+    // chunks of partial results has its loop here; now they go, as the
+    // canonicalizer would have them go, and so do loops of no trip.
+    mlir::IRRewriter rewriter(&getContext());
+    loops.clear();
+    getOperation().walk([&](mlir::scf::ForOp loop) { loops.push_back(loop); });
+    for (mlir::scf::ForOp loop : llvm::reverse(loops)) {
+      std::optional<int64_t> trips = mlir::constantTripCount(
+          loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+      if (trips == 0) {
+        loop.replaceAllUsesWith(loop.getInitArgs());
+        loop.erase();
+      } else if (trips == 1) {
+        rewriter.setInsertionPoint(loop);
+        (void)loop.promoteIfSingleIteration(rewriter);
+      }
+    }
   }
 };
 
