@@ -43,7 +43,12 @@
 // shorter than 144 elements) into straight code. For a maximum or minimum
 // on the bits it also folds the 16 partial results across the vector
 // where none is a NaN (foldLanesOnBits): one by one, 17 dependent
-// instructions each, they had cost more than a short row's loop.
+// instructions each, they had cost more than a short row's loop; the
+// elements after the last chunk go into the same reductions as one
+// vector. A maximum or minimum of a row shorter than two chunks, which
+// the emitter reduces one element a step, becomes at most two vector
+// reads and the three reductions (shortRowOnBits). Loops of one trip,
+// which the CPU's canonicalizers before this pass keep, go after it.
 //
 //===----------------------------------------------------------------------===//
 #include "AffineCoefficients.h"
@@ -62,6 +67,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/bit.h"
 
 #include <functional>
 
@@ -343,8 +350,11 @@ void replaceByLanes(mlir::OpBuilder &b, mlir::scf::ForOp loop,
 
 /// The ops that compute `result` from `from` and `lane` in `block`: its
 /// backward slice, stopping at those two values (and at values defined
-/// outside `block`); empty where an op of it other than `result`'s is used
-/// outside it.
+/// outside `block`), less the ops that do not depend on `from` and are
+/// also used elsewhere (the widening of an element or its NaN test, which
+/// another reduction of the same row may share after CSE), and what those
+/// are computed from. Empty where an op that depends on `from`, other than
+/// `result`'s, is used outside it.
 llvm::SmallPtrSet<mlir::Operation *, 32> stepOps(mlir::Block *block,
                                                  mlir::Value result,
                                                  mlir::Value from,
@@ -362,23 +372,82 @@ llvm::SmallPtrSet<mlir::Operation *, 32> stepOps(mlir::Block *block,
     for (mlir::Value operand : def->getOperands())
       work.push_back(operand);
   }
-  for (mlir::Operation *op : ops)
+  // The ops that depend on `from`, in block order.
+  llvm::SmallPtrSet<mlir::Operation *, 32> dependent;
+  for (mlir::Operation &op : *block)
+    if (ops.contains(&op) && llvm::any_of(op.getOperands(), [&](mlir::Value v) {
+          mlir::Operation *def = v.getDefiningOp();
+          return v == from || (def && dependent.contains(def));
+        }))
+      dependent.insert(&op);
+  mlir::Operation *last = result.getDefiningOp();
+  for (mlir::Operation *op : dependent)
     for (mlir::Operation *user : op->getUsers())
-      if (op != result.getDefiningOp() && !ops.contains(user))
+      if (op != last && !ops.contains(user))
         return {};
+  // Those that do not, and are used elsewhere, stay where they are.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (mlir::Operation *op : llvm::to_vector(ops)) {
+      if (dependent.contains(op))
+        continue;
+      if (llvm::any_of(op->getUsers(), [&](mlir::Operation *user) {
+            return !ops.contains(user);
+          })) {
+        ops.erase(op);
+        changed = true;
+      }
+    }
+  }
   return ops;
+}
+
+/// The position of the one operand in which `next`'s index (an
+/// apply_indexing) is `previous`'s plus one, both constants, every other
+/// operand the same; -1 where they are not so.
+int64_t nextElement(mlir::tensor::ExtractOp previous,
+                    mlir::tensor::ExtractOp next) {
+  if (previous.getTensor() != next.getTensor() ||
+      previous.getIndices().size() != 1 || next.getIndices().size() != 1)
+    return -1;
+  auto a = previous.getIndices()[0].getDefiningOp<ApplyIndexingOp>();
+  auto b = next.getIndices()[0].getDefiningOp<ApplyIndexingOp>();
+  if (!a || !b || a.getNumResults() != 1 ||
+      a.getIndexingMapAttr() != b.getIndexingMapAttr())
+    return -1;
+  int64_t position = -1;
+  for (auto [i, operand] : llvm::enumerate(b.getOperands())) {
+    if (operand == a.getOperand(i))
+      continue;
+    std::optional<int64_t> x = mlir::getConstantIntValue(a.getOperand(i));
+    std::optional<int64_t> y = mlir::getConstantIntValue(operand);
+    if (position != -1 || !x || !y || *y != *x + 1)
+      return -1;
+    position = i;
+  }
+  if (position == -1)
+    return -1;
+  const IndexingMap &map = a.getIndexingMap();
+  return coefficientOf(map.getAffineMap().getResult(0),
+                       operandVariable(map, position)) == 1
+             ? position
+             : -1;
 }
 
 /// After minMaxOnBits: the loop emitter folds the 16 partial results into
 /// the row's result one after the other, t_k = minMax(t_{k-1}, lane k),
 /// each step the spelled-out widened maximum (minimum) and its rounding,
 /// about 17 dependent instructions: for a short row more than the row's
-/// loop (bf16 rows of 100: 12-20x a copy of their bytes). Where no lane
-/// met a NaN and t_0 is not one, t_15 is the extreme of t_0 and lanes 1 to
-/// 15, which the three reductions give across the lanes (lane 0 left out:
-/// the first step, which may have been folded with a constant
-/// accumulator, stays as it is). Else the 15 steps run as they were. The
-/// steps are left alone where they are not that chain.
+/// loop (bf16 rows of 100: 12-20x a copy of their bytes). A row whose
+/// length is not a multiple of 16 goes on the same way with its last
+/// elements (the tail), t = minMax(t, x[32 + j]). Where no lane met a NaN
+/// and neither t_0 nor the tail holds one, the result is the extreme of
+/// t_0, lanes 1 to 15 and the tail, which the three reductions give
+/// across the lanes (lane 0 left out: the first step, which may have been
+/// folded with a constant accumulator, stays as it is), the tail read as
+/// the row's last 16 elements (those read twice do not change an
+/// extreme). Else the steps run as they were. The steps are left alone
+/// where they are not that chain.
 void foldLanesOnBits(mlir::OpBuilder &b, mlir::Value halves,
                      const BitExtremes &e, mlir::Value anyNaN,
                      const FloatBits &format, bool isMax) {
@@ -397,11 +466,44 @@ void foldLanesOnBits(mlir::OpBuilder &b, mlir::Value halves,
   for (mlir::Value l : lane)
     if (!l)
       return;
-  // Steps 1 to 15; t_0 is whatever the first step made of lane 0.
   mlir::Block *block = (*lane[0].getUsers().begin())->getBlock();
+  // The step after `previous` whose other operand is an element of the
+  // tail (then `element`, widened: the widening may be shared with another
+  // reduction of the same row), or null.
+  auto tailStep = [&](mlir::Value previous,
+                      mlir::Value &element) -> mlir::Value {
+    for (mlir::Operation *op = previous.getDefiningOp()->getNextNode(); op;
+         op = op->getNextNode()) {
+      auto trunc = llvm::dyn_cast<arith::TruncFOp>(op);
+      if (!trunc || trunc.getType() != previous.getType())
+        continue;
+      std::optional<WidenedMinMax> m =
+          matchWidenedMinMax(trunc.getIn(), previous);
+      if (!m || !(isMax ? m->isMax : m->isMin))
+        return nullptr;
+      arith::ExtFOp wx = widenedHalf(m->x), wy = widenedHalf(m->y);
+      if (wx.getIn() == previous && wy.getIn() == previous)
+        return nullptr;
+      element = wx.getIn() == previous ? m->y : m->x;
+      return trunc.getResult();
+    }
+    return nullptr;
+  };
+  // Steps 1 to 15; t_0 is whatever the first step made of lane 0.
   SmallVector<mlir::Value> t{nullptr};
   llvm::SmallPtrSet<mlir::Operation *, 32> chain;
+  auto addStep = [&](mlir::Value next, mlir::Value previous,
+                     mlir::Value element) {
+    llvm::SmallPtrSet<mlir::Operation *, 32> ops =
+        stepOps(block, next, previous, element);
+    if (ops.empty())
+      return false;
+    chain.insert(ops.begin(), ops.end());
+    t.push_back(next);
+    return true;
+  };
   for (int64_t k = 1; k < lanes; ++k) {
+    // Lane k's step, whose other operand is t_{k-1} (t_0: found here).
     mlir::Value previous, next;
     for (mlir::Operation *op = (*lane[k].getUsers().begin())->getNextNode();
          op && !next; op = op->getNextNode()) {
@@ -420,12 +522,46 @@ void foldLanesOnBits(mlir::OpBuilder &b, mlir::Value halves,
         (k > 1 && previous != t[k - 1]))
       return;
     t[0] = k == 1 ? previous : t[0];
-    llvm::SmallPtrSet<mlir::Operation *, 32> ops =
-        stepOps(block, next, previous, lane[k]);
-    if (ops.empty())
+    if (!addStep(next, previous, lane[k]))
       return;
-    chain.insert(ops.begin(), ops.end());
-    t.push_back(next);
+  }
+  // The tail: elements read one after the other, each the next one.
+  llvm::SmallPtrSet<mlir::Operation *, 32> lanesChain = chain;
+  size_t lanesSteps = t.size();
+  SmallVector<mlir::tensor::ExtractOp> tail;
+  int64_t position = -1;
+  while (t.back().hasOneUse() && tail.size() < static_cast<size_t>(lanes)) {
+    mlir::Value element;
+    mlir::Value next = tailStep(t.back(), element);
+    arith::ExtFOp widened = next ? widenedHalf(element) : nullptr;
+    auto read = widened
+                    ? widened.getIn().getDefiningOp<mlir::tensor::ExtractOp>()
+                    : nullptr;
+    if (!next || !read || read.getIndices().size() != 1 ||
+        !read.getIndices()[0].getDefiningOp<ApplyIndexingOp>())
+      break;
+    if (!tail.empty()) {
+      int64_t p = nextElement(tail.back(), read);
+      if (p == -1 || (position != -1 && p != position))
+        break;
+      position = p;
+    }
+    if (!addStep(next, t.back(), element))
+      break;
+    tail.push_back(read);
+  }
+  // The tail's vector ends at its last element; it must not start before
+  // the row (its offset in the row at least 15).
+  std::optional<int64_t> lastOffset;
+  if (tail.size() >= 2)
+    lastOffset = mlir::getConstantIntValue(
+        tail.back().getIndices()[0].getDefiningOp()->getOperand(position));
+  bool tailAsVector = tail.size() >= 2 && lastOffset && *lastOffset >= 15;
+  if (!tailAsVector) {
+    // The tail's steps stay after the fold, as they were.
+    chain = lanesChain;
+    t.resize(lanesSteps);
+    tail.clear();
   }
 
   mlir::Operation *last = t.back().getDefiningOp();
@@ -433,11 +569,34 @@ void foldLanesOnBits(mlir::OpBuilder &b, mlir::Value halves,
   b.setInsertionPoint(last);
   mlir::Type halfType = t[0].getType();
   mlir::Type bitsType = b.getIntegerType(format.width);
+  auto lanesOfBits = mlir::VectorType::get({lanes}, bitsType);
   mlir::Value t0 = b.create<arith::BitcastOp>(loc, bitsType, t[0]);
-  auto choice = b.create<mlir::scf::IfOp>(
-      loc, mlir::TypeRange{halfType},
-      b.create<arith::OrIOp>(loc, anyNaN, isNaNBits(b, loc, t0, format)),
-      /*withElseRegion=*/true);
+  mlir::Value anyNaNLeft =
+      b.create<arith::OrIOp>(loc, anyNaN, isNaNBits(b, loc, t0, format));
+  mlir::Value tailBits;
+  if (tailAsVector) {
+    auto index = tail.back().getIndices()[0].getDefiningOp<ApplyIndexingOp>();
+    mlir::IRMapping start;
+    start.map(index.getOperand(position),
+              b.create<arith::ConstantIndexOp>(loc, *lastOffset - (lanes - 1)));
+    mlir::Operation *first = b.clone(*index, start);
+    auto type = llvm::cast<mlir::VectorType>(halves.getType());
+    mlir::Value padding =
+        b.create<arith::ConstantOp>(loc, b.getZeroAttr(type.getElementType()));
+    mlir::Value read = b.create<mlir::vector::TransferReadOp>(
+        loc, type, tail.back().getTensor(),
+        mlir::ValueRange{first->getResult(0)}, padding,
+        llvm::ArrayRef<bool>{true});
+    tailBits = b.create<arith::BitcastOp>(loc, lanesOfBits, read);
+    anyNaNLeft =
+        b.create<arith::OrIOp>(loc, anyNaNLeft,
+                               b.create<mlir::vector::ReductionOp>(
+                                   loc, mlir::vector::CombiningKind::OR,
+                                   isNaNBits(b, loc, tailBits, format)));
+  }
+  auto choice =
+      b.create<mlir::scf::IfOp>(loc, mlir::TypeRange{halfType}, anyNaNLeft,
+                                /*withElseRegion=*/true);
   mlir::OpBuilder then = mlir::OpBuilder::atBlockBegin(choice.thenBlock());
   mlir::IRMapping map;
   for (mlir::Operation &op : *block)
@@ -445,19 +604,24 @@ void foldLanesOnBits(mlir::OpBuilder &b, mlir::Value halves,
       then.clone(op, map);
   then.create<mlir::scf::YieldOp>(loc, map.lookup(t.back()));
 
-  // Lanes 1 to 15 across: lane 0 made neutral, then reduced.
+  // Lanes 1 to 15 and the tail across: lane 0 made neutral, then reduced.
   mlir::OpBuilder otherwise = mlir::OpBuilder::atBlockBegin(choice.elseBlock());
-  auto across = [&](mlir::Value v, mlir::vector::CombiningKind kind,
-                    uint64_t neutral) -> mlir::Value {
-    mlir::Value n = bitsConstant(otherwise, loc, bitsType, neutral);
-    mlir::Value rest = otherwise.create<mlir::vector::InsertOp>(
-        loc, n, v, llvm::ArrayRef<int64_t>{0});
-    return otherwise.create<mlir::vector::ReductionOp>(loc, kind, rest);
+  auto neutral = [&](mlir::Value v, uint64_t value) -> mlir::Value {
+    return otherwise.create<mlir::vector::InsertOp>(
+        loc, bitsConstant(otherwise, loc, bitsType, value), v,
+        llvm::ArrayRef<int64_t>{0});
   };
+  BitExtremes across{neutral(e.smax, format.sign()),
+                     neutral(e.smin, format.sign() - 1), neutral(e.umax, 0)};
+  if (tailBits)
+    across = stepExtremes(otherwise, loc, across, tailBits);
   using Kind = mlir::vector::CombiningKind;
-  BitExtremes h{across(e.smax, Kind::MAXSI, format.sign()),
-                across(e.smin, Kind::MINSI, format.sign() - 1),
-                across(e.umax, Kind::MAXUI, 0)};
+  BitExtremes h{otherwise.create<mlir::vector::ReductionOp>(loc, Kind::MAXSI,
+                                                            across.smax),
+                otherwise.create<mlir::vector::ReductionOp>(loc, Kind::MINSI,
+                                                            across.smin),
+                otherwise.create<mlir::vector::ReductionOp>(loc, Kind::MAXUI,
+                                                            across.umax)};
   h = stepExtremes(otherwise, loc, h, t0);
   otherwise.create<mlir::scf::YieldOp>(
       loc, mlir::ValueRange{otherwise.create<arith::BitcastOp>(
@@ -578,6 +742,160 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
   replaceByLanes(b, loop, partials);
   foldLanesOnBits(b, partials, e, anyNaN, format, minMax.isMax);
   return fast;
+}
+
+/// `index`, computed in `loop`'s body from its induction variable, for the
+/// induction variable `iv` instead: the ops it is computed with cloned at
+/// `b` (those outside the body are used as they are).
+mlir::Value indexAt(mlir::OpBuilder &b, mlir::scf::ForOp loop,
+                    mlir::Value index, mlir::Value iv) {
+  mlir::IRMapping map;
+  map.map(loop.getInductionVar(), iv);
+  std::function<mlir::Value(mlir::Value)> at = [&](mlir::Value v) {
+    if (mlir::Value done = map.lookupOrNull(v))
+      return done;
+    mlir::Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != loop.getBody())
+      return v;
+    for (mlir::Value operand : def->getOperands())
+      at(operand);
+    b.clone(*def, map);
+    return map.lookup(v);
+  };
+  return at(index);
+}
+
+/// A row's maximum or minimum one element a step: the loop emitter's row
+/// shorter than two chunks of partial results (4 to 31 elements), whose
+/// step is the maximum (minimum) of the accumulator and the element, in
+/// either order (f32: arith.maximumf; bf16, f16: spelled out on widened
+/// values and rounded back),
+///
+///   %m = scf.for %i = 0 to 24 iter_args(%acc = %init) {
+///     %x = tensor.extract %in[apply_indexing #map(%row, %i)]
+///     scf.yield <the maximum of %acc and %x>
+///   }
+///
+/// as the three reductions of MinMaxOnBits.h over at most two vectors
+/// that cover the row (the first and the last w elements, w the largest
+/// power of two up to the row's length and 16; elements read twice do not
+/// change an extreme), then the initial value: one vector read where there
+/// had been a chain of 17 instructions per element (Zen 3, one thread,
+/// 16 MiB: bf16 rows of 16 9.5 ms, a copy 0.9). A row with a NaN, or a NaN
+/// initial value, runs the loop as it was. False where `loop` is not such
+/// a loop.
+bool shortRowOnBits(mlir::scf::ForOp loop) {
+  namespace arith = mlir::arith;
+  if (loop.getNumRegionIterArgs() != 1)
+    return false;
+  mlir::BlockArgument acc = loop.getRegionIterArgs()[0];
+  std::optional<FloatBits> format = FloatBits::of(acc.getType());
+  std::optional<int64_t> trips = mlir::constantTripCount(
+      loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+  std::optional<int64_t> step = mlir::getConstantIntValue(loop.getStep());
+  if (!format || !trips || *trips < 4 || *trips >= 2 * kMaxLanes || step != 1 ||
+      !acc.hasOneUse())
+    return false;
+  // f32 rows of up to 8 are unrolled, and LLVM vectorizes their threads
+  // (Zen 3, one thread, 16 MiB of rows of 8: 1.09 ms so, 1.19 on the bits).
+  if (format->width == 32 && *trips <= 8)
+    return false;
+  for (mlir::Operation &op : loop.getBody()->without_terminator())
+    if (!mlir::isMemoryEffectFree(&op) || op.getNumRegions() != 0)
+      return false;
+  mlir::Value result =
+      llvm::cast<mlir::scf::YieldOp>(loop.getBody()->getTerminator())
+          .getOperand(0);
+  // The element, and which of the two the step computes.
+  mlir::Value element;
+  bool isMax = false;
+  if (format->width == 32) {
+    mlir::Operation *reducer = *acc.getUsers().begin();
+    isMax = llvm::isa<arith::MaximumFOp>(reducer);
+    if (!(isMax || llvm::isa<arith::MinimumFOp>(reducer)) ||
+        reducer->getResult(0) != result ||
+        llvm::cast<arith::ArithFastMathInterface>(reducer)
+                .getFastMathFlagsAttr()
+                .getValue() != arith::FastMathFlags::none)
+      return false;
+    element = reducer->getOperand(reducer->getOperand(0) == acc);
+  } else {
+    auto rounding = result.getDefiningOp<arith::TruncFOp>();
+    if (!rounding || rounding.getType() != acc.getType() ||
+        rounding.getRoundingmodeAttr())
+      return false;
+    std::optional<WidenedMinMax> m = matchWidenedMinMax(rounding.getIn(), acc);
+    if (!m || !(m->isMax || m->isMin))
+      return false;
+    isMax = m->isMax;
+    arith::ExtFOp wx = widenedHalf(m->x), wy = widenedHalf(m->y);
+    element = wx.getIn() == acc ? wy.getIn() : wx.getIn();
+  }
+  // Read as it is, one element on per step.
+  auto read = element.getDefiningOp<mlir::tensor::ExtractOp>();
+  if (element == acc || !read || read.getIndices().size() != 1 ||
+      !loop.isDefinedOutsideOfLoop(read.getTensor()))
+    return false;
+  auto index = read.getIndices()[0].getDefiningOp<ApplyIndexingOp>();
+  if (!index || index.getNumResults() != 1)
+    return false;
+  int64_t position = -1;
+  for (auto [i, operand] : llvm::enumerate(index.getOperands())) {
+    if (operand == loop.getInductionVar() && position == -1)
+      position = i;
+    else if (!loop.isDefinedOutsideOfLoop(operand))
+      return false;
+  }
+  const IndexingMap &map = index.getIndexingMap();
+  if (position == -1 || coefficientOf(map.getAffineMap().getResult(0),
+                                      operandVariable(map, position)) != 1)
+    return false;
+
+  mlir::Location loc = loop.getLoc();
+  mlir::OpBuilder b(loop);
+  int64_t n = *trips;
+  int64_t width = std::min<int64_t>(
+      kMaxLanes,
+      static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(n))));
+  auto halves = mlir::VectorType::get({width}, acc.getType());
+  auto bits = mlir::VectorType::get({width}, b.getIntegerType(format->width));
+  auto lanesAt = [&](int64_t offset) -> mlir::Value {
+    mlir::Value iv =
+        b.create<arith::AddIOp>(loc, loop.getLowerBound(),
+                                b.create<arith::ConstantIndexOp>(loc, offset));
+    mlir::Value padding =
+        b.create<arith::ConstantOp>(loc, b.getZeroAttr(acc.getType()));
+    mlir::Value lanes = b.create<mlir::vector::TransferReadOp>(
+        loc, halves, read.getTensor(),
+        mlir::ValueRange{indexAt(b, loop, index.getResult(0), iv)}, padding,
+        llvm::ArrayRef<bool>{true});
+    return b.create<arith::BitcastOp>(loc, bits, lanes);
+  };
+  mlir::Value first = lanesAt(0);
+  BitExtremes e{first, first, first};
+  if (n > width)
+    e = stepExtremes(b, loc, e, lanesAt(n - width));
+  using Kind = mlir::vector::CombiningKind;
+  BitExtremes h{b.create<mlir::vector::ReductionOp>(loc, Kind::MAXSI, e.smax),
+                b.create<mlir::vector::ReductionOp>(loc, Kind::MINSI, e.smin),
+                b.create<mlir::vector::ReductionOp>(loc, Kind::MAXUI, e.umax)};
+  h = stepExtremes(b, loc, h,
+                   b.create<arith::BitcastOp>(loc, bits.getElementType(),
+                                              loop.getInitArgs()[0]));
+  auto choice = b.create<mlir::scf::IfOp>(loc, mlir::TypeRange{acc.getType()},
+                                          sawNaN(b, loc, h, *format),
+                                          /*withElseRegion=*/true);
+  mlir::OpBuilder then = mlir::OpBuilder::atBlockBegin(choice.thenBlock());
+  mlir::Operation *exact = then.clone(*loop);
+  then.create<mlir::scf::YieldOp>(loc, exact->getResults());
+  mlir::OpBuilder otherwise = mlir::OpBuilder::atBlockBegin(choice.elseBlock());
+  otherwise.create<mlir::scf::YieldOp>(
+      loc,
+      mlir::ValueRange{otherwise.create<arith::BitcastOp>(
+          loc, acc.getType(), extremeOf(otherwise, loc, h, *format, isMax))});
+  loop.getResult(0).replaceAllUsesWith(choice.getResult(0));
+  loop.erase();
+  return true;
 }
 
 /// `loop` carrying one vector of its lanes' partial results, or null where
@@ -712,7 +1030,8 @@ struct VectorizePartialsPass
     SmallVector<mlir::scf::ForOp> loops;
     getOperation().walk([&](mlir::scf::ForOp loop) { loops.push_back(loop); });
     for (mlir::scf::ForOp loop : loops)
-      vectorizePartials(loop);
+      if (!vectorizePartials(loop))
+        shortRowOnBits(loop);
     // The CPU pipeline's canonicalizers before this pass keep loops of one
     // trip (kOneTripLoopPattern in Pipeline.cpp), so that a row of two
     // chunks of partial results has its loop here; now they go, as the
