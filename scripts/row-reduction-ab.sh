@@ -7,6 +7,8 @@
 #
 #   scripts/row-reduction-ab.sh BEFORE_TESSEL [MORE_TESSELS...] AFTER_TESSEL
 #   ROUNDS=5 scripts/row-reduction-ab.sh /tmp/tessel-before build/bin/tessel
+#   SET=short scripts/row-reduction-ab.sh ...   (BENCHMARKS.md, "Short rows
+#     on the bits": rows of 8 to 300, 16 MiB each)
 set -u
 cd "$(dirname "$0")/.."
 if [[ $# -lt 1 ]]; then
@@ -31,6 +33,15 @@ ENTRY e {
 }
 HLO
 }
+if [[ "${SET:-}" == short ]]; then
+  for c in 8 12 16 24 32 33 40 47 49 100 300; do
+    module "max_bf16_x$c" bf16 $((8388608 / c)) $c maximum -inf
+    module "max_f16_x$c" f16 $((8388608 / c)) $c maximum -inf
+    module "max_f32_x$c" f32 $((4194304 / c)) $c maximum -inf
+  done
+  module min_bf16_x24 bf16 349525 24 minimum inf
+  module min_bf16_x40 bf16 209715 40 minimum inf
+else
 module max_bf16_8192x4096 bf16 8192 4096 maximum -inf
 module max_bf16_4096x4096 bf16 4096 4096 maximum -inf
 module min_bf16_4096x4096 bf16 4096 4096 minimum inf
@@ -46,6 +57,7 @@ module max_f32_65536x64 f32 65536 64 maximum -inf
 module sum_f32_65536x64 f32 65536 64 add 0
 module sum_f32_32768x128 f32 32768 128 add 0
 module sum_f32_43648x96 f32 43648 96 add 0
+fi
 lscpu | grep -m1 'Model name'
 last=${!#}
 status=0
