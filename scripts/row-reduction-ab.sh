@@ -9,6 +9,8 @@
 #   ROUNDS=5 scripts/row-reduction-ab.sh /tmp/tessel-before build/bin/tessel
 #   SET=short scripts/row-reduction-ab.sh ...   (BENCHMARKS.md, "Short rows
 #     on the bits": rows of 8 to 300, 16 MiB each)
+#   SET=lanes scripts/row-reduction-ab.sh ...   (BENCHMARKS.md, "Rows as
+#     lanes": bf16 and f16 sums and products of rows of 20 to 28)
 set -u
 cd "$(dirname "$0")/.."
 if [[ $# -lt 1 ]]; then
@@ -41,6 +43,12 @@ if [[ "${SET:-}" == short ]]; then
   done
   module min_bf16_x24 bf16 349525 24 minimum inf
   module min_bf16_x40 bf16 209715 40 minimum inf
+elif [[ "${SET:-}" == lanes ]]; then
+  for c in 20 24 28; do
+    module "sum_bf16_x$c" bf16 $((8388608 / c)) $c add 0
+    module "sum_f16_x$c" f16 $((8388608 / c)) $c add 0
+  done
+  module mul_bf16_x24 bf16 349525 24 multiply 1
 else
 module max_bf16_8192x4096 bf16 8192 4096 maximum -inf
 module max_bf16_4096x4096 bf16 4096 4096 maximum -inf

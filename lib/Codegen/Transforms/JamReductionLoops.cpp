@@ -35,6 +35,11 @@
 // a Zen 3 core summed f32[4096,4096] in 3.1-3.6 ms, 4 rows 2.4-2.6; layer
 // norm's sums (of widened bf16, of squares) gained 8-15%.
 //
+// A short row loop that carries one float and rounds to bf16 or f16 at
+// every step is jammed 8 rows at a time with the rows as the lanes of one
+// vector (emitRowsAsLanes): its steps are long latency-bound chains of
+// integer code, which one vector runs for 8 rows.
+//
 // Where the launch has more threads than rows, each thread's work is
 // behind the loop emitter's bounds check,
 //
@@ -62,6 +67,7 @@
 #include "tessel/Dialect/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -77,6 +83,9 @@ using llvm::SmallVector;
 
 /// Rows read at once, where the thread loop's trip count allows.
 constexpr int64_t kJamFactor = 4;
+/// Rows as the lanes of one vector (emitRowsAsLanes), where the trip count
+/// allows.
+constexpr int64_t kLanesJamFactor = 8;
 /// Rows shorter than kMinRowTrips are jammed from kMinShortRowTrips on,
 /// sums and products from one more (below). On Zen 3, one thread, rows of
 /// 20-28 bf16 sums 7.1-9.5 -> 3.4-4.0 ms for 8 MiB, rows of 16-24 bf16
@@ -104,6 +113,77 @@ bool movable(mlir::Operation *op, mlir::ValueRange carried) {
         reads = true;
   });
   return !reads;
+}
+
+/// Whether `op` computes the same per lane on vectors as on scalars, and
+/// is lowered alike (the roundings to bf16 and f16 included: integer code
+/// and LLVM's fptrunc either way).
+bool laneOp(mlir::Operation *op) {
+  if (auto trunc = llvm::dyn_cast<mlir::arith::TruncFOp>(op)) {
+    mlir::Type to = trunc.getType();
+    return (to.isBF16() || to.isF16()) && !trunc.getRoundingmodeAttr();
+  }
+  return llvm::isa<mlir::arith::AddFOp, mlir::arith::SubFOp,
+                   mlir::arith::MulFOp, mlir::arith::NegFOp,
+                   mlir::arith::ExtFOp, mlir::math::AbsFOp, mlir::arith::CmpFOp,
+                   mlir::arith::SelectOp, mlir::arith::BitcastOp,
+                   mlir::arith::AndIOp, mlir::arith::OrIOp,
+                   mlir::arith::MaximumFOp, mlir::arith::MinimumFOp>(op);
+}
+
+/// The ops of `row`'s body that can run with the rows as the lanes of one
+/// vector (below): those that depend on its one float accumulator or on a
+/// read, all of laneOp, one of them a rounding to bf16 or f16; the rest
+/// (index computations, reads) read none of them. Nothing where `row` is
+/// not such a loop.
+std::optional<llvm::SmallPtrSet<mlir::Operation *, 32>>
+laneOpsOf(mlir::scf::ForOp row) {
+  if (row.getNumRegionIterArgs() != 1)
+    return std::nullopt;
+  mlir::BlockArgument acc = row.getRegionIterArgs()[0];
+  mlir::Type accType = acc.getType();
+  if (!llvm::isa<mlir::FloatType>(accType))
+    return std::nullopt;
+  mlir::Block *body = row.getBody();
+  // The ops on lanes: those that depend on the accumulator or on a read.
+  llvm::SmallPtrSet<mlir::Operation *, 32> lanes;
+  bool rounds = false;
+  auto onLanes = [&](mlir::Value v) {
+    mlir::Operation *def = v.getDefiningOp();
+    return v == acc ||
+           (def &&
+            (lanes.contains(def) || llvm::isa<mlir::tensor::ExtractOp>(def)) &&
+            def->getBlock() == body);
+  };
+  for (mlir::Operation &op : body->without_terminator()) {
+    if (llvm::isa<mlir::tensor::ExtractOp>(op) ||
+        !llvm::any_of(op.getOperands(), onLanes))
+      continue;
+    if (!laneOp(&op) || op.getNumResults() != 1 ||
+        llvm::isa<mlir::VectorType>(op.getResult(0).getType()))
+      return std::nullopt;
+    rounds |= llvm::isa<mlir::arith::TruncFOp>(op);
+    lanes.insert(&op);
+  }
+  mlir::Value result = body->getTerminator()->getOperand(0);
+  if (!rounds || !onLanes(result))
+    return std::nullopt;
+  // The ops off lanes (index computations, reads) read no lane's value,
+  // and a read's value is used on lanes only.
+  for (mlir::Operation &op : body->without_terminator()) {
+    if (lanes.contains(&op))
+      continue;
+    for (mlir::Value operand : op.getOperands()) {
+      mlir::Operation *def = operand.getDefiningOp();
+      if (operand == acc || (def && lanes.contains(def)))
+        return std::nullopt;
+    }
+    if (llvm::isa<mlir::tensor::ExtractOp>(op))
+      for (mlir::Operation *user : op.getUsers())
+        if (!lanes.contains(user) && !llvm::isa<mlir::scf::YieldOp>(user))
+          return std::nullopt;
+  }
+  return lanes;
 }
 
 struct Candidate {
@@ -176,6 +256,11 @@ std::optional<Candidate> match(mlir::scf::ForOp loop) {
   }
   if (!movable(row, carried))
     return std::nullopt;
+  // Rows as lanes: one vector of 8 rows, whose steps' latency 4 rows'
+  // lanes could not hide.
+  if (*trips % kLanesJamFactor == 0 && *trips >= 2 * kLanesJamFactor &&
+      laneOpsOf(row))
+    c.factor = kLanesJamFactor;
   if (int64_t(row.getNumResults()) > kMaxCarried)
     return std::nullopt;
   for (mlir::Type type : row.getResultTypes())
@@ -190,6 +275,83 @@ std::optional<Candidate> match(mlir::scf::ForOp loop) {
     if (!loop.isDefinedOutsideOfLoop(bound))
       return std::nullopt;
   return c;
+}
+
+/// The jammed row loop with the rows as the lanes of one vector, where
+/// laneOpsOf(`row`) says it can be: a step is 10-15 scalar instructions
+/// per row (bf16's rounding is integer code), one vector of them for all
+/// the rows (Zen 3, one thread, 16 MiB of bf16 sums of rows of 24: 7.3 ms
+/// with 4 rows' scalar chains jammed). The reads stay one per row,
+/// gathered into a vector; each lane runs its row's steps in the row's
+/// order, so the bits are the same. Returns the rows' results, or nothing
+/// where `row` is not such a loop.
+std::optional<SmallVector<mlir::Value>>
+emitRowsAsLanes(mlir::OpBuilder &b, mlir::scf::ForOp row,
+                llvm::ArrayRef<mlir::IRMapping> maps) {
+  int64_t factor = static_cast<int64_t>(maps.size());
+  std::optional<llvm::SmallPtrSet<mlir::Operation *, 32>> laneOps =
+      laneOpsOf(row);
+  if (!laneOps)
+    return std::nullopt;
+  const llvm::SmallPtrSet<mlir::Operation *, 32> &lanes = *laneOps;
+  mlir::BlockArgument acc = row.getRegionIterArgs()[0];
+  mlir::Block *body = row.getBody();
+  mlir::Value result = body->getTerminator()->getOperand(0);
+  mlir::Location loc = row.getLoc();
+  auto vectorOf = [&](mlir::Type type) {
+    return mlir::VectorType::get({factor}, type);
+  };
+  auto gather = [&](mlir::OpBuilder &nb,
+                    llvm::ArrayRef<mlir::Value> values) -> mlir::Value {
+    if (llvm::all_equal(values))
+      return nb.create<mlir::vector::SplatOp>(loc, values[0],
+                                              vectorOf(values[0].getType()));
+    return nb.create<mlir::vector::FromElementsOp>(
+        loc, vectorOf(values[0].getType()), values);
+  };
+  SmallVector<mlir::Value> inits;
+  for (int64_t j = 0; j < factor; ++j)
+    inits.push_back(maps[j].lookupOrDefault(row.getInitArgs()[0]));
+  mlir::Value init = gather(b, inits);
+  auto jammed = b.create<mlir::scf::ForOp>(
+      loc, row.getLowerBound(), row.getUpperBound(), row.getStep(),
+      mlir::ValueRange{init},
+      [&](mlir::OpBuilder &nb, mlir::Location, mlir::Value iv,
+          mlir::ValueRange args) {
+        SmallVector<mlir::IRMapping> rows(maps.begin(), maps.end());
+        mlir::IRMapping vectors;
+        vectors.map(acc, args[0]);
+        auto vectorFor = [&](mlir::Value v) -> mlir::Value {
+          if (mlir::Value done = vectors.lookupOrNull(v))
+            return done;
+          SmallVector<mlir::Value> perRow;
+          for (mlir::IRMapping &map : rows)
+            perRow.push_back(map.lookupOrDefault(v));
+          return gather(nb, perRow);
+        };
+        for (mlir::IRMapping &map : rows)
+          map.map(row.getInductionVar(), iv);
+        for (mlir::Operation &op : body->without_terminator()) {
+          if (!lanes.contains(&op)) {
+            // Index computations and reads: one per row.
+            for (mlir::IRMapping &map : rows)
+              nb.clone(op, map);
+            continue;
+          }
+          mlir::IRMapping operands;
+          for (mlir::Value operand : op.getOperands())
+            operands.map(operand, vectorFor(operand));
+          mlir::Operation *copy = nb.clone(op, operands);
+          copy->getResult(0).setType(vectorOf(op.getResult(0).getType()));
+          vectors.map(op.getResult(0), copy->getResult(0));
+        }
+        nb.create<mlir::scf::YieldOp>(loc, vectorFor(result));
+      });
+  SmallVector<mlir::Value> results;
+  for (int64_t j = 0; j < factor; ++j)
+    results.push_back(b.create<mlir::vector::ExtractOp>(
+        loc, jammed.getResult(0), llvm::ArrayRef<int64_t>{j}));
+  return results;
 }
 
 /// Clones, at `b`'s insertion point, the ops of `block` (a thread's work,
@@ -218,29 +380,35 @@ emitJammed(mlir::OpBuilder &b, mlir::Block &block, mlir::scf::ForOp row,
       b.clone(*op, maps[j]);
 
   size_t n = row.getNumResults();
-  SmallVector<mlir::Value> inits;
-  for (int64_t j = 0; j < factor; ++j)
-    for (mlir::Value v : row.getInitArgs())
-      inits.push_back(maps[j].lookupOrDefault(v));
-  auto jammed = b.create<mlir::scf::ForOp>(
-      loc, row.getLowerBound(), row.getUpperBound(), row.getStep(), inits,
-      [&](mlir::OpBuilder &nb, mlir::Location, mlir::Value iv,
-          mlir::ValueRange args) {
-        SmallVector<mlir::Value> yields;
-        auto yield = llvm::cast<mlir::scf::YieldOp>(row.getBody()->back());
-        for (int64_t j = 0; j < factor; ++j) {
-          mlir::IRMapping map = maps[j];
-          map.map(row.getInductionVar(), iv);
-          map.map(row.getRegionIterArgs(), args.slice(j * n, n));
-          for (mlir::Operation &op : row.getBody()->without_terminator())
-            nb.clone(op, map);
-          for (mlir::Value v : yield.getOperands())
-            yields.push_back(map.lookupOrDefault(v));
-        }
-        nb.create<mlir::scf::YieldOp>(loc, yields);
-      });
-  for (int64_t j = 0; j < factor; ++j)
-    maps[j].map(row.getResults(), jammed.getResults().slice(j * n, n));
+  if (std::optional<SmallVector<mlir::Value>> lanes =
+          emitRowsAsLanes(b, row, maps)) {
+    for (int64_t j = 0; j < factor; ++j)
+      maps[j].map(row.getResult(0), (*lanes)[j]);
+  } else {
+    SmallVector<mlir::Value> inits;
+    for (int64_t j = 0; j < factor; ++j)
+      for (mlir::Value v : row.getInitArgs())
+        inits.push_back(maps[j].lookupOrDefault(v));
+    auto jammed = b.create<mlir::scf::ForOp>(
+        loc, row.getLowerBound(), row.getUpperBound(), row.getStep(), inits,
+        [&](mlir::OpBuilder &nb, mlir::Location, mlir::Value iv,
+            mlir::ValueRange args) {
+          SmallVector<mlir::Value> yields;
+          auto yield = llvm::cast<mlir::scf::YieldOp>(row.getBody()->back());
+          for (int64_t j = 0; j < factor; ++j) {
+            mlir::IRMapping map = maps[j];
+            map.map(row.getInductionVar(), iv);
+            map.map(row.getRegionIterArgs(), args.slice(j * n, n));
+            for (mlir::Operation &op : row.getBody()->without_terminator())
+              nb.clone(op, map);
+            for (mlir::Value v : yield.getOperands())
+              yields.push_back(map.lookupOrDefault(v));
+          }
+          nb.create<mlir::scf::YieldOp>(loc, yields);
+        });
+    for (int64_t j = 0; j < factor; ++j)
+      maps[j].map(row.getResults(), jammed.getResults().slice(j * n, n));
+  }
 
   auto yield = llvm::cast<mlir::scf::YieldOp>(block.getTerminator());
   SmallVector<mlir::Value> passed(init);
