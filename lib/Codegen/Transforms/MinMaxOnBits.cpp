@@ -108,6 +108,25 @@ mlir::Value extremeOf(mlir::OpBuilder &b, mlir::Location loc,
   return b.create<arith::SelectOp>(loc, someNegative, e.umax, e.smin);
 }
 
+void replaceByExtremeOrLoop(mlir::OpBuilder &b, mlir::scf::ForOp loop,
+                            const BitExtremes &e, const FloatBits &format,
+                            bool isMax) {
+  mlir::Location loc = loop.getLoc();
+  mlir::Type type = loop.getResult(0).getType();
+  auto choice = b.create<mlir::scf::IfOp>(loc, mlir::TypeRange{type},
+                                          sawNaN(b, loc, e, format),
+                                          /*withElseRegion=*/true);
+  mlir::OpBuilder then = mlir::OpBuilder::atBlockBegin(choice.thenBlock());
+  mlir::Operation *exact = then.clone(*loop);
+  then.create<mlir::scf::YieldOp>(loc, exact->getResults());
+  mlir::OpBuilder otherwise = mlir::OpBuilder::atBlockBegin(choice.elseBlock());
+  otherwise.create<mlir::scf::YieldOp>(
+      loc, mlir::ValueRange{otherwise.create<mlir::arith::BitcastOp>(
+               loc, type, extremeOf(otherwise, loc, e, format, isMax))});
+  loop.getResult(0).replaceAllUsesWith(choice.getResult(0));
+  loop.erase();
+}
+
 namespace {
 
 /// Rows shorter than this are left alone: three horizontal reductions and
@@ -168,20 +187,9 @@ bool minMaxOnBits(mlir::scf::ForOp loop) {
         nb.create<mlir::scf::YieldOp>(l,
                                       mlir::ValueRange{e.smax, e.smin, e.umax});
       });
-  BitExtremes e{onBits.getResult(0), onBits.getResult(1), onBits.getResult(2)};
-  auto choice = b.create<mlir::scf::IfOp>(loc, mlir::TypeRange{acc.getType()},
-                                          sawNaN(b, loc, e, *format),
-                                          /*withElseRegion=*/true);
-  mlir::OpBuilder then = mlir::OpBuilder::atBlockBegin(choice.thenBlock());
-  mlir::Operation *exact = then.clone(*loop);
-  then.create<mlir::scf::YieldOp>(loc, exact->getResults());
-  mlir::OpBuilder otherwise = mlir::OpBuilder::atBlockBegin(choice.elseBlock());
-  otherwise.create<mlir::scf::YieldOp>(
-      loc,
-      mlir::ValueRange{otherwise.create<arith::BitcastOp>(
-          loc, acc.getType(), extremeOf(otherwise, loc, e, *format, isMax))});
-  loop.getResult(0).replaceAllUsesWith(choice.getResult(0));
-  loop.erase();
+  replaceByExtremeOrLoop(
+      b, loop, {onBits.getResult(0), onBits.getResult(1), onBits.getResult(2)},
+      *format, isMax);
   return true;
 }
 

@@ -28,6 +28,7 @@
 #ifndef TESSEL_LIB_CODEGEN_TRANSFORMS_MINMAXONBITS_H
 #define TESSEL_LIB_CODEGEN_TRANSFORMS_MINMAXONBITS_H
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -75,6 +76,14 @@ mlir::Value sawNaN(mlir::OpBuilder &b, mlir::Location loc, const BitExtremes &e,
 mlir::Value extremeOf(mlir::OpBuilder &b, mlir::Location loc,
                       const BitExtremes &e, const FloatBits &format,
                       bool isMax);
+
+/// Replaces `loop`, a row loop that carries one float (`format`), by its
+/// maximum (`isMax`) or minimum from `e`, the three reductions of its
+/// elements and initial value, where they saw no NaN, and by `loop` itself
+/// where they did: an scf.if at `b`'s insertion point.
+void replaceByExtremeOrLoop(mlir::OpBuilder &b, mlir::scf::ForOp loop,
+                            const BitExtremes &e, const FloatBits &format,
+                            bool isMax);
 
 } // namespace tessel
 

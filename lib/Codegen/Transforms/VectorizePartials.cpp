@@ -882,19 +882,7 @@ bool shortRowOnBits(mlir::scf::ForOp loop) {
   h = stepExtremes(b, loc, h,
                    b.create<arith::BitcastOp>(loc, bits.getElementType(),
                                               loop.getInitArgs()[0]));
-  auto choice = b.create<mlir::scf::IfOp>(loc, mlir::TypeRange{acc.getType()},
-                                          sawNaN(b, loc, h, *format),
-                                          /*withElseRegion=*/true);
-  mlir::OpBuilder then = mlir::OpBuilder::atBlockBegin(choice.thenBlock());
-  mlir::Operation *exact = then.clone(*loop);
-  then.create<mlir::scf::YieldOp>(loc, exact->getResults());
-  mlir::OpBuilder otherwise = mlir::OpBuilder::atBlockBegin(choice.elseBlock());
-  otherwise.create<mlir::scf::YieldOp>(
-      loc,
-      mlir::ValueRange{otherwise.create<arith::BitcastOp>(
-          loc, acc.getType(), extremeOf(otherwise, loc, h, *format, isMax))});
-  loop.getResult(0).replaceAllUsesWith(choice.getResult(0));
-  loop.erase();
+  replaceByExtremeOrLoop(b, loop, h, *format, isMax);
   return true;
 }
 
