@@ -62,12 +62,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AffineCoefficients.h"
+#include "LaneOps.h"
 #include "ThreadGuard.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -115,27 +115,11 @@ bool movable(mlir::Operation *op, mlir::ValueRange carried) {
   return !reads;
 }
 
-/// Whether `op` computes the same per lane on vectors as on scalars, and
-/// is lowered alike (the roundings to bf16 and f16 included: integer code
-/// and LLVM's fptrunc either way).
-bool laneOp(mlir::Operation *op) {
-  if (auto trunc = llvm::dyn_cast<mlir::arith::TruncFOp>(op)) {
-    mlir::Type to = trunc.getType();
-    return (to.isBF16() || to.isF16()) && !trunc.getRoundingmodeAttr();
-  }
-  return llvm::isa<mlir::arith::AddFOp, mlir::arith::SubFOp,
-                   mlir::arith::MulFOp, mlir::arith::NegFOp,
-                   mlir::arith::ExtFOp, mlir::math::AbsFOp, mlir::arith::CmpFOp,
-                   mlir::arith::SelectOp, mlir::arith::BitcastOp,
-                   mlir::arith::AndIOp, mlir::arith::OrIOp,
-                   mlir::arith::MaximumFOp, mlir::arith::MinimumFOp>(op);
-}
-
 /// The ops of `row`'s body that can run with the rows as the lanes of one
 /// vector (below): those that depend on its one float accumulator or on a
-/// read, all of laneOp, one of them a rounding to bf16 or f16; the rest
-/// (index computations, reads) read none of them. Nothing where `row` is
-/// not such a loop.
+/// read, all lane-wise (LaneOps.h), one of them a rounding to bf16 or
+/// f16; the rest (index computations, reads) read none of them. Nothing
+/// where `row` is not such a loop.
 std::optional<llvm::SmallPtrSet<mlir::Operation *, 32>>
 laneOpsOf(mlir::scf::ForOp row) {
   if (row.getNumRegionIterArgs() != 1)
@@ -159,7 +143,7 @@ laneOpsOf(mlir::scf::ForOp row) {
     if (llvm::isa<mlir::tensor::ExtractOp>(op) ||
         !llvm::any_of(op.getOperands(), onLanes))
       continue;
-    if (!laneOp(&op) || op.getNumResults() != 1 ||
+    if (!isLaneWise(&op) || op.getNumResults() != 1 ||
         llvm::isa<mlir::VectorType>(op.getResult(0).getType()))
       return std::nullopt;
     rounds |= llvm::isa<mlir::arith::TruncFOp>(op);

@@ -108,6 +108,29 @@ mlir::Value extremeOf(mlir::OpBuilder &b, mlir::Location loc,
   return b.create<arith::SelectOp>(loc, someNegative, e.umax, e.smin);
 }
 
+std::optional<F32MinMaxStep> matchF32MinMaxStep(mlir::scf::ForOp loop) {
+  namespace arith = mlir::arith;
+  if (loop.getNumRegionIterArgs() != 1)
+    return std::nullopt;
+  mlir::BlockArgument acc = loop.getRegionIterArgs()[0];
+  if (!acc.getType().isF32() || !acc.hasOneUse())
+    return std::nullopt;
+  auto yield = llvm::cast<mlir::scf::YieldOp>(loop.getBody()->getTerminator());
+  mlir::Operation *reducer = *acc.getUsers().begin();
+  bool isMax = llvm::isa<arith::MaximumFOp>(reducer);
+  if (!(isMax || llvm::isa<arith::MinimumFOp>(reducer)) ||
+      yield.getOperand(0) != reducer->getResult(0) ||
+      !reducer->getResult(0).hasOneUse())
+    return std::nullopt;
+  auto fmf = llvm::cast<arith::ArithFastMathInterface>(reducer);
+  if (fmf.getFastMathFlagsAttr().getValue() != arith::FastMathFlags::none)
+    return std::nullopt;
+  mlir::Value element = reducer->getOperand(reducer->getOperand(0) == acc);
+  if (element == acc)
+    return std::nullopt;
+  return F32MinMaxStep{reducer, element, isMax};
+}
+
 void replaceByExtremeOrLoop(mlir::OpBuilder &b, mlir::scf::ForOp loop,
                             const BitExtremes &e, const FloatBits &format,
                             bool isMax) {
@@ -142,29 +165,15 @@ constexpr int64_t kMinTrips = 256;
 /// bits; false where it is not one.
 bool minMaxOnBits(mlir::scf::ForOp loop) {
   namespace arith = mlir::arith;
-  if (loop.getNumRegionIterArgs() != 1)
-    return false;
-  mlir::BlockArgument acc = loop.getRegionIterArgs()[0];
-  std::optional<FloatBits> format = FloatBits::of(acc.getType());
-  if (!format || format->width != 32 || !acc.hasOneUse())
+  std::optional<F32MinMaxStep> step = matchF32MinMaxStep(loop);
+  if (!step)
     return false;
   std::optional<int64_t> trips = mlir::constantTripCount(
       loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
   if (!trips || *trips < kMinTrips)
     return false;
-  auto yield = llvm::cast<mlir::scf::YieldOp>(loop.getBody()->getTerminator());
-  mlir::Operation *reducer = *acc.getUsers().begin();
-  bool isMax = llvm::isa<arith::MaximumFOp>(reducer);
-  if (!(isMax || llvm::isa<arith::MinimumFOp>(reducer)) ||
-      yield.getOperand(0) != reducer->getResult(0) ||
-      !reducer->getResult(0).hasOneUse())
-    return false;
-  auto fmf = llvm::cast<arith::ArithFastMathInterface>(reducer);
-  if (fmf.getFastMathFlagsAttr().getValue() != arith::FastMathFlags::none)
-    return false;
-  mlir::Value element = reducer->getOperand(reducer->getOperand(0) == acc);
-  if (element == acc)
-    return false;
+  mlir::Operation *reducer = step->reducer;
+  mlir::Value element = step->element;
 
   mlir::Location loc = loop.getLoc();
   mlir::OpBuilder b(loop);
@@ -189,7 +198,7 @@ bool minMaxOnBits(mlir::scf::ForOp loop) {
       });
   replaceByExtremeOrLoop(
       b, loop, {onBits.getResult(0), onBits.getResult(1), onBits.getResult(2)},
-      *format, isMax);
+      *FloatBits::of(b.getF32Type()), step->isMax);
   return true;
 }
 

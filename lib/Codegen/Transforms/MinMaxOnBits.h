@@ -77,6 +77,18 @@ mlir::Value extremeOf(mlir::OpBuilder &b, mlir::Location loc,
                       const BitExtremes &e, const FloatBits &format,
                       bool isMax);
 
+/// The step of a row loop that carries one f32 accumulator: arith.maximumf
+/// or arith.minimumf of it and an element, in either order, without
+/// fast-math flags, its result read only by the yield.
+struct F32MinMaxStep {
+  mlir::Operation *reducer = nullptr;
+  mlir::Value element;
+  bool isMax = false;
+};
+
+/// `loop`'s step as an F32MinMaxStep, or nothing.
+std::optional<F32MinMaxStep> matchF32MinMaxStep(mlir::scf::ForOp loop);
+
 /// Replaces `loop`, a row loop that carries one float (`format`), by its
 /// maximum (`isMax`) or minimum from `e`, the three reductions of its
 /// elements and initial value, where they saw no NaN, and by `loop` itself

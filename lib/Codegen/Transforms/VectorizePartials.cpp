@@ -52,12 +52,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AffineCoefficients.h"
+#include "LaneOps.h"
 #include "MinMaxOnBits.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -136,29 +136,6 @@ public:
   llvm::SmallPtrSet<mlir::Operation *, 16> lane0;
 
 private:
-  /// The ops a lane's value may be computed with: exact per element, and
-  /// lowered alike as scalars and vectors (no math approximations; of the
-  /// roundings only to bf16, which is integer code, and to f16, LLVM's
-  /// fptrunc either way).
-  static bool vectorizable(mlir::Operation *op) {
-    if (auto trunc = llvm::dyn_cast<mlir::arith::TruncFOp>(op)) {
-      mlir::Type to = mlir::getElementTypeOrSelf(trunc.getType());
-      if (!(to.isBF16() || to.isF16()) || trunc.getRoundingmodeAttr())
-        return false;
-    } else if (!llvm::isa<mlir::arith::AddFOp, mlir::arith::SubFOp,
-                          mlir::arith::MulFOp, mlir::arith::NegFOp,
-                          mlir::arith::ExtFOp, mlir::math::AbsFOp,
-                          mlir::arith::CmpFOp, mlir::arith::SelectOp,
-                          mlir::arith::BitcastOp, mlir::arith::AndIOp,
-                          mlir::arith::OrIOp>(op)) {
-      return false;
-    }
-    auto fmf = llvm::dyn_cast<mlir::arith::ArithFastMathInterface>(op);
-    mlir::arith::FastMathFlagsAttr flags =
-        fmf ? fmf.getFastMathFlagsAttr() : nullptr;
-    return !flags || flags.getValue() == mlir::arith::FastMathFlags::none;
-  }
-
   bool compare(mlir::Value v0, mlir::Value vk, int64_t k) {
     mlir::Operation *op0 = v0.getDefiningOp();
     mlir::Operation *opk = vk.getDefiningOp();
@@ -170,7 +147,7 @@ private:
       return false;
     if (auto e0 = llvm::dyn_cast<mlir::tensor::ExtractOp>(op0))
       return consecutive(e0, llvm::cast<mlir::tensor::ExtractOp>(opk), k);
-    if (!vectorizable(op0))
+    if (!isLaneWise(op0))
       return false;
     for (auto [a, b] : llvm::zip(op0->getOperands(), opk->getOperands()))
       if (!matches(a, b, k))
@@ -810,15 +787,11 @@ bool shortRowOnBits(mlir::scf::ForOp loop) {
   mlir::Value element;
   bool isMax = false;
   if (format->width == 32) {
-    mlir::Operation *reducer = *acc.getUsers().begin();
-    isMax = llvm::isa<arith::MaximumFOp>(reducer);
-    if (!(isMax || llvm::isa<arith::MinimumFOp>(reducer)) ||
-        reducer->getResult(0) != result ||
-        llvm::cast<arith::ArithFastMathInterface>(reducer)
-                .getFastMathFlagsAttr()
-                .getValue() != arith::FastMathFlags::none)
+    std::optional<F32MinMaxStep> f32Step = matchF32MinMaxStep(loop);
+    if (!f32Step)
       return false;
-    element = reducer->getOperand(reducer->getOperand(0) == acc);
+    isMax = f32Step->isMax;
+    element = f32Step->element;
   } else {
     auto rounding = result.getDefiningOp<arith::TruncFOp>();
     if (!rounding || rounding.getType() != acc.getType() ||
