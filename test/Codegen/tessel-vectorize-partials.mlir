@@ -479,3 +479,32 @@ func.func @widened_maxima_f16(%in: tensor<1024xf16>, %out: tensor<8xf16>) -> ten
   return %r : tensor<8xf16>
 }
 
+
+// Loops of one trip, which the CPU pipeline's canonicalizers before this
+// pass keep, are inlined after it; loops of no trip give their initial
+// values; others stay.
+// CHECK-LABEL: func.func @trivial_loops(
+// CHECK-SAME: %[[A:.*]]: f32, %[[B:.*]]: f32
+// CHECK-NOT: scf.for
+// CHECK: %[[ONE:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK: scf.for {{.*}} -> (f32)
+// CHECK-NOT: scf.for
+// CHECK: return %[[ONE]], %[[B]], %{{.*}} : f32, f32, f32
+func.func @trivial_loops(%a: f32, %b: f32) -> (f32, f32, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %one = scf.for %i = %c0 to %c1 step %c1 iter_args(%x = %a) -> (f32) {
+    %y = arith.addf %x, %b : f32
+    scf.yield %y : f32
+  }
+  %none = scf.for %i = %c1 to %c1 step %c1 iter_args(%x = %b) -> (f32) {
+    %y = arith.addf %x, %a : f32
+    scf.yield %y : f32
+  }
+  %two = scf.for %i = %c0 to %c2 step %c1 iter_args(%x = %a) -> (f32) {
+    %y = arith.addf %x, %a : f32
+    scf.yield %y : f32
+  }
+  return %one, %none, %two : f32, f32, f32
+}
