@@ -782,7 +782,7 @@ emitLoopNest(mlir::OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> bounds,
 /// integer reductions are not among them: LLVM's loop vectorizer takes them
 /// as they are, across the threads (a row max of f32[4096,4099] runs near
 /// copy speed; on the CPU -tessel-min-max-on-bits first makes an f32 one
-/// integer reductions of the bits).
+/// a maximum that may drop NaNs and a sum that shows them).
 static constexpr int64_t kPartialLanes = kReductionPartials;
 
 mlir::FailureOr<SmallVector<Value>> ElementalEmitter::emitPartialReduce(

@@ -96,7 +96,8 @@ constexpr int64_t kMinShortRowTrips = 16;
 /// Values a row loop may carry: one accumulator, or an argmax's two, or
 /// one vector of partial results (-tessel-vectorize-partials), or the
 /// three integer reductions of a maximum or minimum on the bits
-/// (-tessel-min-max-on-bits, -tessel-vectorize-partials). LLVM's SLP
+/// (-tessel-vectorize-partials), or an f32 maximum or minimum and its sum
+/// (-tessel-min-max-on-bits). LLVM's SLP
 /// vectorizer makes one vector of a row's 16 scalar partial sums, but left 4
 /// rows' 64 (or 2 rows' 32) scalar, 2x slower.
 constexpr int64_t kMaxCarried = 3;

@@ -8,26 +8,36 @@
 //   }
 //
 // which LLVM vectorizes with llvm.maximum: on x86 a vmaxps and four blends
-// and compares for HLO's NaN and signed-zero rules, per 8 elements (Zen 3,
-// one thread: f32[4096,4099] in 2.8 ms, XLA:CPU 2.5). This pass computes
-// the same value from three integer reductions of the bits (MinMaxOnBits.h),
-// three instructions per vector, and runs the loop as it was only for a row
-// that holds a NaN, which it then reads again:
+// and compares for HLO's NaN and signed-zero rules per vector. This pass
+// computes the same value from two reductions of one instruction each per
+// vector: a maximum that may drop a NaN and keep either of two equal zeros
+// (x86: vmaxps), and a sum of the same elements that is a NaN where an
+// element was (vaddps). The loop as it was runs again for a row where the
+// sum or the initial value is a NaN, or the result a zero:
 //
-//   %b:3 = scf.for ... iter_args(%smax = %i, %smin = %i, %umax = %i) {
-//     %x = tensor.extract %in[...]
-//     <arith.maxsi, arith.minsi, arith.maxui of the bits of %x>
+//   %r:2 = scf.for ... iter_args(%m = <init>, %s = <zeros>) {
+//     %x = <vector.transfer_read of 16 elements, or tensor.extract>
+//     %m' = <%x where %x > %m, else %m>
+//     %s' = arith.addf %s, %x fastmath<reassoc>
 //   }
-//   %m = scf.if <a NaN among them> { <the loop as it was> } else {
-//     <the maximum of the bits>
+//   %m = scf.if <a NaN in the sum or the initial value, or a zero result> {
+//     <the loop as it was>
+//   } else {
+//     <the maximum of %r#0 (across its lanes)>
 //   }
 //
-// so the bits are those of the loop as it was in every case. Helpers for
-// -tessel-vectorize-partials, which does the same for bf16 and f16 partial
-// results in vectors, are here too.
+// so the bits are those of the loop as it was in every case. A row read as
+// it is (RowReads.h) runs on vectors of 16 written here, its last 16
+// elements read once more where it is not a multiple of 16; a row of
+// computed elements stays scalar for LLVM's loop vectorizer. An earlier
+// form took three integer reductions of the bits (MinMaxOnBits.h), three
+// instructions per vector, and read at 33 GB/s where the sum reads at 50
+// (Zen 5, one thread). Those helpers serve -tessel-vectorize-partials,
+// which runs the maxima and minima of bf16 and f16 on their bits.
 //
 //===----------------------------------------------------------------------===//
 #include "MinMaxOnBits.h"
+#include "RowReads.h"
 
 #include "tessel/Codegen/Passes.h"
 
@@ -35,6 +45,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -152,37 +163,201 @@ void replaceByExtremeOrLoop(mlir::OpBuilder &b, mlir::scf::ForOp loop,
 
 namespace {
 
-/// Rows shorter than this are left alone: three horizontal reductions and
-/// a branch per row cost more than the blends save (Zen 3, one thread,
-/// 16 MiB of f32, five alternations: rows of 64 0.43 ms as they were,
-/// 0.9-1.1 on the bits; rows of 128 0.46-0.75 -> 0.79-1.05, though the
+/// Rows of computed elements shorter than this are left alone: horizontal
+/// reductions and a branch per row cost more than the blends save, as
+/// measured for the three integer reductions of the bits (Zen 3, one
+/// thread, 16 MiB of f32, five alternations: rows of 64 0.43 ms as they
+/// were, 0.9-1.1 on the bits; rows of 128 0.46-0.75 -> 0.79-1.05, though the
 /// Intel Xeon of a GPU host gained, 0.73-0.91 -> 0.63-0.65; rows of 256
 /// 1.21-1.28 -> 1.01-1.24; rows of 512 alike; rows of 4099 (64 MiB) alike
 /// on Zen 3, 5.1-5.6 -> 4.1-5.1 on the Xeon).
 constexpr int64_t kMinTrips = 256;
 
-/// `loop` as a row maximum or minimum of f32 (above) made to run on the
-/// bits; false where it is not one.
-bool minMaxOnBits(mlir::scf::ForOp loop) {
+/// Replaces `loop`, a row maximum or minimum of f32 with initial value
+/// `init`, by `extreme` (which may have dropped NaNs and kept either of two
+/// equal zeros; poison where a NaN met fast-math flags: `mayBePoison`)
+/// where `sum` (of the same elements) and `init` are not NaNs and
+/// `extreme` is not a zero, else by the loop as it was.
+void replaceByExtremeOrExactLoop(mlir::OpBuilder &b, mlir::scf::ForOp loop,
+                                 mlir::Value extreme, mlir::Value sum,
+                                 mlir::Value init, bool mayBePoison) {
   namespace arith = mlir::arith;
+  mlir::Location loc = loop.getLoc();
+  mlir::Value sawNaN =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, sum, init);
+  mlir::Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0));
+  mlir::Value isZero =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, extreme, zero);
+  // Where a NaN may have made the extreme poison (fast-math flags), the
+  // comparison with zero is poison too and must not decide the branch: a
+  // select, not an OR. (An OR keeps both reductions ahead of the branch;
+  // LLVM moves an extreme that only one side of it uses into that side,
+  // away from the other rows of a jam.)
+  mlir::Value again =
+      mayBePoison
+          ? b.create<arith::SelectOp>(
+                 loc, sawNaN, b.create<arith::ConstantIntOp>(loc, 1, 1), isZero)
+                .getResult()
+          : b.create<arith::OrIOp>(loc, sawNaN, isZero).getResult();
+  auto choice = b.create<mlir::scf::IfOp>(loc, mlir::TypeRange{b.getF32Type()},
+                                          again, /*withElseRegion=*/true);
+  mlir::OpBuilder then = mlir::OpBuilder::atBlockBegin(choice.thenBlock());
+  mlir::Operation *exact = then.clone(*loop);
+  then.create<mlir::scf::YieldOp>(loc, exact->getResults());
+  mlir::OpBuilder otherwise = mlir::OpBuilder::atBlockBegin(choice.elseBlock());
+  otherwise.create<mlir::scf::YieldOp>(loc, mlir::ValueRange{extreme});
+  loop.getResult(0).replaceAllUsesWith(choice.getResult(0));
+  loop.erase();
+}
+
+/// The step of the two reductions: the extreme of `x` and `extreme`, the
+/// sum of `sum` and `x` (scalars or vectors).
+std::pair<mlir::Value, mlir::Value>
+reductionStep(mlir::OpBuilder &b, mlir::Location loc, bool isMax, mlir::Value x,
+              mlir::Value extreme, mlir::Value sum) {
+  namespace arith = mlir::arith;
+  mlir::MLIRContext *context = b.getContext();
+  auto extremeFlags = arith::FastMathFlagsAttr::get(
+      context, arith::FastMathFlags::nnan | arith::FastMathFlags::nsz);
+  auto sumFlags =
+      arith::FastMathFlagsAttr::get(context, arith::FastMathFlags::reassoc);
+  mlir::Value next =
+      isMax ? b.create<arith::MaxNumFOp>(loc, x, extreme, extremeFlags)
+                  .getResult()
+            : b.create<arith::MinNumFOp>(loc, x, extreme, extremeFlags)
+                  .getResult();
+  return {next, b.create<arith::AddFOp>(loc, sum, x, sumFlags)};
+}
+
+/// The same step without fast-math flags, for vectors written here: the
+/// extreme as a compare and select, which keeps `extreme` where `x` is a
+/// NaN (x86: vmaxps, vminps, as with the flags, but never poison).
+std::pair<mlir::Value, mlir::Value>
+selectStep(mlir::OpBuilder &b, mlir::Location loc, bool isMax, mlir::Value x,
+           mlir::Value extreme, mlir::Value sum) {
+  namespace arith = mlir::arith;
+  mlir::Value beyond = b.create<arith::CmpFOp>(
+      loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
+      extreme);
+  auto sumFlags = arith::FastMathFlagsAttr::get(b.getContext(),
+                                                arith::FastMathFlags::reassoc);
+  return {b.create<arith::SelectOp>(loc, beyond, x, extreme),
+          b.create<arith::AddFOp>(loc, sum, x, sumFlags)};
+}
+
+/// The extreme of `lanes`' elements, none of them a NaN, by halves with
+/// the compare and select of selectStep (vector.reduction's maxnumf, not
+/// allowed to ignore NaNs, costs a compare and blend more per halving).
+mlir::Value selectAcross(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
+                         mlir::Value lanes) {
+  namespace arith = mlir::arith;
+  for (int64_t width =
+           llvm::cast<mlir::VectorType>(lanes.getType()).getNumElements();
+       width > 1; width /= 2) {
+    llvm::SmallVector<int64_t> low, high;
+    for (int64_t i = 0; i < width / 2; ++i) {
+      low.push_back(i);
+      high.push_back(width / 2 + i);
+    }
+    mlir::Value l = b.create<mlir::vector::ShuffleOp>(loc, lanes, lanes, low);
+    mlir::Value h = b.create<mlir::vector::ShuffleOp>(loc, lanes, lanes, high);
+    mlir::Value beyond = b.create<arith::CmpFOp>(
+        loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, h,
+        l);
+    lanes = b.create<arith::SelectOp>(loc, beyond, h, l);
+  }
+  return b.create<mlir::vector::ExtractOp>(loc, lanes, int64_t{0});
+}
+
+/// Lanes of the vectors a row read as it is runs on.
+constexpr int64_t kLanes = 16;
+
+/// `step`'s row read as it is (RowReads.h), of at least two vectors of
+/// kLanes: the two reductions on vectors, the last kLanes elements once
+/// more where the row is not a multiple of kLanes (an element met twice
+/// changes neither the extreme nor whether the sum is a NaN), then across
+/// the lanes. LLVM's loop vectorizer leaves the last elements of the
+/// scalar form to a scalar loop of up to 63 (Zen 5, one thread, rows of
+/// 300: 4.8 ms with 512-bit vectors, 2.9 with 256-bit ones). False where
+/// the row is not read so.
+bool vectorRow(mlir::scf::ForOp loop, const F32MinMaxStep &step,
+               int64_t trips) {
+  namespace arith = mlir::arith;
+  std::optional<RowRead> read = rowRead(loop, step.element);
+  if (!read || trips < 2 * kLanes)
+    return false;
+  mlir::Location loc = loop.getLoc();
+  mlir::OpBuilder b(loop);
+  auto lanes = mlir::VectorType::get({kLanes}, b.getF32Type());
+  mlir::Value init = loop.getInitArgs()[0];
+  mlir::Value zeros = b.create<arith::ConstantOp>(
+      loc, mlir::DenseElementsAttr::get(lanes, b.getF32FloatAttr(0)));
+  mlir::Value inits = b.create<mlir::vector::SplatOp>(loc, lanes, init);
+  mlir::Value lower = loop.getLowerBound();
+  mlir::Value width = b.create<arith::ConstantIndexOp>(loc, kLanes);
+  auto chunks = b.create<mlir::scf::ForOp>(
+      loc, b.create<arith::ConstantIndexOp>(loc, 0),
+      b.create<arith::ConstantIndexOp>(loc, trips / kLanes),
+      b.create<arith::ConstantIndexOp>(loc, 1), mlir::ValueRange{inits, zeros},
+      [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value chunk,
+          mlir::ValueRange args) {
+        mlir::Value iv = nb.create<arith::AddIOp>(
+            l, lower, nb.create<arith::MulIOp>(l, chunk, width));
+        auto [extreme, sum] = selectStep(
+            nb, l, step.isMax, readLanes(nb, l, loop, *read, lanes, iv),
+            args[0], args[1]);
+        nb.create<mlir::scf::YieldOp>(l, mlir::ValueRange{extreme, sum});
+      });
+  mlir::Value extreme = chunks.getResult(0), sum = chunks.getResult(1);
+  if (trips % kLanes != 0) {
+    mlir::Value iv = b.create<arith::AddIOp>(
+        loc, lower, b.create<arith::ConstantIndexOp>(loc, trips - kLanes));
+    std::tie(extreme, sum) =
+        selectStep(b, loc, step.isMax,
+                   readLanes(b, loc, loop, *read, lanes, iv), extreme, sum);
+  }
+  using Kind = mlir::vector::CombiningKind;
+  extreme = selectAcross(b, loc, step.isMax, extreme);
+  sum = b.create<mlir::vector::ReductionOp>(loc, Kind::ADD, sum, mlir::Value(),
+                                            arith::FastMathFlags::reassoc);
+  replaceByExtremeOrExactLoop(b, loop, extreme, sum, init,
+                              /*mayBePoison=*/false);
+  return true;
+}
+
+/// `loop` as a row maximum or minimum of f32 (above) made to run as two
+/// reductions that LLVM vectorizes to one instruction each per vector: the
+/// maximum (minimum) with fast-math flags that leave NaNs and the sign of
+/// a zero to it (x86: vmaxps, vminps), and a sum whose only use is whether
+/// it is a NaN (vaddps). The loop as it was runs again for a row where the
+/// sum is a NaN (a NaN element or initial value, or infinities of both
+/// signs) or the extreme is a zero (either sign: vmaxps keeps the first of
+/// two equal zeros), so the bits are the loop's in every case. A row read
+/// as it is runs on vectors of its own (vectorRow); another one of fewer
+/// than kMinTrips elements is left alone. False where `loop` is not such a
+/// row.
+bool minMaxWithNaNSum(mlir::scf::ForOp loop) {
   std::optional<F32MinMaxStep> step = matchF32MinMaxStep(loop);
   if (!step)
     return false;
   std::optional<int64_t> trips = mlir::constantTripCount(
       loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
-  if (!trips || *trips < kMinTrips)
+  if (!trips)
+    return false;
+  if (vectorRow(loop, *step, *trips))
+    return true;
+  if (*trips < kMinTrips)
     return false;
   mlir::Operation *reducer = step->reducer;
   mlir::Value element = step->element;
-
   mlir::Location loc = loop.getLoc();
   mlir::OpBuilder b(loop);
-  mlir::Type bitsType = b.getI32Type();
-  mlir::Value init =
-      b.create<arith::BitcastOp>(loc, bitsType, loop.getInitArgs()[0]);
-  auto onBits = b.create<mlir::scf::ForOp>(
+  mlir::Value init = loop.getInitArgs()[0];
+  mlir::Value zero =
+      b.create<mlir::arith::ConstantOp>(loc, b.getF32FloatAttr(0));
+  auto fast = b.create<mlir::scf::ForOp>(
       loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-      mlir::ValueRange{init, init, init},
+      mlir::ValueRange{init, zero},
       [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value iv,
           mlir::ValueRange args) {
         mlir::IRMapping map;
@@ -190,15 +365,12 @@ bool minMaxOnBits(mlir::scf::ForOp loop) {
         for (mlir::Operation &op : loop.getBody()->without_terminator())
           if (&op != reducer)
             nb.clone(op, map);
-        mlir::Value bits = nb.create<arith::BitcastOp>(
-            l, bitsType, map.lookupOrDefault(element));
-        BitExtremes e = stepExtremes(nb, l, {args[0], args[1], args[2]}, bits);
-        nb.create<mlir::scf::YieldOp>(l,
-                                      mlir::ValueRange{e.smax, e.smin, e.umax});
+        auto [extreme, sum] = reductionStep(
+            nb, l, step->isMax, map.lookupOrDefault(element), args[0], args[1]);
+        nb.create<mlir::scf::YieldOp>(l, mlir::ValueRange{extreme, sum});
       });
-  replaceByExtremeOrLoop(
-      b, loop, {onBits.getResult(0), onBits.getResult(1), onBits.getResult(2)},
-      *FloatBits::of(b.getF32Type()), step->isMax);
+  replaceByExtremeOrExactLoop(b, loop, fast.getResult(0), fast.getResult(1),
+                              init, /*mayBePoison=*/true);
   return true;
 }
 
@@ -208,18 +380,19 @@ struct MinMaxOnBitsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MinMaxOnBitsPass)
   llvm::StringRef getArgument() const final { return "tessel-min-max-on-bits"; }
   llvm::StringRef getDescription() const final {
-    return "Compute a row maximum or minimum of f32 from integer reductions "
-           "of its bits, running the loop as it was for rows with a NaN (the "
-           "CPU)";
+    return "Compute a row maximum or minimum of f32 as a compare and select "
+           "and a sum that shows NaNs, running the loop as it was for rows "
+           "with a NaN or a zero result (the CPU)";
   }
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
-    registry.insert<mlir::arith::ArithDialect, mlir::scf::SCFDialect>();
+    registry.insert<mlir::arith::ArithDialect, mlir::scf::SCFDialect,
+                    mlir::vector::VectorDialect>();
   }
   void runOnOperation() override {
     llvm::SmallVector<mlir::scf::ForOp> loops;
     getOperation().walk([&](mlir::scf::ForOp loop) { loops.push_back(loop); });
     for (mlir::scf::ForOp loop : loops)
-      minMaxOnBits(loop);
+      minMaxWithNaNSum(loop);
   }
 };
 

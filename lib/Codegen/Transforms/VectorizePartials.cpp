@@ -54,6 +54,7 @@
 #include "AffineCoefficients.h"
 #include "LaneOps.h"
 #include "MinMaxOnBits.h"
+#include "RowReads.h"
 #include "tessel/Codegen/Passes.h"
 #include "tessel/Dialect/TesselDialect.h"
 
@@ -721,27 +722,6 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
   return fast;
 }
 
-/// `index`, computed in `loop`'s body from its induction variable, for the
-/// induction variable `iv` instead: the ops it is computed with cloned at
-/// `b` (those outside the body are used as they are).
-mlir::Value indexAt(mlir::OpBuilder &b, mlir::scf::ForOp loop,
-                    mlir::Value index, mlir::Value iv) {
-  mlir::IRMapping map;
-  map.map(loop.getInductionVar(), iv);
-  std::function<mlir::Value(mlir::Value)> at = [&](mlir::Value v) {
-    if (mlir::Value done = map.lookupOrNull(v))
-      return done;
-    mlir::Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != loop.getBody())
-      return v;
-    for (mlir::Value operand : def->getOperands())
-      at(operand);
-    b.clone(*def, map);
-    return map.lookup(v);
-  };
-  return at(index);
-}
-
 /// A row's maximum or minimum one element a step: the loop emitter's row
 /// shorter than two chunks of partial results (4 to 31 elements), whose
 /// step is the maximum (minimum) of the accumulator and the element, in
@@ -805,23 +785,8 @@ bool shortRowOnBits(mlir::scf::ForOp loop) {
     element = wx.getIn() == acc ? wy.getIn() : wx.getIn();
   }
   // Read as it is, one element on per step.
-  auto read = element.getDefiningOp<mlir::tensor::ExtractOp>();
-  if (element == acc || !read || read.getIndices().size() != 1 ||
-      !loop.isDefinedOutsideOfLoop(read.getTensor()))
-    return false;
-  auto index = read.getIndices()[0].getDefiningOp<ApplyIndexingOp>();
-  if (!index || index.getNumResults() != 1)
-    return false;
-  int64_t position = -1;
-  for (auto [i, operand] : llvm::enumerate(index.getOperands())) {
-    if (operand == loop.getInductionVar() && position == -1)
-      position = i;
-    else if (!loop.isDefinedOutsideOfLoop(operand))
-      return false;
-  }
-  const IndexingMap &map = index.getIndexingMap();
-  if (position == -1 || coefficientOf(map.getAffineMap().getResult(0),
-                                      operandVariable(map, position)) != 1)
+  std::optional<RowRead> read = rowRead(loop, element);
+  if (element == acc || !read)
     return false;
 
   mlir::Location loc = loop.getLoc();
@@ -836,13 +801,8 @@ bool shortRowOnBits(mlir::scf::ForOp loop) {
     mlir::Value iv =
         b.create<arith::AddIOp>(loc, loop.getLowerBound(),
                                 b.create<arith::ConstantIndexOp>(loc, offset));
-    mlir::Value padding =
-        b.create<arith::ConstantOp>(loc, b.getZeroAttr(acc.getType()));
-    mlir::Value lanes = b.create<mlir::vector::TransferReadOp>(
-        loc, halves, read.getTensor(),
-        mlir::ValueRange{indexAt(b, loop, index.getResult(0), iv)}, padding,
-        llvm::ArrayRef<bool>{true});
-    return b.create<arith::BitcastOp>(loc, bits, lanes);
+    return b.create<arith::BitcastOp>(
+        loc, bits, readLanes(b, loc, loop, *read, halves, iv));
   };
   mlir::Value first = lanesAt(0);
   BitExtremes e{first, first, first};
