@@ -27,16 +27,18 @@
 //   }
 //
 // so the bits are those of the loop as it was in every case. A row read as
-// it is (RowReads.h) runs on vectors of 16 written here, its last 16
+// it is (RowReads.h), or computed from such reads by ops that run alike on
+// lanes (LaneOps.h), runs on vectors of 16 written here, its last 16
 // elements read once more where it is not a multiple of 16; a row of
-// computed elements stays scalar for LLVM's loop vectorizer. An earlier
-// form took three integer reductions of the bits (MinMaxOnBits.h), three
-// instructions per vector, and read at 33 GB/s where the sum reads at 50
+// elements computed otherwise stays scalar for LLVM's loop vectorizer. An
+// earlier form took three integer reductions of the bits (MinMaxOnBits.h),
+// three instructions per vector, and read at 33 GB/s where the sum reads at 50
 // (Zen 5, one thread). Those helpers serve -tessel-vectorize-partials,
 // which runs the maxima and minima of bf16 and f16 on their bits.
 //
 //===----------------------------------------------------------------------===//
 #include "MinMaxOnBits.h"
+#include "LaneOps.h"
 #include "RowReads.h"
 
 #include "tessel/Codegen/Passes.h"
@@ -48,6 +50,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Pass/Pass.h"
 
@@ -272,19 +275,68 @@ mlir::Value selectAcross(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
 /// Lanes of the vectors a row read as it is runs on.
 constexpr int64_t kLanes = 16;
 
-/// `step`'s row read as it is (RowReads.h), of at least two vectors of
-/// kLanes: the two reductions on vectors, the last kLanes elements once
-/// more where the row is not a multiple of kLanes (an element met twice
-/// changes neither the extreme nor whether the sum is a NaN), then across
-/// the lanes. LLVM's loop vectorizer leaves the last elements of the
-/// scalar form to a scalar loop of up to 63 (Zen 5, one thread, rows of
-/// 300: 4.8 ms with 512-bit vectors, 2.9 with 256-bit ones). False where
-/// the row is not read so.
+/// Whether `v`, computed in `loop`'s body for a step, can be computed for
+/// kLanes consecutive steps as a vector: values from outside the loop and
+/// constants (splat), elements read as they are (RowReads.h), and ops that
+/// run alike on lanes (LaneOps.h) of such values; not the induction
+/// variable or the accumulator themselves.
+bool onLanes(mlir::scf::ForOp loop, mlir::Value v) {
+  if (loop.isDefinedOutsideOfLoop(v))
+    return true;
+  mlir::Operation *op = v.getDefiningOp();
+  if (!op)
+    return false;
+  if (mlir::matchPattern(v, mlir::m_Constant()))
+    return true;
+  if (llvm::isa<mlir::tensor::ExtractOp>(op))
+    return rowRead(loop, v).has_value();
+  if (!isLaneWise(op) || op->getNumResults() != 1 || op->getNumRegions() != 0)
+    return false;
+  return llvm::all_of(op->getOperands(), [&](mlir::Value operand) {
+    return onLanes(loop, operand);
+  });
+}
+
+/// `v` (onLanes) for the kLanes steps from `iv` on, built at `b`.
+mlir::Value lanesOf(mlir::OpBuilder &b, mlir::Location loc,
+                    mlir::scf::ForOp loop, mlir::Value v, mlir::Value iv,
+                    llvm::DenseMap<mlir::Value, mlir::Value> &done) {
+  if (mlir::Value known = done.lookup(v))
+    return known;
+  auto lanes = mlir::VectorType::get({kLanes}, v.getType());
+  mlir::Value result;
+  mlir::Operation *op = v.getDefiningOp();
+  if (loop.isDefinedOutsideOfLoop(v)) {
+    result = b.create<mlir::vector::SplatOp>(loc, lanes, v);
+  } else if (mlir::matchPattern(v, mlir::m_Constant())) {
+    result =
+        b.create<mlir::vector::SplatOp>(loc, lanes, b.clone(*op)->getResult(0));
+  } else if (llvm::isa<mlir::tensor::ExtractOp>(op)) {
+    result = readLanes(b, loc, loop, *rowRead(loop, v), lanes, iv);
+  } else {
+    mlir::IRMapping operands;
+    for (mlir::Value operand : op->getOperands())
+      operands.map(operand, lanesOf(b, loc, loop, operand, iv, done));
+    mlir::Operation *copy = b.clone(*op, operands);
+    copy->getResult(0).setType(lanes);
+    result = copy->getResult(0);
+  }
+  done[v] = result;
+  return result;
+}
+
+/// `step`'s row read as it is or computed on lanes (onLanes), of at least
+/// two vectors of kLanes: the two reductions on vectors, the last kLanes
+/// elements once more where the row is not a multiple of kLanes (an
+/// element met twice changes neither the extreme nor whether the sum is a
+/// NaN), then across the lanes. LLVM's loop vectorizer leaves the last
+/// elements of the scalar form to a scalar loop of up to 63 (Zen 5, one
+/// thread, rows of 300: 4.8 ms with 512-bit vectors, 2.9 with 256-bit
+/// ones). False where the row is not such a row.
 bool vectorRow(mlir::scf::ForOp loop, const F32MinMaxStep &step,
                int64_t trips) {
   namespace arith = mlir::arith;
-  std::optional<RowRead> read = rowRead(loop, step.element);
-  if (!read || trips < 2 * kLanes)
+  if (trips < 2 * kLanes || !onLanes(loop, step.element))
     return false;
   mlir::Location loc = loop.getLoc();
   mlir::OpBuilder b(loop);
@@ -303,8 +355,9 @@ bool vectorRow(mlir::scf::ForOp loop, const F32MinMaxStep &step,
           mlir::ValueRange args) {
         mlir::Value iv = nb.create<arith::AddIOp>(
             l, lower, nb.create<arith::MulIOp>(l, chunk, width));
+        llvm::DenseMap<mlir::Value, mlir::Value> done;
         auto [extreme, sum] = selectStep(
-            nb, l, step.isMax, readLanes(nb, l, loop, *read, lanes, iv),
+            nb, l, step.isMax, lanesOf(nb, l, loop, step.element, iv, done),
             args[0], args[1]);
         nb.create<mlir::scf::YieldOp>(l, mlir::ValueRange{extreme, sum});
       });
@@ -312,9 +365,10 @@ bool vectorRow(mlir::scf::ForOp loop, const F32MinMaxStep &step,
   if (trips % kLanes != 0) {
     mlir::Value iv = b.create<arith::AddIOp>(
         loc, lower, b.create<arith::ConstantIndexOp>(loc, trips - kLanes));
+    llvm::DenseMap<mlir::Value, mlir::Value> done;
     std::tie(extreme, sum) =
         selectStep(b, loc, step.isMax,
-                   readLanes(b, loc, loop, *read, lanes, iv), extreme, sum);
+                   lanesOf(b, loc, loop, step.element, iv, done), extreme, sum);
   }
   using Kind = mlir::vector::CombiningKind;
   extreme = selectAcross(b, loc, step.isMax, extreme);
