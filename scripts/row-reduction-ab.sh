@@ -11,6 +11,8 @@
 #     on the bits": rows of 8 to 300, 16 MiB each)
 #   SET=lanes scripts/row-reduction-ab.sh ...   (BENCHMARKS.md, "Rows as
 #     lanes": bf16 and f16 sums and products of rows of 20 to 28)
+#   SET=f32max scripts/row-reduction-ab.sh ...  (BENCHMARKS.md, "Zen 5:
+#     ... f32 maxima as a compare and select": f32 rows of 32 to 4099)
 set -u
 cd "$(dirname "$0")/.."
 if [[ $# -lt 1 ]]; then
@@ -43,6 +45,15 @@ if [[ "${SET:-}" == short ]]; then
   done
   module min_bf16_x24 bf16 349525 24 minimum inf
   module min_bf16_x40 bf16 209715 40 minimum inf
+elif [[ "${SET:-}" == f32max ]]; then
+  module max_f32_4096x4099 f32 4096 4099 maximum -inf
+  module min_f32_4096x4096 f32 4096 4096 minimum inf
+  module max_f32_16384x1024 f32 16384 1024 maximum -inf
+  module max_f32_65536x300 f32 65536 300 maximum -inf
+  module max_f32_262144x40 f32 262144 40 maximum -inf
+  for c in 32 33 64 128 255; do
+    module "max_f32_x$c" f32 $((4194304 / c)) $c maximum -inf
+  done
 elif [[ "${SET:-}" == lanes ]]; then
   for c in 20 24 28; do
     module "sum_bf16_x$c" bf16 $((8388608 / c)) $c add 0

@@ -249,6 +249,16 @@ void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
     for (int64_t cb = 0; cb < colBlocks; ++cb) {
       int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
       uint8_t *tile = out + cb * a * b * s;
+      // The next tile's part of each of the a source rows, into L1 while
+      // this one is written: a rows read a few hundred bytes at a time are
+      // more streams than the hardware prefetchers keep ahead of (Zen 5,
+      // one thread, 64 MiB: f32 T(8,128) 72% -> 85% of a streaming copy,
+      // bf16 (2,1) 56% -> 96%, s8 (4,1) 69% -> 77%; at avx2 and sse2 alike).
+      // Past the array's end a prefetch only costs a wasted line.
+      if (cb + 1 < colBlocks)
+        for (int64_t r = 0; r < rowsHere; ++r)
+          for (int64_t l = 0; l < b * s; l += kLineBytes)
+            __builtin_prefetch(in + (r * p.cols + c0 + b) * s + l, 0, 3);
       if (k == 1 && cw == b && rowsHere == a) {
         p.kernels->copyRows(tile, b * s, in + c0 * s, p.cols * s, b * s, a,
                             streaming);
