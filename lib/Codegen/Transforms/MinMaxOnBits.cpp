@@ -232,28 +232,34 @@ reductionStep(mlir::OpBuilder &b, mlir::Location loc, bool isMax, mlir::Value x,
   return {next, b.create<arith::AddFOp>(loc, sum, x, sumFlags)};
 }
 
-/// The same step without fast-math flags, for vectors written here: the
-/// extreme as a compare and select, which keeps `extreme` where `x` is a
-/// NaN (x86: vmaxps, vminps, as with the flags, but never poison).
-std::pair<mlir::Value, mlir::Value>
-selectStep(mlir::OpBuilder &b, mlir::Location loc, bool isMax, mlir::Value x,
-           mlir::Value extreme, mlir::Value sum) {
+/// `x` where it is beyond `extreme` (greater for a maximum, less for a
+/// minimum), else `extreme`: x86's vmaxps (vminps), which keeps `extreme`
+/// where either is a NaN and where the two are equal zeros; never poison.
+mlir::Value selectBeyond(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
+                         mlir::Value x, mlir::Value extreme) {
   namespace arith = mlir::arith;
   mlir::Value beyond = b.create<arith::CmpFOp>(
       loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
       extreme);
-  auto sumFlags = arith::FastMathFlagsAttr::get(b.getContext(),
-                                                arith::FastMathFlags::reassoc);
-  return {b.create<arith::SelectOp>(loc, beyond, x, extreme),
-          b.create<arith::AddFOp>(loc, sum, x, sumFlags)};
+  return b.create<arith::SelectOp>(loc, beyond, x, extreme);
+}
+
+/// The same step without fast-math flags, for vectors written here: the
+/// extreme by selectBeyond.
+std::pair<mlir::Value, mlir::Value>
+selectStep(mlir::OpBuilder &b, mlir::Location loc, bool isMax, mlir::Value x,
+           mlir::Value extreme, mlir::Value sum) {
+  auto sumFlags = mlir::arith::FastMathFlagsAttr::get(
+      b.getContext(), mlir::arith::FastMathFlags::reassoc);
+  return {selectBeyond(b, loc, isMax, x, extreme),
+          b.create<mlir::arith::AddFOp>(loc, sum, x, sumFlags)};
 }
 
 /// The extreme of `lanes`' elements, none of them a NaN, by halves with
-/// the compare and select of selectStep (vector.reduction's maxnumf, not
-/// allowed to ignore NaNs, costs a compare and blend more per halving).
+/// selectBeyond (vector.reduction's maxnumf, not allowed to ignore NaNs,
+/// costs a compare and blend more per halving).
 mlir::Value selectAcross(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
                          mlir::Value lanes) {
-  namespace arith = mlir::arith;
   for (int64_t width =
            llvm::cast<mlir::VectorType>(lanes.getType()).getNumElements();
        width > 1; width /= 2) {
@@ -264,10 +270,7 @@ mlir::Value selectAcross(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
     }
     mlir::Value l = b.create<mlir::vector::ShuffleOp>(loc, lanes, lanes, low);
     mlir::Value h = b.create<mlir::vector::ShuffleOp>(loc, lanes, lanes, high);
-    mlir::Value beyond = b.create<arith::CmpFOp>(
-        loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, h,
-        l);
-    lanes = b.create<arith::SelectOp>(loc, beyond, h, l);
+    lanes = selectBeyond(b, loc, isMax, h, l);
   }
   return b.create<mlir::vector::ExtractOp>(loc, lanes, int64_t{0});
 }

@@ -57,15 +57,21 @@ mlir::Value indexAt(mlir::OpBuilder &b, mlir::scf::ForOp loop,
   return at(index);
 }
 
-mlir::Value readLanes(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::scf::ForOp loop, const RowRead &read,
-                      mlir::VectorType type, mlir::Value iv) {
+mlir::Value readVector(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value tensor, mlir::Value index,
+                       mlir::VectorType type) {
   mlir::Value padding = b.create<mlir::arith::ConstantOp>(
       loc, b.getZeroAttr(type.getElementType()));
   return b.create<mlir::vector::TransferReadOp>(
-      loc, type, read.tensor,
-      mlir::ValueRange{indexAt(b, loop, read.index, iv)}, padding,
+      loc, type, tensor, mlir::ValueRange{index}, padding,
       llvm::ArrayRef<bool>{true});
+}
+
+mlir::Value readLanes(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::scf::ForOp loop, const RowRead &read,
+                      mlir::VectorType type, mlir::Value iv) {
+  return readVector(b, loc, read.tensor, indexAt(b, loop, read.index, iv),
+                    type);
 }
 
 } // namespace tessel

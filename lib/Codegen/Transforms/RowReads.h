@@ -34,6 +34,12 @@ std::optional<RowRead> rowRead(mlir::scf::ForOp loop, mlir::Value element);
 mlir::Value indexAt(mlir::OpBuilder &b, mlir::scf::ForOp loop,
                     mlir::Value index, mlir::Value iv);
 
+/// The elements of `tensor` (rank 1) from `index` on as a vector of `type`,
+/// in bounds (the caller reads inside the tensor), padding 0.
+mlir::Value readVector(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value tensor, mlir::Value index,
+                       mlir::VectorType type);
+
 /// The elements of `read` at the steps `iv`, `iv` + 1, ... as a vector of
 /// `type` (in bounds: the caller reads inside the row).
 mlir::Value readLanes(mlir::OpBuilder &b, mlir::Location loc,

@@ -308,12 +308,8 @@ cloneScalarBody(mlir::OpBuilder &b, mlir::scf::ForOp loop, mlir::Value iv,
 mlir::Value readLanes(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::tensor::ExtractOp extract,
                       const mlir::IRMapping &scalar, mlir::VectorType type) {
-  mlir::Value padding = b.create<mlir::arith::ConstantOp>(
-      loc, b.getZeroAttr(type.getElementType()));
-  return b.create<mlir::vector::TransferReadOp>(
-      loc, type, extract.getTensor(),
-      mlir::ValueRange{scalar.lookupOrDefault(extract.getIndices()[0])},
-      padding, llvm::ArrayRef<bool>{true});
+  return readVector(b, loc, extract.getTensor(),
+                    scalar.lookupOrDefault(extract.getIndices()[0]), type);
 }
 
 /// Replaces `loop` (at `b`) by the lanes of `partials`: lane k for its
