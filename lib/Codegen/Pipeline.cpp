@@ -155,6 +155,7 @@ Status lowerToLlvmDialect(mlir::ModuleOp module,
     pm.addPass(createSplitRaggedBlocksPass());
     pm.addPass(createVectorizeLaneLoopsPass());
     pm.addPass(createJamReductionLoopsPass());
+    pm.addPass(createColumnExtremesPass());
   }
   pm.addPass(createLowerIndexingPass());
   pm.addPass(mlir::createCanonicalizerPass());

@@ -80,6 +80,7 @@ std::unique_ptr<mlir::Pass> createSplitRaggedBlocksPass();
 std::unique_ptr<mlir::Pass> createUnrollLoopsPass();
 std::unique_ptr<mlir::Pass> createLowerGridToCpuPass();
 std::unique_ptr<mlir::Pass> createJamReductionLoopsPass();
+std::unique_ptr<mlir::Pass> createColumnExtremesPass();
 std::unique_ptr<mlir::Pass> createLowerGridToNvvmPass();
 std::unique_ptr<mlir::Pass> createLowerIndexingPass();
 std::unique_ptr<mlir::Pass> createLowerTensorsPass();

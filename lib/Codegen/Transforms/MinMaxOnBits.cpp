@@ -164,6 +164,15 @@ void replaceByExtremeOrLoop(mlir::OpBuilder &b, mlir::scf::ForOp loop,
   loop.erase();
 }
 
+mlir::Value selectBeyond(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
+                         mlir::Value x, mlir::Value extreme) {
+  namespace arith = mlir::arith;
+  mlir::Value beyond = b.create<arith::CmpFOp>(
+      loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
+      extreme);
+  return b.create<arith::SelectOp>(loc, beyond, x, extreme);
+}
+
 namespace {
 
 /// Rows of computed elements shorter than this are left alone: horizontal
@@ -230,18 +239,6 @@ reductionStep(mlir::OpBuilder &b, mlir::Location loc, bool isMax, mlir::Value x,
             : b.create<arith::MinNumFOp>(loc, x, extreme, extremeFlags)
                   .getResult();
   return {next, b.create<arith::AddFOp>(loc, sum, x, sumFlags)};
-}
-
-/// `x` where it is beyond `extreme` (greater for a maximum, less for a
-/// minimum), else `extreme`: x86's vmaxps (vminps), which keeps `extreme`
-/// where either is a NaN and where the two are equal zeros; never poison.
-mlir::Value selectBeyond(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
-                         mlir::Value x, mlir::Value extreme) {
-  namespace arith = mlir::arith;
-  mlir::Value beyond = b.create<arith::CmpFOp>(
-      loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
-      extreme);
-  return b.create<arith::SelectOp>(loc, beyond, x, extreme);
 }
 
 /// The same step without fast-math flags, for vectors written here: the

@@ -97,6 +97,12 @@ void replaceByExtremeOrLoop(mlir::OpBuilder &b, mlir::scf::ForOp loop,
                             const BitExtremes &e, const FloatBits &format,
                             bool isMax);
 
+/// `x` where it is beyond `extreme` (greater for a maximum, less for a
+/// minimum), else `extreme`: x86's vmaxps (vminps), which keeps `extreme`
+/// where either is a NaN and where the two are equal zeros; never poison.
+mlir::Value selectBeyond(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
+                         mlir::Value x, mlir::Value extreme);
+
 } // namespace tessel
 
 #endif // TESSEL_LIB_CODEGEN_TRANSFORMS_MINMAXONBITS_H

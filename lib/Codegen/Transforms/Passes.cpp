@@ -11,8 +11,9 @@ void registerCodegenPasses() {
         createVectorizePartialsPass, createVectorizeLoadsStoresPass,
         createUnrollLoopsPass, createLowerGridToCpuPass,
         createSplitRaggedBlocksPass, createVectorizeLaneLoopsPass,
-        createJamReductionLoopsPass, createLowerGridToNvvmPass,
-        createLowerIndexingPass, createLowerTensorsPass, createLowerToLlvmPass})
+        createJamReductionLoopsPass, createColumnExtremesPass,
+        createLowerGridToNvvmPass, createLowerIndexingPass,
+        createLowerTensorsPass, createLowerToLlvmPass})
     mlir::registerPass(create);
 }
 

@@ -1,0 +1,169 @@
+//===- ColumnExtremesTest.cpp - -tessel-column-extremes -------------------===//
+//
+// Column maxima and minima of f32 run first as a compare and select and a
+// sum that shows NaNs, and as they were where a block saw a NaN or a zero
+// result (ColumnExtremes.cpp). Every kind of column (extreme in the first
+// or the last row, a zero result of either sign, NaNs, infinities), alone
+// among ordinary columns, and initial values that are NaNs or zeros: the
+// bits must be the evaluator's (a NaN where it has one), with the CPU's
+// launch and the GPU's.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelCheck.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace tessel;
+
+namespace {
+
+enum class Column {
+  Ordinary,
+  ExtremeFirst,
+  ExtremeLast,
+  ZeroOfBothSigns, // every other element beyond it the other way
+  NegativeZeroOnly,
+  ZerosOnly,
+  PositiveZerosOnly, // a ReLU's dead unit
+  NegativeZerosOnly,
+  OneNaN,
+  Infinities,
+};
+constexpr Column kColumns[] = {
+    Column::Ordinary,          Column::ExtremeFirst,      Column::ExtremeLast,
+    Column::ZeroOfBothSigns,   Column::NegativeZeroOnly,  Column::ZerosOnly,
+    Column::PositiveZerosOnly, Column::NegativeZerosOnly, Column::OneNaN,
+    Column::Infinities};
+
+float bitsToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// f32[rows, cols] of ordinary values (none a zero), column `which` of
+/// `kind`. `sign` is 1 for a maximum, -1 for a minimum: "beyond" is
+/// `sign` times greater.
+Literal columns(int64_t rows, int64_t cols, int64_t which, Column kind,
+                float sign, std::mt19937 &rng) {
+  Literal l(Shape(PrimitiveType::F32, {rows, cols}));
+  std::uniform_real_distribution<float> value(0.5f, 100.0f);
+  auto at = [&](int64_t r, int64_t c) { return r * cols + c; };
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      l.setFloat(at(r, c), (rng() % 2 ? 1.0f : -1.0f) * value(rng));
+  auto row = [&] { return static_cast<int64_t>(rng() % rows); };
+  switch (kind) {
+  case Column::Ordinary:
+    break;
+  case Column::ExtremeFirst:
+    l.setFloat(at(0, which), sign * 1000.0f);
+    break;
+  case Column::ExtremeLast:
+    l.setFloat(at(rows - 1, which), sign * 1000.0f);
+    break;
+  case Column::ZeroOfBothSigns:
+  case Column::NegativeZeroOnly:
+    for (int64_t r = 0; r < rows; ++r)
+      l.setFloat(at(r, which), -sign * value(rng));
+    l.setFloat(at(row(), which), -0.0f);
+    if (kind == Column::ZeroOfBothSigns)
+      l.setFloat(at(row(), which), 0.0f);
+    l.setFloat(at(row(), which), -0.0f);
+    break;
+  case Column::ZerosOnly:
+    for (int64_t r = 0; r < rows; ++r)
+      l.setFloat(at(r, which), rng() % 2 ? 0.0f : -0.0f);
+    break;
+  case Column::PositiveZerosOnly:
+  case Column::NegativeZerosOnly:
+    for (int64_t r = 0; r < rows; ++r)
+      l.setFloat(at(r, which),
+                 kind == Column::PositiveZerosOnly ? 0.0f : -0.0f);
+    break;
+  case Column::OneNaN: {
+    // Quiet or signaling, either sign, a payload.
+    uint32_t bits = (rng() % 2 ? 0xffc00000u : 0x7f800000u) | (1 + rng() % 7);
+    l.setBits(at(row(), which), rng() % 2 ? bits : bits ^ 0x80000000u);
+    break;
+  }
+  case Column::Infinities:
+    l.setFloat(at(row(), which), std::numeric_limits<float>::infinity());
+    l.setFloat(at(row(), which), -std::numeric_limits<float>::infinity());
+    break;
+  }
+  return l;
+}
+
+TEST(ColumnExtremesTest, EveryKindOfColumnMatchesTheEvaluator) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::mt19937 rng(29);
+  for (const char *op : {"maximum", "minimum"}) {
+    bool isMax = std::strcmp(op, "maximum") == 0;
+    float sign = isMax ? 1.0f : -1.0f;
+    // Initial values: the identity, zeros of both signs, a NaN, a value
+    // beyond every element of some columns.
+    const float inits[] = {-sign * inf, 0.0f, -0.0f, bitsToFloat(0x7fc00001u),
+                           sign * 50.0f};
+    // 72 rows: 9 steps of 8; 300: 75 steps of 4; 1024: segments of 256,
+    // then 4 rows (too few for the pass).
+    for (int64_t rows : {72, 300, 1024}) {
+      const int64_t cols = 40;
+      std::string in =
+          "f32[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+      std::string text =
+          std::string("HloModule m\n%red {\n  %a = f32[] parameter(0)\n") +
+          "  %b = f32[] parameter(1)\n  ROOT %s = f32[] " + op +
+          "(%a, %b)\n}\nENTRY e {\n  %p = " + in +
+          " parameter(0)\n  %i = f32[] parameter(1)\n  ROOT %r = f32[" +
+          std::to_string(cols) +
+          "] reduce(%p, %i), dimensions={0}, to_apply=%red\n}\n";
+      SCOPED_TRACE(text);
+      auto module = parseTestModule(text);
+      ASSERT_TRUE(module);
+      for (Target target : {Target::Cpu, Target::Gpu}) {
+        CompileOptions options;
+        options.target = target;
+        Expected<std::shared_ptr<Executable>> exe =
+            Executable::compile(*module, testBackendOptions(options));
+        ASSERT_TRUE(exe) << exe.error().message;
+        for (Column kind : kColumns)
+          for (float init : inits) {
+            int64_t which = rng() % cols;
+            std::vector<Literal> args;
+            args.push_back(columns(rows, cols, which, kind, sign, rng));
+            Literal initial(Shape(PrimitiveType::F32, {}));
+            uint32_t initBits;
+            std::memcpy(&initBits, &init, sizeof initBits);
+            initial.setBits(0, initBits);
+            args.push_back(std::move(initial));
+            RunOptions run;
+            run.threads = 2;
+            Expected<Literal> got = (*exe)->run(args, run);
+            ASSERT_TRUE(got) << got.error().message;
+            Expected<Literal> want = evaluateHloModule(*module, args);
+            ASSERT_TRUE(want) << want.error().message;
+            // Bits, but any NaN for a NaN (as compareLiterals: LLVM
+            // does not say which of two NaNs a maximum returns).
+            for (int64_t c = 0; c < cols; ++c) {
+              if (std::isnan(got->getFloat(c)) && std::isnan(want->getFloat(c)))
+                continue;
+              ASSERT_EQ(got->getBits(c), want->getBits(c))
+                  << (target == Target::Cpu ? "CPU" : "GPU")
+                  << " launch, column " << c << " of kind "
+                  << static_cast<int>(kind) << " at " << which
+                  << ", initial value " << init << ": " << got->getFloat(c)
+                  << ", expected " << want->getFloat(c);
+            }
+          }
+      }
+    }
+  }
+}
+
+} // namespace
