@@ -102,6 +102,10 @@ def jax_column_max_f32(jnp, x):
     return jnp.max(x, axis=0)
 
 
+def jax_column_max_bf16(jnp, x):
+    return jnp.max(x, axis=0)
+
+
 def jax_row_max_f32(jnp, x):
     return jnp.max(x, axis=1)
 
@@ -151,6 +155,7 @@ JAX_FUNCTIONS = {
     "softmax_bf16": jax_softmax_bf16,
     "column_sum_f32": jax_column_sum_f32,
     "column_max_f32": jax_column_max_f32,
+    "column_max_bf16": jax_column_max_bf16,
     "row_max_f32": jax_row_max_f32,
     "row_max_bf16": jax_row_max_bf16,
     "row_sum_f32": jax_row_sum_f32,

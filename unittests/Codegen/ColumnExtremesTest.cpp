@@ -1,9 +1,10 @@
 //===- ColumnExtremesTest.cpp - -tessel-column-extremes -------------------===//
 //
-// Column maxima and minima of f32 run first as a compare and select and a
-// sum that shows NaNs, and as they were where a block saw a NaN or a zero
-// result (ColumnExtremes.cpp). Every kind of column (extreme in the first
-// or the last row, a zero result of either sign, NaNs, infinities), alone
+// Column maxima and minima of f32, bf16 and f16 run first as a compare
+// and select and per-column sums that show NaNs and a zero result's sign,
+// and as they were where a block saw a NaN or a zero result whose sign the
+// sum does not tell (ColumnExtremes.cpp). Every kind of column (extreme in the
+// first or the last row, a zero result of either sign, NaNs, infinities), alone
 // among ordinary columns, and initial values that are NaNs or zeros: the
 // bits must be the evaluator's (a NaN where it has one), with the CPU's
 // launch and the GPU's.
@@ -40,18 +41,24 @@ constexpr Column kColumns[] = {
     Column::PositiveZerosOnly, Column::NegativeZerosOnly, Column::OneNaN,
     Column::Infinities};
 
-float bitsToFloat(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+/// A NaN of `type` (f32, bf16, f16): quiet or signaling, `negative` or
+/// not, with a payload of 1 to 7.
+uint64_t nanBits(PrimitiveType type, bool quiet, bool negative,
+                 uint64_t payload) {
+  uint64_t infinity = 0x7f800000u, quietBit = 0x00400000u, sign = 0x80000000u;
+  if (type == PrimitiveType::BF16)
+    infinity = 0x7f80, quietBit = 0x0040, sign = 0x8000;
+  if (type == PrimitiveType::F16)
+    infinity = 0x7c00, quietBit = 0x0200, sign = 0x8000;
+  return infinity | (quiet ? quietBit : 0) | payload | (negative ? sign : 0);
 }
 
-/// f32[rows, cols] of ordinary values (none a zero), column `which` of
+/// `type`[rows, cols] of ordinary values (none a zero), column `which` of
 /// `kind`. `sign` is 1 for a maximum, -1 for a minimum: "beyond" is
 /// `sign` times greater.
-Literal columns(int64_t rows, int64_t cols, int64_t which, Column kind,
-                float sign, std::mt19937 &rng) {
-  Literal l(Shape(PrimitiveType::F32, {rows, cols}));
+Literal columns(PrimitiveType type, int64_t rows, int64_t cols, int64_t which,
+                Column kind, float sign, std::mt19937 &rng) {
+  Literal l(Shape(type, {rows, cols}));
   std::uniform_real_distribution<float> value(0.5f, 100.0f);
   auto at = [&](int64_t r, int64_t c) { return r * cols + c; };
   for (int64_t r = 0; r < rows; ++r)
@@ -88,8 +95,8 @@ Literal columns(int64_t rows, int64_t cols, int64_t which, Column kind,
     break;
   case Column::OneNaN: {
     // Quiet or signaling, either sign, a payload.
-    uint32_t bits = (rng() % 2 ? 0xffc00000u : 0x7f800000u) | (1 + rng() % 7);
-    l.setBits(at(row(), which), rng() % 2 ? bits : bits ^ 0x80000000u);
+    bool quiet = rng() % 2, negative = rng() % 2;
+    l.setBits(at(row(), which), nanBits(type, quiet, negative, 1 + rng() % 7));
     break;
   }
   case Column::Infinities:
@@ -103,67 +110,73 @@ Literal columns(int64_t rows, int64_t cols, int64_t which, Column kind,
 TEST(ColumnExtremesTest, EveryKindOfColumnMatchesTheEvaluator) {
   const float inf = std::numeric_limits<float>::infinity();
   std::mt19937 rng(29);
-  for (const char *op : {"maximum", "minimum"}) {
-    bool isMax = std::strcmp(op, "maximum") == 0;
-    float sign = isMax ? 1.0f : -1.0f;
-    // Initial values: the identity, zeros of both signs, a NaN, a value
-    // beyond every element of some columns.
-    const float inits[] = {-sign * inf, 0.0f, -0.0f, bitsToFloat(0x7fc00001u),
-                           sign * 50.0f};
-    // 72 rows: 9 steps of 8; 300: 75 steps of 4; 1024: segments of 256,
-    // then 4 rows (too few for the pass).
-    for (int64_t rows : {72, 300, 1024}) {
-      const int64_t cols = 40;
-      std::string in =
-          "f32[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
-      std::string text =
-          std::string("HloModule m\n%red {\n  %a = f32[] parameter(0)\n") +
-          "  %b = f32[] parameter(1)\n  ROOT %s = f32[] " + op +
-          "(%a, %b)\n}\nENTRY e {\n  %p = " + in +
-          " parameter(0)\n  %i = f32[] parameter(1)\n  ROOT %r = f32[" +
-          std::to_string(cols) +
-          "] reduce(%p, %i), dimensions={0}, to_apply=%red\n}\n";
-      SCOPED_TRACE(text);
-      auto module = parseTestModule(text);
-      ASSERT_TRUE(module);
-      for (Target target : {Target::Cpu, Target::Gpu}) {
-        CompileOptions options;
-        options.target = target;
-        Expected<std::shared_ptr<Executable>> exe =
-            Executable::compile(*module, testBackendOptions(options));
-        ASSERT_TRUE(exe) << exe.error().message;
-        for (Column kind : kColumns)
-          for (float init : inits) {
-            int64_t which = rng() % cols;
-            std::vector<Literal> args;
-            args.push_back(columns(rows, cols, which, kind, sign, rng));
-            Literal initial(Shape(PrimitiveType::F32, {}));
-            uint32_t initBits;
-            std::memcpy(&initBits, &init, sizeof initBits);
-            initial.setBits(0, initBits);
-            args.push_back(std::move(initial));
-            RunOptions run;
-            run.threads = 2;
-            Expected<Literal> got = (*exe)->run(args, run);
-            ASSERT_TRUE(got) << got.error().message;
-            Expected<Literal> want = evaluateHloModule(*module, args);
-            ASSERT_TRUE(want) << want.error().message;
-            // Bits, but any NaN for a NaN (as compareLiterals: LLVM
-            // does not say which of two NaNs a maximum returns).
-            for (int64_t c = 0; c < cols; ++c) {
-              if (std::isnan(got->getFloat(c)) && std::isnan(want->getFloat(c)))
-                continue;
-              ASSERT_EQ(got->getBits(c), want->getBits(c))
-                  << (target == Target::Cpu ? "CPU" : "GPU")
-                  << " launch, column " << c << " of kind "
-                  << static_cast<int>(kind) << " at " << which
-                  << ", initial value " << init << ": " << got->getFloat(c)
-                  << ", expected " << want->getFloat(c);
+  for (const char *typeName : {"f32", "bf16", "f16"})
+    for (const char *op : {"maximum", "minimum"}) {
+      PrimitiveType type = *parsePrimitiveType(typeName);
+      std::string t = typeName;
+      bool isMax = std::strcmp(op, "maximum") == 0;
+      float sign = isMax ? 1.0f : -1.0f;
+      // Initial values: the identity, zeros of both signs, a NaN, a value
+      // beyond every element of some columns.
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      const float inits[] = {-sign * inf, 0.0f, -0.0f, nan, sign * 50.0f};
+      // 72 rows: 9 steps of 8; 300: 75 steps of 4; 1024: segments of 256,
+      // then 4 rows (too few for the pass).
+      for (int64_t rows : {72, 300, 1024}) {
+        const int64_t cols = 40;
+        std::string in =
+            t + "[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+        std::string text =
+            "HloModule m\n%red {\n  %a = " + t +
+            "[] parameter(0)\n  %b = " + t +
+            "[] parameter(1)\n  ROOT %s = " + t + "[] " + op +
+            "(%a, %b)\n}\nENTRY e {\n  %p = " + in +
+            " parameter(0)\n  %i = " + t + "[] parameter(1)\n  ROOT %r = " + t +
+            "[" + std::to_string(cols) +
+            "] reduce(%p, %i), dimensions={0}, to_apply=%red\n}\n";
+        SCOPED_TRACE(text);
+        auto module = parseTestModule(text);
+        ASSERT_TRUE(module);
+        for (Target target : {Target::Cpu, Target::Gpu}) {
+          CompileOptions options;
+          options.target = target;
+          Expected<std::shared_ptr<Executable>> exe =
+              Executable::compile(*module, testBackendOptions(options));
+          ASSERT_TRUE(exe) << exe.error().message;
+          for (Column kind : kColumns)
+            for (float init : inits) {
+              int64_t which = rng() % cols;
+              std::vector<Literal> args;
+              args.push_back(columns(type, rows, cols, which, kind, sign, rng));
+              Literal initial(Shape(type, {}));
+              if (std::isnan(init))
+                initial.setBits(0, nanBits(type, true, false, 1));
+              else
+                initial.setFloat(0, init);
+              args.push_back(std::move(initial));
+              RunOptions run;
+              run.threads = 2;
+              Expected<Literal> got = (*exe)->run(args, run);
+              ASSERT_TRUE(got) << got.error().message;
+              Expected<Literal> want = evaluateHloModule(*module, args);
+              ASSERT_TRUE(want) << want.error().message;
+              // Bits, but any NaN for a NaN (as compareLiterals: LLVM
+              // does not say which of two NaNs a maximum returns).
+              for (int64_t c = 0; c < cols; ++c) {
+                if (std::isnan(got->getFloat(c)) &&
+                    std::isnan(want->getFloat(c)))
+                  continue;
+                ASSERT_EQ(got->getBits(c), want->getBits(c))
+                    << (target == Target::Cpu ? "CPU" : "GPU")
+                    << " launch, column " << c << " of kind "
+                    << static_cast<int>(kind) << " at " << which
+                    << ", initial value " << init << ": " << got->getFloat(c)
+                    << ", expected " << want->getFloat(c);
+              }
             }
-          }
+        }
       }
     }
-  }
 }
 
 } // namespace

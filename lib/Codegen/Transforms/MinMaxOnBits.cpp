@@ -173,6 +173,74 @@ mlir::Value selectBeyond(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
   return b.create<arith::SelectOp>(loc, beyond, x, extreme);
 }
 
+/// `value` as the arith.extf of a bf16 or f16 value to f32, or null.
+mlir::arith::ExtFOp widenedHalf(mlir::Value value) {
+  auto ext = value.getDefiningOp<mlir::arith::ExtFOp>();
+  if (!ext || !ext.getType().isF32() ||
+      !(ext.getIn().getType().isBF16() || ext.getIn().getType().isF16()))
+    return nullptr;
+  return ext;
+}
+
+/// `v` as the emitter's maximum or minimum of two bf16 (or f16) values
+/// widened to f32 (ScalarOpEmitter::floatBinary, `widened`), one of them
+/// `acc`, or nothing:
+///
+///   select(uno(x), x, select(uno(y), y, select(oeq(x, y),
+///          bitcast(andi|ori(bitcast x, bitcast y)),
+///          select(ogt|olt(x, y), x, y))))
+///
+/// Its value is always x, y or (when they are equal) x's or y's bits
+/// merged: a bf16 (f16) value widened, or a NaN of one of them.
+
+std::optional<WidenedMinMax> matchWidenedMinMax(mlir::Value v,
+                                                mlir::Value acc) {
+  namespace arith = mlir::arith;
+  using P = arith::CmpFPredicate;
+  // select(cmpf(pred, a, b), t, f), returning a, b, t, f.
+  auto select = [](mlir::Value s, P pred, mlir::Value &a, mlir::Value &b,
+                   mlir::Value &t, mlir::Value &f) {
+    auto op = s.getDefiningOp<arith::SelectOp>();
+    if (!op)
+      return false;
+    auto cmp = op.getCondition().getDefiningOp<arith::CmpFOp>();
+    if (!cmp || cmp.getPredicate() != pred)
+      return false;
+    a = cmp.getLhs(), b = cmp.getRhs();
+    t = op.getTrueValue(), f = op.getFalseValue();
+    return true;
+  };
+  mlir::Value x, x2, y, y2, r1, r2, r3, merged, a, b, t, f;
+  if (!select(v, P::UNO, x, x2, t, r1) || x2 != x || t != x)
+    return std::nullopt;
+  if (!select(r1, P::UNO, y, y2, t, r2) || y2 != y || t != y)
+    return std::nullopt;
+  if (!select(r2, P::OEQ, a, b, merged, r3) || a != x || b != y)
+    return std::nullopt;
+  bool greater = select(r3, P::OGT, a, b, t, f);
+  if (!(greater || select(r3, P::OLT, a, b, t, f)) || a != x || b != y ||
+      t != x || f != y)
+    return std::nullopt;
+  auto toFloat = merged.getDefiningOp<arith::BitcastOp>();
+  if (!toFloat)
+    return std::nullopt;
+  mlir::Operation *bits = toFloat.getIn().getDefiningOp();
+  if (!bits || !llvm::isa<arith::AndIOp, arith::OrIOp>(bits))
+    return std::nullopt;
+  auto bitsOf = [](mlir::Value operand) -> mlir::Value {
+    auto cast = operand.getDefiningOp<arith::BitcastOp>();
+    return cast ? cast.getIn() : nullptr;
+  };
+  mlir::Value p = bitsOf(bits->getOperand(0)), q = bitsOf(bits->getOperand(1));
+  if (!((p == x && q == y) || (p == y && q == x)))
+    return std::nullopt;
+  mlir::arith::ExtFOp wx = widenedHalf(x), wy = widenedHalf(y);
+  if (!wx || !wy || (wx.getIn() != acc && wy.getIn() != acc))
+    return std::nullopt;
+  bool anded = llvm::isa<arith::AndIOp>(bits);
+  return WidenedMinMax{x, y, greater && anded, !greater && !anded};
+}
+
 namespace {
 
 /// Rows of computed elements shorter than this are left alone: horizontal

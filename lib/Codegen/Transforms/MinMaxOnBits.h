@@ -28,6 +28,7 @@
 #ifndef TESSEL_LIB_CODEGEN_TRANSFORMS_MINMAXONBITS_H
 #define TESSEL_LIB_CODEGEN_TRANSFORMS_MINMAXONBITS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
@@ -102,6 +103,29 @@ void replaceByExtremeOrLoop(mlir::OpBuilder &b, mlir::scf::ForOp loop,
 /// where either is a NaN and where the two are equal zeros; never poison.
 mlir::Value selectBeyond(mlir::OpBuilder &b, mlir::Location loc, bool isMax,
                          mlir::Value x, mlir::Value extreme);
+
+/// `value` as the arith.extf of a bf16 or f16 value to f32, or null.
+mlir::arith::ExtFOp widenedHalf(mlir::Value value);
+
+/// The operands of the emitter's maximum or minimum of two widened values.
+struct WidenedMinMax {
+  mlir::Value x, y;
+  /// ogt with the AND of the bits (maximum: +0 above -0) or olt with the
+  /// OR (minimum); false for the other two pairings.
+  bool isMax = false, isMin = false;
+};
+
+/// `v` as the emitter's maximum or minimum of two bf16 (or f16) values
+/// widened to f32 (ScalarOpEmitter::floatBinary, `widened`), one of them
+/// `acc`, or nothing:
+///
+///   select(uno(x), x, select(uno(y), y, select(oeq(x, y),
+///          bitcast(andi|ori(bitcast x, bitcast y)),
+///          select(ogt|olt(x, y), x, y))))
+///
+/// Its value is always x, y or (when they are equal) x's or y's bits
+/// merged: a bf16 (f16) value widened, or a NaN of one of them.
+std::optional<WidenedMinMax> matchWidenedMinMax(mlir::Value v, mlir::Value acc);
 
 } // namespace tessel
 
