@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <cctype>
+#include <functional>
 
 using mlir::AffineBinaryOpExpr;
 using mlir::AffineConstantExpr;
@@ -58,17 +59,32 @@ struct Token {
 /// every constant MLIR folds is bounded by sums and products of these.
 constexpr int64_t kConstantLimit = int64_t(1) << 62;
 
-/// A bound on the constants MLIR can fold out of `expr`: the sum of the
-/// magnitudes of its constants, saturated at kConstantLimit.
+/// A bound on the constants MLIR can fold out of `expr`, saturated at
+/// kConstantLimit: a constant's magnitude, 1 for a dim or symbol, the sum
+/// over the operands of a sum or division, the product over those of a
+/// product. Folding distributes a factor over a sum and multiplies the
+/// factors of a product ((e * 400012453) * 47 becomes e * 18800585291), so
+/// a sum of the magnitudes was not a bound: a map it let through printed as
+/// one it refused (the parser fuzzer, 2026-11-28). Folding never makes this
+/// bound larger, so what prints parses again.
 int64_t constantMagnitude(AffineExpr expr) {
-  __int128 total = 0;
-  expr.walk([&](AffineExpr sub) {
-    if (auto constant = llvm::dyn_cast<AffineConstantExpr>(sub)) {
+  auto saturate = [](__int128 v) -> __int128 {
+    return v >= kConstantLimit ? kConstantLimit : v;
+  };
+  std::function<__int128(AffineExpr)> bound = [&](AffineExpr e) -> __int128 {
+    if (auto constant = llvm::dyn_cast<AffineConstantExpr>(e)) {
       __int128 value = constant.getValue();
-      total += value < 0 ? -value : value;
+      return saturate(value < 0 ? -value : value);
     }
-  });
-  return total >= kConstantLimit ? kConstantLimit : static_cast<int64_t>(total);
+    auto binary = llvm::dyn_cast<AffineBinaryOpExpr>(e);
+    if (!binary)
+      return 1;
+    __int128 lhs = bound(binary.getLHS()), rhs = bound(binary.getRHS());
+    if (e.getKind() == AffineExprKind::Mul)
+      return saturate(lhs * rhs);
+    return saturate(lhs + rhs);
+  };
+  return static_cast<int64_t>(bound(expr));
 }
 
 /// How deep parentheses and unary minuses may nest, and how many binary
