@@ -49,14 +49,19 @@
 // bf16 and f16 tiles too: the emitter spells their step out on widened
 // values (a compare, four selects, the AND of the bits for equal values)
 // and rounds back, about 17 instructions (matchWidenedMinMax). Here the
-// compare and select runs on the widened values, the tile's element is
-// narrowed back once a step (bf16: the upper half of the f32 bits; f16: a
-// rounding, exact for a widened f16 value), and the sums are f32.
+// compare and select runs on the widened values in an f32 tile, as the
+// sums do, and after the last step the extremes are narrowed into a tile
+// of the element type (bf16: the upper half of the f32 bits; f16: a
+// rounding, exact for a widened f16 value). A bf16 tile narrowed at every
+// step cost a widening and a narrowing a step, and LLVM made the compare
+// and select of two widened values (bitcasts of integers) an integer
+// blend after the compare (bf16[8192,4096], one thread, alternated 4
+// times: 2.79-3.04 ms, against 2.51-2.89 with the f32 tile).
 //
 // Zen 5, one thread, f32[8192,4096]: 5.3 ms as the loop was, 4.4 ms with
 // the sums in a tile. A sum of the whole block (no tile; the loop as it was
 // for every zero result) took 4.25 ms, but 7.3 ms where one column in 50
-// was all zeros. bf16[8192,4096]: 5.8 -> 2.8-3.2 ms.
+// was all zeros. bf16[8192,4096]: 5.6 ms as the loop was.
 //
 //===----------------------------------------------------------------------===//
 #include "MinMaxOnBits.h"
@@ -98,10 +103,10 @@ struct ColumnSteps {
   /// The steps from `read` to `write`: for f32 a maximumf (minimumf),
   /// for bf16 and f16 the rounding of the emitter's maximum (minimum) of
   /// widened values (matchWidenedMinMax); `element` the column's element
-  /// (widened), `chained` the value it is combined with at the first step.
+  /// (widened).
   struct Link {
     mlir::Operation *op;
-    mlir::Value element, chained;
+    mlir::Value element;
   };
   SmallVector<Link> chain;
   bool isMax = false;
@@ -161,7 +166,7 @@ bool matchHalfChain(ColumnSteps &s) {
     if (!onlyTheStepReads(widenedAcc, rounding))
       return false;
     s.isMax = step->isMax;
-    s.chain.push_back({rounding, accFirst ? step->y : step->x, widenedAcc});
+    s.chain.push_back({rounding, accFirst ? step->y : step->x});
     v = rounding->getResult(0);
   }
   return !s.chain.empty();
@@ -242,9 +247,7 @@ std::optional<ColumnSteps> matchColumnSteps(scf::ForOp rows) {
               .getValue() != arith::FastMathFlags::none)
         return std::nullopt;
       s.isMax = isMax;
-      unsigned chained = user->getOperand(0) == v ? 0 : 1;
-      s.chain.push_back(
-          {user, user->getOperand(1 - chained), user->getOperand(chained)});
+      s.chain.push_back({user, user->getOperand(user->getOperand(0) == v)});
       v = user->getResult(0);
     }
     if (s.write.getScalar() != v || s.chain.empty())
@@ -274,6 +277,21 @@ mlir::Value sumOf(mlir::OpBuilder &b, mlir::Location loc,
   return xs.front();
 }
 
+/// `v`, an f32 that is a widened `element` (bf16, f16) or a NaN, as that
+/// type: bf16's upper half, f16 rounded (exact for such a value).
+mlir::Value narrowTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Type element,
+                     mlir::Value v) {
+  if (element.isF32())
+    return v;
+  if (element.isF16())
+    return b.create<arith::TruncFOp>(loc, element, v);
+  mlir::Value bits = b.create<arith::BitcastOp>(loc, b.getI32Type(), v);
+  bits = b.create<arith::ShRUIOp>(loc, bits,
+                                  b.create<arith::ConstantIntOp>(loc, 16, 32));
+  bits = b.create<arith::TruncIOp>(loc, b.getI16Type(), bits);
+  return b.create<arith::BitcastOp>(loc, element, bits);
+}
+
 /// Clones `s.work`'s ops (not its terminator) at `b` with `map`: the
 /// chain as compare-and-selects, and the column's sum in `sums` grown by
 /// its elements (negated for a minimum). At the last step (`bad` given)
@@ -287,37 +305,25 @@ SmallVector<mlir::Value> cloneWork(mlir::OpBuilder &b, ColumnSteps &s,
   mlir::Location loc = s.rows.getLoc();
   auto reassoc = arith::FastMathFlagsAttr::get(b.getContext(),
                                                arith::FastMathFlags::reassoc);
-  // An extreme (f32) as the tile's element: bf16's upper half, f16
-  // rounded (exact: the extreme is one of the widened elements).
-  auto narrow = [&](mlir::Value v) -> mlir::Value {
-    if (s.element.isF32())
-      return v;
-    if (s.element.isF16())
-      return b.create<arith::TruncFOp>(loc, s.element, v);
-    mlir::Value bits = b.create<arith::BitcastOp>(loc, b.getI32Type(), v);
-    bits = b.create<arith::ShRUIOp>(
-        loc, bits, b.create<arith::ConstantIntOp>(loc, 16, 32));
-    bits = b.create<arith::TruncIOp>(loc, b.getI16Type(), bits);
-    return b.create<arith::BitcastOp>(loc, s.element, bits);
-  };
   SmallVector<mlir::Value> xs;
   mlir::Value extreme, sum;
   size_t next = 0;
   for (mlir::Operation &op : s.work->without_terminator()) {
     if (next < s.chain.size() && &op == s.chain[next].op) {
       mlir::Value x = map.lookupOrDefault(s.chain[next].element);
-      extreme = selectBeyond(
-          b, loc, s.isMax, x,
-          next == 0 ? map.lookupOrDefault(s.chain[next].chained) : extreme);
-      map.map(op.getResult(0), narrow(extreme));
+      extreme = selectBeyond(b, loc, s.isMax, x, extreme);
+      map.map(op.getResult(0), narrowTo(b, loc, s.element, extreme));
       xs.push_back(s.isMax ? x : b.create<arith::NegFOp>(loc, x).getResult());
       ++next;
       continue;
     }
     if (&op == s.read.getOperation()) {
-      b.clone(op, map);
-      sum = b.create<mlir::tensor::ExtractOp>(
-          loc, sums, map.lookupOrDefault(s.read.getIndices()[0]));
+      // The tile is f32 here, whatever the element type.
+      mlir::Value index = map.lookupOrDefault(s.read.getIndices()[0]);
+      extreme = b.create<mlir::tensor::ExtractOp>(
+          loc, map.lookup(s.read.getTensor()), index);
+      map.map(s.read.getResult(), narrowTo(b, loc, s.element, extreme));
+      sum = b.create<mlir::tensor::ExtractOp>(loc, sums, index);
       continue;
     }
     if (&op == s.write.getOperation()) {
@@ -340,8 +346,11 @@ SmallVector<mlir::Value> cloneWork(mlir::OpBuilder &b, ColumnSteps &s,
         mlir::Value signed_ =
             s.isMax ? sum : b.create<arith::NegFOp>(loc, sum).getResult();
         extreme = b.create<arith::SelectOp>(loc, isZero, signed_, extreme);
-        map.map(s.write.getScalar(), narrow(extreme));
       }
+      map.map(s.write.getResult(),
+              b.create<mlir::tensor::InsertOp>(
+                  loc, extreme, map.lookup(s.write.getDest()), index));
+      continue;
     }
     b.clone(op, map);
   }
@@ -420,10 +429,17 @@ void runFastFirst(ColumnSteps &s, int64_t trips) {
   auto func = rows->getParentOfType<mlir::func::FuncOp>();
   mlir::OpBuilder entry =
       mlir::OpBuilder::atBlockBegin(&func.getBody().front());
-  mlir::Value ownExtremes = entry.create<AllocateSharedOp>(loc, tileType);
-  auto sumsType =
+  // The extremes and sums are f32 whatever the element type (bf16 and
+  // f16 narrowed after the last step): a compare and select of f32 loads
+  // stays one vmaxps, where LLVM makes that of two widened bf16 values an
+  // integer blend after the compare.
+  auto wideType =
       mlir::RankedTensorType::get(tileType.getShape(), entry.getF32Type());
-  mlir::Value ownSums = entry.create<AllocateSharedOp>(loc, sumsType);
+  mlir::Value ownExtremes = entry.create<AllocateSharedOp>(loc, wideType);
+  mlir::Value ownSums = entry.create<AllocateSharedOp>(loc, wideType);
+  mlir::Value ownNarrow = s.element.isF32()
+                              ? mlir::Value()
+                              : entry.create<AllocateSharedOp>(loc, tileType);
 
   // The initial values, and sums from -0 or the initial value where it is
   // a zero (for a minimum negated).
@@ -449,7 +465,7 @@ void runFastFirst(ColumnSteps &s, int64_t trips) {
             nb.create<arith::ConstantOp>(l, nb.getF32FloatAttr(-0.0f)));
         nb.create<scf::YieldOp>(
             l, mlir::ValueRange{
-                   nb.create<mlir::tensor::InsertOp>(l, x, args[0], i),
+                   nb.create<mlir::tensor::InsertOp>(l, wide, args[0], i),
                    nb.create<mlir::tensor::InsertOp>(l, sum, args[1], i)});
       });
 
@@ -471,6 +487,22 @@ void runFastFirst(ColumnSteps &s, int64_t trips) {
       cloneStep(b, s, last, fast.getResult(0), fast.getResult(1),
                 b.create<arith::ConstantIntOp>(loc, 0, 1));
 
+  mlir::Value result = checked[0];
+  if (ownNarrow)
+    result =
+        b.create<scf::ForOp>(
+             loc, c0,
+             b.create<arith::ConstantIndexOp>(loc, tileType.getNumElements()),
+             c1, mlir::ValueRange{ownNarrow},
+             [&](mlir::OpBuilder &nb, mlir::Location l, mlir::Value i,
+                 mlir::ValueRange args) {
+               mlir::Value x =
+                   nb.create<mlir::tensor::ExtractOp>(l, checked[0], i);
+               nb.create<scf::YieldOp>(
+                   l, mlir::ValueRange{nb.create<mlir::tensor::InsertOp>(
+                          l, narrowTo(nb, l, s.element, x), args[0], i)});
+             })
+            .getResult(0);
   auto choice = b.create<scf::IfOp>(loc, mlir::TypeRange{tileType}, checked[2],
                                     /*withElseRegion=*/true);
   rows.getResult(0).replaceAllUsesWith(choice.getResult(0));
@@ -479,7 +511,7 @@ void runFastFirst(ColumnSteps &s, int64_t trips) {
   mlir::OpBuilder::atBlockEnd(exact).create<scf::YieldOp>(loc,
                                                           rows.getResults());
   mlir::OpBuilder::atBlockBegin(choice.elseBlock())
-      .create<scf::YieldOp>(loc, checked[0]);
+      .create<scf::YieldOp>(loc, result);
 }
 
 struct ColumnExtremesPass
