@@ -596,9 +596,10 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
   };
   mlir::Value initBits = b.create<arith::BitcastOp>(loc, bits, init);
 
-  // A long row takes two chunks a step, their 2 x 16 lanes one vector
-  // (AVX-512: a zmm of 32 halves, three instructions per 64 bytes where one
-  // chunk a step takes six), whose halves are then combined lane by lane:
+  // A long row takes two chunks a step, their 2 x 16 lanes one vector of
+  // 512 bits (AVX-512: a zmm of 32 halves, three instructions per 64 bytes
+  // where one chunk a step takes six; fewer lanes, as in tests, keep one
+  // chunk a step), whose halves are then combined lane by lane:
   // lane k's extremes over its elements in either half, the same values,
   // since an extreme does not depend on the order its elements are met in.
   // A shorter row keeps one chunk a step: with two, its loop would have
@@ -617,7 +618,8 @@ minMaxOnBits(mlir::scf::ForOp loop, const WidenedMinMax &minMax,
   std::optional<int64_t> first =
       mlir::getConstantIntValue(loop.getLowerBound());
   bool oddFirst = first && *first % 2 != 0;
-  int64_t pairs = trips && mlir::getConstantIntValue(loop.getStep()) == 1
+  int64_t pairs = trips && mlir::getConstantIntValue(loop.getStep()) == 1 &&
+                          2 * lanes * format.width == 512
                       ? (*trips - oddFirst) / 2
                       : 0;
   mlir::scf::ForOp fast;
