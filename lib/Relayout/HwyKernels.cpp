@@ -578,6 +578,41 @@ int64_t transposeBandGather(Rows rows, Lines lines, int64_t columns,
     gatherStep<T>(rows, c * W, lines, c, stream);
   return c;
 }
+
+/// kWideBands bands of transposeBandGather at once: for each line of the
+/// source rows (and, where they are a multiple of 4 KiB apart, after each
+/// band's tile copy of that line), 16 columns at a time, band 0's gather
+/// step, then band 1's, ...: each of the 16 destination rows receives its
+/// kWideBands lines back to back. Streaming stores of one line per row in
+/// turn across many rows wrote at half a copy's speed (Zen 5, one thread:
+/// 64 MiB in 5.2 ms one line a row over 64 rows, 1.6 ms four lines of
+/// each of 16 rows; a copy 2.5).
+template <typename T>
+int64_t transposeWideBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                          int64_t dstRow, int64_t columns, bool streaming) {
+  constexpr int64_t W = sizeof(T), Height = 64 / W, Line = 64 / W;
+  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
+  bool tiled = srcRow % 4096 == 0;
+  alignas(64) uint8_t tile[kWideBands][Height * 64];
+  int64_t c = 0;
+  for (; c + Line <= columns; c += Line) {
+    if (tiled)
+      for (int64_t q = 0; q < kWideBands; ++q)
+        copyLinesToTile(StridedRows{in + q * Height * srcRow, srcRow}, c * W,
+                        Height, tile[q]);
+    for (int64_t h = 0; h < Line; h += 16)
+      for (int64_t q = 0; q < kWideBands; ++q) {
+        StridedLines lines{out + q * 64, dstRow};
+        if (tiled)
+          gatherStep<T>(StridedRows{tile[q] + h * W, 64}, 0, lines, c + h,
+                        stream);
+        else
+          gatherStep<T>(StridedRows{in + q * Height * srcRow, srcRow},
+                        (c + h) * W, lines, c + h, stream);
+      }
+  }
+  return c;
+}
 #endif
 
 #if HWY_TARGET == HWY_AVX2
@@ -715,6 +750,10 @@ KernelSet makeKernels(IsaLevel level) {
   k.transposeBand[1] = transposeBand<uint16_t>;
   k.transposeBand[2] = transposeBand<uint32_t>;
   k.transposeBand[3] = transposeBand<uint64_t>;
+#if HWY_TARGET == HWY_AVX3
+  k.transposeWideBand[0] = transposeWideBand<uint8_t>;
+  k.transposeWideBand[1] = transposeWideBand<uint16_t>;
+#endif
   k.transposeRows[0] = transposeRows<uint8_t>;
   k.transposeRows[1] = transposeRows<uint16_t>;
   k.transposeRows[2] = transposeRows<uint32_t>;

@@ -193,6 +193,16 @@ struct KernelSet {
   int64_t (*transposeBand[4])(const uint8_t *in, int64_t srcRow, uint8_t *out,
                               int64_t dstRow, int64_t columns,
                               bool streaming) = {};
+  /// kWideBands bands of transposeBand[i] at once, band q's rows from
+  /// in + q * (64 / width) * srcRow and its lines at out + q * 64: every
+  /// destination row receives the bands' kWideBands lines back to back, a
+  /// few destination rows at a time. Null where the level has none (only
+  /// 1- and 2-byte elements at avx512; the 4- and 8-byte bands' callers
+  /// interleave calls of transposeBand instead). Returns how many leading
+  /// columns it moved.
+  int64_t (*transposeWideBand[4])(const uint8_t *in, int64_t srcRow,
+                                  uint8_t *out, int64_t dstRow, int64_t columns,
+                                  bool streaming) = {};
   /// transposeBand with the rows listed: in[0..64 / width) are the
   /// source rows, out[0..columns) the destination lines (64 bytes each;
   /// element i of line c is element c of row in[i]), streamed when
@@ -208,6 +218,9 @@ struct KernelSet {
   /// whole lines). Permutes use bands only where it does.
   bool wholeLineBands[4] = {};
 };
+
+/// The bands transposeWideBand moves at once.
+constexpr int64_t kWideBands = 4;
 
 /// The kernels of `level`. @pre the CPU supports the level.
 const KernelSet &kernelSet(IsaLevel level);

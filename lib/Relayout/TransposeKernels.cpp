@@ -519,9 +519,6 @@ void transposeStaged(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
 /// 64-byte line per band, straight from registers, no stage. The columns
 /// are taken in blocks so that a block of the panel (source rows i0..i1)
 /// stays in L2 while its bands are written.
-/// Bands a transposeBanded step interleaves (below).
-constexpr int64_t kGroupedBands = 4;
-
 template <int Width>
 void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                      int64_t i0, int64_t i1, bool streaming) {
@@ -531,6 +528,7 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                             : Width == 4 ? 2
                                          : 3;
   auto *band = p.kernels->transposeBand[log2Width];
+  auto *wide = p.kernels->transposeWideBand[log2Width];
   const int64_t srcRow = p.srcColumnStride * Width;
   const int64_t dstRow = p.dstRowStride * Width;
   // Source columns per block: the panel's block fills a quarter of L2
@@ -543,7 +541,7 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   // it is the next slice's, or memory nobody reads; prefetches never
   // fault).
   bool prefetch = pageBands(p) && block >= p.rows;
-  // At avx512, bands of 4- and 8-byte elements run kGroupedBands at a
+  // At avx512, bands of 4- and 8-byte elements run kWideBands at a
   // time, a few columns at a time: for each kGroupedColumns columns (128
   // bytes of each source row), band 0's lines of those destination rows,
   // then band 1's (the next line of the same rows), ... So each
@@ -556,10 +554,11 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   // 5, one thread, 64 MiB: f32 2-D 54% -> 66-81% of a copy, 3-D (2,0,1)
   // 40% -> 69%, 4-D (1,3,0,2) 74% -> 78%, f64 2-D 60% -> 72-79%. Not at
   // avx2, whose f32 bands read each line in two steps (f32 2-D 24 -> 18
-  // GB/s), nor for 1- and 2-byte bands (transposeBandGather copies rows
-  // 4 KiB apart into a tile first, a line of each at a time: in steps of
-  // a few columns s8 2-D went from 40% to 34% of a copy, bf16 stayed at
-  // 45%).
+  // GB/s). The 1- and 2-byte bands at avx512 do the same inside one kernel
+  // (transposeWideBand: called a few columns at a time, their kernel
+  // repeated its per-line tile copies, and s8 2-D fell from 40% to 34% of
+  // a copy): s8 2-D 17.8-18.2 -> 20.3-20.9 GB/s, bf16 18.9-19.9 ->
+  // 19.4-21.4 (thread CPU time, alternated three times).
   const int64_t kGroupedColumns = 128 / Width;
   auto runBand = [&](const uint8_t *in, uint8_t *out, int64_t columns) {
     int64_t done = band(in, srcRow, out, dstRow, columns, streaming);
@@ -570,17 +569,26 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   };
   for (int64_t j0 = 0; j0 < p.rows; j0 += block) {
     int64_t columns = std::min(block, p.rows - j0);
-    int64_t grouped =
-        prefetch || Width < 4 || p.kernels->vectorBytes < 64
-            ? i0
-            : i0 + (full - i0) / (kGroupedBands * R) * (kGroupedBands * R);
-    for (int64_t i = i0; i < grouped; i += kGroupedBands * R)
-      for (int64_t j = 0; j < columns; j += kGroupedColumns)
-        for (int64_t q = 0; q < kGroupedBands; ++q)
-          runBand(src + (i + q * R) * srcRow + (j0 + j) * Width,
-                  dst + (j0 + j) * dstRow + (i + q * R) * Width,
-                  std::min(kGroupedColumns, columns - j));
-    for (int64_t i = grouped; i < full; i += R) {
+    // The first band not yet moved.
+    int64_t next = i0;
+    if (wide && !prefetch) {
+      for (; next + kWideBands * R <= full; next += kWideBands * R) {
+        const uint8_t *in = src + next * srcRow + j0 * Width;
+        uint8_t *out = dst + j0 * dstRow + next * Width;
+        int64_t done = wide(in, srcRow, out, dstRow, columns, streaming);
+        for (int64_t q = 0; done < columns && q < kWideBands; ++q)
+          runBand(in + q * R * srcRow + done * Width,
+                  out + done * dstRow + q * R * Width, columns - done);
+      }
+    } else if (!prefetch && Width >= 4 && p.kernels->vectorBytes >= 64) {
+      for (; next + kWideBands * R <= full; next += kWideBands * R)
+        for (int64_t j = 0; j < columns; j += kGroupedColumns)
+          for (int64_t q = 0; q < kWideBands; ++q)
+            runBand(src + (next + q * R) * srcRow + (j0 + j) * Width,
+                    dst + (j0 + j) * dstRow + (next + q * R) * Width,
+                    std::min(kGroupedColumns, columns - j));
+    }
+    for (int64_t i = next; i < full; i += R) {
       const uint8_t *in = src + i * srcRow + j0 * Width;
       uint8_t *out = dst + j0 * dstRow + i * Width;
       if (prefetch)
