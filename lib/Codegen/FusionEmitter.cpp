@@ -197,25 +197,46 @@ struct TransposeTiling {
 };
 
 /// The GPU's tile: 32x32, 128 threads (32 columns by 4 rows), so that a
-/// warp reads one row of the tile. On the CPU a block's tile is 32 rows of
-/// 128 elements (512 threads, run as loops): each block reads 512
-/// contiguous bytes of each of its input rows (f32), which the hardware
-/// prefetchers follow, instead of 128, and writes 128 bytes of each of its
-/// output rows, two whole lines. For elements of one byte 32 rows would
-/// write half a line of each output row (which the streaming stores cannot
-/// cover): their tile is 64 rows (a whole line) of 256 elements (2048
-/// threads), the same 32 KiB of tiles as f32's and 256 contiguous bytes of
-/// each input row, as bf16's. (Measured on the loaded 2-core EPYC VM, s8
-/// negate -> transpose -> abs at 64 MiB, one thread: 18-19% of copy speed
-/// with 32x128, 21-27% with 64x128, 30-32% with 64x256; 64x512 and
-/// 128x256 no faster.)
+/// warp reads one row of the tile. On the CPU a block's tile is 128
+/// elements of each of 256 bytes' worth of input rows (f32: 64 rows, bf16:
+/// 128, s8: 256; fewer where that does not divide the dim, at least 32),
+/// 32 KiB (512 threads a row pass, run as
+/// loops): each block reads 128 contiguous elements of each of its input
+/// rows, which the hardware prefetchers follow, and writes 256 bytes of
+/// each of its output rows, four whole lines back to back. Streaming
+/// stores of one line to each of many rows in turn write at half a copy's
+/// speed (Zen 5, one thread, 64 MiB of such stores alone: 5.2 ms one line
+/// a row, 1.6 ms four lines a row, a copy reading as much besides 2.5).
+/// Zen 5, one thread, CPU time, 64 MiB: f32 negate -> transpose -> abs
+/// 6.8-7.0 -> 5.6-5.9 ms with 64 rows (32 before: two lines a row), the
+/// bf16 transpose (--no-relayout) 9.2 -> 5.8-5.9 (32 rows, one line),
+/// s8 negate -> transpose -> abs 11.0 -> 7.8-8.0 (64 rows of 256
+/// elements; 256 rows of 256 elements 8.0, 128 rows 8.9). (Earlier, on a
+/// Zen 4 VM, s8 at 64 MiB: 18-19% of copy speed with 32x128, 21-27% with
+/// 64x128, 30-32% with 64x256.)
 static TransposeTiling transposeTiling(const HloInstruction &hero,
                                        Target target) {
   if (target == Target::Gpu)
     return {32, 32, 128};
-  if (byteWidth(hero.shape().elementType) == 1)
-    return {64, 256, 2048, 64 * 256};
-  return {32, 128, 512, 32 * 128};
+  // 256 bytes' worth of rows, or fewer that divide the dim that becomes
+  // minor, where 128 columns divide the minor dim. Else the tiles of
+  // before (32 x 128, s8 64 x 256): ragged tiles cost more than the lines
+  // gain (f32 [4000,4096] -> [4096,4000]: 4.9 ms with 32 rows, 15.9 with
+  // 64), and where the columns are ragged LLVM no longer made the writing
+  // phase's guarded stores vectors (f32 [64,96] -> [96,64] with 64 rows).
+  bool bytes = byteWidth(hero.shape().elementType) == 1;
+  TransposeTiling before = bytes ? TransposeTiling{64, 256, 2048, 64 * 256}
+                                 : TransposeTiling{32, 128, 512, 32 * 128};
+  NormalizedTranspose n = normalizeTranspose(hero);
+  if (n.dims[n.minor()] % 128 != 0)
+    return before;
+  int64_t rows =
+      256 / std::max<int64_t>(1, byteWidth(hero.shape().elementType));
+  while (rows > before.rows && n.dims[n.toMinor()] % rows != 0)
+    rows /= 2;
+  if (rows <= before.rows)
+    return before;
+  return {rows, 128, rows * 128 / 8, rows * 128};
 }
 
 int64_t transposeSquareLanes(const HloInstruction &hero) {

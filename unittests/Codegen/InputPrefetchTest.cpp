@@ -103,8 +103,8 @@ auto negateTransposeAbs(int rows, int cols) {
       out + " fusion(%x), kind=kInput, calls=fused\n}\n");
 }
 
-/// An s8 transpose fusion of whole tiles (64 rows of 256 bytes): the loads
-/// of its input prefetch 256 bytes ahead when asked (TESSEL_PREFETCH=1),
+/// An s8 transpose fusion of whole tiles (256 rows of 128 bytes): the loads
+/// of its input prefetch 128 bytes ahead when asked (TESSEL_PREFETCH=1),
 /// not when small (the size decides) or TESSEL_PREFETCH=0. Whole tiles, so
 /// that the input's loads are vectors on every host (at a ragged edge an
 /// AVX2 host, which has no masked byte loads, keeps them scalar: nothing
@@ -117,7 +117,7 @@ TEST(InputPrefetchTest, TransposeTilesPrefetchTheNextTile) {
   Expected<std::string> off = llvmWith(*module, "0");
   ASSERT_TRUE(on && sized && off);
   EXPECT_GT(countOccurrences(*on, "call void @llvm.prefetch.p0("), 0);
-  EXPECT_NE(on->find("i64 256\n"), std::string::npos);
+  EXPECT_NE(on->find("i64 128\n"), std::string::npos);
   EXPECT_EQ(countOccurrences(*sized, "llvm.prefetch"), 0);
   EXPECT_EQ(countOccurrences(*off, "llvm.prefetch"), 0);
 }

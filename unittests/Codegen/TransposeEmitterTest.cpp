@@ -605,3 +605,59 @@ ENTRY e {
 }
 
 } // namespace
+
+/// On the CPU a tile holds 256 bytes' worth of the rows that become an
+/// output row's elements (four whole lines of each output row), or fewer
+/// rows that divide that dim, where 128 columns divide the minor dim; the
+/// tiles of before (32 rows, s8 64 rows of 256) otherwise. Each shape's
+/// tile, its maps checked by brute force, and the module against the
+/// evaluator on both launches, plain and fused.
+TEST(TransposeEmitterTest, RowsOf256BytesWhereTheyDivideTheDims) {
+  struct Case {
+    const char *type;
+    std::vector<int64_t> dims, permutation;
+    int64_t rows, cols;
+  };
+  const Case cases[] = {
+      {"f32", {128, 256}, {1, 0}, 64, 128},
+      {"f32", {3, 192, 128}, {0, 2, 1}, 64, 128},
+      {"bf16", {256, 128}, {1, 0}, 128, 128},
+      {"bf16", {192, 256}, {1, 0}, 64, 128}, // 192: 64 rows divide it
+      {"s8", {512, 128}, {1, 0}, 256, 128},
+      {"s8", {384, 256}, {1, 0}, 128, 128}, // 384: 128 rows divide it
+      {"f64", {64, 128}, {1, 0}, 32, 128},  // 256 bytes: 32 rows, as before
+      {"f32", {96, 128}, {1, 0}, 32, 128},  // 96: 64 does not divide it
+      {"f32", {128, 96}, {1, 0}, 32, 128},  // 96 columns: ragged
+      {"s8", {256, 300}, {1, 0}, 64, 256},  // s8's tile of before
+  };
+  mlir::MLIRContext context;
+  uint64_t seed = 40;
+  for (const Case &c : cases)
+    for (bool fused : {false, true}) {
+      std::vector<int64_t> out;
+      for (int64_t d : c.permutation)
+        out.push_back(c.dims[d]);
+      std::string in = shapeText(c.type, c.dims), res = shapeText(c.type, out);
+      std::string perm = joinText(c.permutation);
+      std::string body =
+          fused ? "  %p = " + in + " parameter(0)\n  %n = " + in +
+                      " negate(%p)\n  %t = " + res +
+                      " transpose(%n), dimensions={" + perm +
+                      "}\n  ROOT %a = " + res + " abs(%t)\n"
+                : "  %p = " + in + " parameter(0)\n  ROOT %t = " + res +
+                      " transpose(%p), dimensions={" + perm + "}\n";
+      std::string text = "HloModule m\nENTRY e {\n" + body + "}\n";
+      SCOPED_TRACE(text);
+      auto module = parseTestModule(text);
+      ASSERT_TRUE(module);
+      FusionAnalysis analysis = analyzeFusion(entry(*module));
+      ASSERT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
+      TransposeLaunch launch =
+          getTransposeLaunch(*analysis.hero, analysis.transpose, Target::Cpu);
+      const NormalizedTranspose &n = analysis.transpose;
+      EXPECT_EQ(launch.tileShape[n.toMinor()], c.rows);
+      EXPECT_EQ(launch.tileShape[n.minor()], c.cols + 1);
+      EXPECT_EQ(checkTransposeMaps(*analysis.hero, n, &context), "");
+      checkModule(text, true, seed++);
+    }
+}
