@@ -41,18 +41,6 @@ constexpr Column kColumns[] = {
     Column::PositiveZerosOnly, Column::NegativeZerosOnly, Column::OneNaN,
     Column::Infinities};
 
-/// A NaN of `type` (f32, bf16, f16): quiet or signaling, `negative` or
-/// not, with a payload of 1 to 7.
-uint64_t nanBits(PrimitiveType type, bool quiet, bool negative,
-                 uint64_t payload) {
-  uint64_t infinity = 0x7f800000u, quietBit = 0x00400000u, sign = 0x80000000u;
-  if (type == PrimitiveType::BF16)
-    infinity = 0x7f80, quietBit = 0x0040, sign = 0x8000;
-  if (type == PrimitiveType::F16)
-    infinity = 0x7c00, quietBit = 0x0200, sign = 0x8000;
-  return infinity | (quiet ? quietBit : 0) | payload | (negative ? sign : 0);
-}
-
 /// `type`[rows, cols] of ordinary values (none a zero), column `which` of
 /// `kind`. `sign` is 1 for a maximum, -1 for a minimum: "beyond" is
 /// `sign` times greater.
@@ -96,7 +84,8 @@ Literal columns(PrimitiveType type, int64_t rows, int64_t cols, int64_t which,
   case Column::OneNaN: {
     // Quiet or signaling, either sign, a payload.
     bool quiet = rng() % 2, negative = rng() % 2;
-    l.setBits(at(row(), which), nanBits(type, quiet, negative, 1 + rng() % 7));
+    l.setBits(at(row(), which),
+              nanPattern(type, quiet, negative, 1 + rng() % 7));
     break;
   }
   case Column::Infinities:
@@ -148,31 +137,20 @@ TEST(ColumnExtremesTest, EveryKindOfColumnMatchesTheEvaluator) {
               int64_t which = rng() % cols;
               std::vector<Literal> args;
               args.push_back(columns(type, rows, cols, which, kind, sign, rng));
-              Literal initial(Shape(type, {}));
-              if (std::isnan(init))
-                initial.setBits(0, nanBits(type, true, false, 1));
-              else
-                initial.setFloat(0, init);
-              args.push_back(std::move(initial));
+              args.push_back(floatScalar(type, init));
               RunOptions run;
               run.threads = 2;
               Expected<Literal> got = (*exe)->run(args, run);
               ASSERT_TRUE(got) << got.error().message;
               Expected<Literal> want = evaluateHloModule(*module, args);
               ASSERT_TRUE(want) << want.error().message;
-              // Bits, but any NaN for a NaN (as compareLiterals: LLVM
-              // does not say which of two NaNs a maximum returns).
-              for (int64_t c = 0; c < cols; ++c) {
-                if (std::isnan(got->getFloat(c)) &&
-                    std::isnan(want->getFloat(c)))
-                  continue;
-                ASSERT_EQ(got->getBits(c), want->getBits(c))
-                    << (target == Target::Cpu ? "CPU" : "GPU")
-                    << " launch, column " << c << " of kind "
-                    << static_cast<int>(kind) << " at " << which
-                    << ", initial value " << init << ": " << got->getFloat(c)
-                    << ", expected " << want->getFloat(c);
-              }
+              int64_t c = firstDifferentBits(*got, *want);
+              ASSERT_EQ(c, -1)
+                  << (target == Target::Cpu ? "CPU" : "GPU")
+                  << " launch, column " << c << " of kind "
+                  << static_cast<int>(kind) << " at " << which
+                  << ", initial value " << init << ": " << got->getFloat(c)
+                  << ", expected " << want->getFloat(c);
             }
         }
       }

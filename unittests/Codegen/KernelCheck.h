@@ -99,6 +99,44 @@ inline CompileOptions testBackendOptions(const CompileOptions &options) {
   return effective;
 }
 
+/// A NaN's bits in `type` (f32, bf16, f16): quiet or signaling,
+/// `negative` or not, with `payload` (not zero) in the low mantissa bits.
+inline uint64_t nanPattern(PrimitiveType type, bool quiet, bool negative,
+                           uint64_t payload) {
+  uint64_t infinity = 0x7f800000u, quietBit = 0x00400000u, sign = 0x80000000u;
+  if (type == PrimitiveType::BF16)
+    infinity = 0x7f80, quietBit = 0x0040, sign = 0x8000;
+  if (type == PrimitiveType::F16)
+    infinity = 0x7c00, quietBit = 0x0200, sign = 0x8000;
+  return infinity | (quiet ? quietBit : 0) | payload | (negative ? sign : 0);
+}
+
+/// A scalar of `type` holding `value`; a NaN value as a positive quiet NaN
+/// with payload 1.
+inline Literal floatScalar(PrimitiveType type, float value) {
+  Literal scalar(Shape(type, {}));
+  if (value != value)
+    scalar.setBits(0, nanPattern(type, true, false, 1));
+  else
+    scalar.setFloat(0, value);
+  return scalar;
+}
+
+/// The first element (flat index) where `got` and `want` have different
+/// bits, a NaN in both counting as the same (as compareLiterals: LLVM does
+/// not say which of two NaNs a maximum returns, and the evaluator's f16
+/// NaNs lose their payload); -1 where none does.
+inline int64_t firstDifferentBits(const Literal &got, const Literal &want) {
+  for (int64_t i = 0; i < want.elementCount(); ++i) {
+    float g = got.getFloat(i), w = want.getFloat(i);
+    if (g != g && w != w)
+      continue;
+    if (got.getBits(i) != want.getBits(i))
+      return i;
+  }
+  return -1;
+}
+
 inline KernelCheckResult checkKernels(const HloModule &module,
                                       const std::vector<Literal> &arguments,
                                       const CompileOptions &options,

@@ -10,8 +10,8 @@
 // paired, each with one kind of element at a place that one of those
 // paths alone reads (chunk 0, the initial value; chunk 1, alone; the low
 // and high halves of a pair; the last chunk; the elements after the
-// chunks): the bits must be the evaluator's (a NaN where it has one), with
-// the CPU's launch and the GPU's.
+// chunks): the bits must be the evaluator's (a NaN where it has one,
+// firstDifferentBits), with the CPU's launch and the GPU's.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelCheck.h"
@@ -40,14 +40,6 @@ enum class Row {
 constexpr Row kRows[] = {
     Row::Ordinary,  Row::ExtremeAt,      Row::AllNegative, Row::AllNonNegative,
     Row::ZerosOnly, Row::NegativeZeroAt, Row::OneNaNAt,    Row::InfinitiesAt};
-
-uint64_t nanBits(PrimitiveType type, bool quiet, bool negative,
-                 uint64_t payload) {
-  uint64_t infinity = 0x7f80, quietBit = 0x0040;
-  if (type == PrimitiveType::F16)
-    infinity = 0x7c00, quietBit = 0x0200;
-  return infinity | (quiet ? quietBit : 0) | payload | (negative ? 0x8000 : 0);
-}
 
 /// A random element in each part of a row of `length` that one path alone
 /// reads: chunk 0 (the initial partials), chunks 1 to 3 (chunk 1 alone and
@@ -101,7 +93,7 @@ void fillRow(Literal &l, PrimitiveType type, int64_t r, int64_t length,
     break;
   case Row::OneNaNAt:
     l.setBits(r * length + place,
-              nanBits(type, rng() % 2, rng() % 2, 1 + rng() % 7));
+              nanPattern(type, rng() % 2, rng() % 2, 1 + rng() % 7));
     break;
   case Row::InfinitiesAt:
     set(place, sign * inf);
@@ -162,33 +154,22 @@ TEST(RowExtremesOnBitsTest, EveryKindOfRowAtEveryPlaceMatchesTheEvaluator) {
                 }
                 std::vector<Literal> args;
                 args.push_back(std::move(input));
-                Literal initial(Shape(type, {}));
-                if (std::isnan(init))
-                  initial.setBits(0, nanBits(type, true, false, 1));
-                else
-                  initial.setFloat(0, init);
-                args.push_back(std::move(initial));
+                args.push_back(floatScalar(type, init));
                 RunOptions run;
                 run.threads = 2;
                 Expected<Literal> got = (*exe)->run(args, run);
                 ASSERT_TRUE(got) << got.error().message;
                 Expected<Literal> want = evaluateHloModule(*module, args);
                 ASSERT_TRUE(want) << want.error().message;
-                // Bits, but any NaN for a NaN, as compareLiterals (the
-                // evaluator's f16 NaNs lose their payload, LLVM's keep it).
-                for (int64_t r = 0; r < rows; ++r) {
-                  if (std::isnan(got->getFloat(r)) &&
-                      std::isnan(want->getFloat(r)))
-                    continue;
-                  ASSERT_EQ(got->getBits(r), want->getBits(r))
-                      << (target == Target::Cpu ? "CPU" : "GPU")
-                      << " launch, rows of " << length << ", row " << r
-                      << " of kind " << static_cast<int>(made[r].first)
-                      << " at " << made[r].second << ", initial value " << init
-                      << ": " << got->getFloat(r) << ", expected "
-                      << want->getFloat(r) << " (bits " << got->getBits(r)
-                      << ", expected " << want->getBits(r) << ")";
-                }
+                int64_t r = firstDifferentBits(*got, *want);
+                ASSERT_EQ(r, -1)
+                    << (target == Target::Cpu ? "CPU" : "GPU")
+                    << " launch, rows of " << length << ", row " << r
+                    << " of kind " << static_cast<int>(made[r].first) << " at "
+                    << made[r].second << ", initial value " << init << ": "
+                    << got->getFloat(r) << ", expected " << want->getFloat(r)
+                    << " (bits " << got->getBits(r) << ", expected "
+                    << want->getBits(r) << ")";
               }
         }
       }

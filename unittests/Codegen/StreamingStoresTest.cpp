@@ -162,10 +162,10 @@ TEST(StreamingStoresTest, TransposeIntoAlignedAndUnalignedOutputs) {
   expectStreamedAndExact(R"(
 HloModule streamed
 ENTRY e {
-  %p = f32[128,160] parameter(0)
-  %n = f32[128,160] negate(%p)
-  %t = f32[160,128] transpose(%n), dimensions={1,0}
-  ROOT %a = f32[160,128] abs(%t)
+  %p = f32[96,160] parameter(0)
+  %n = f32[96,160] negate(%p)
+  %t = f32[160,96] transpose(%n), dimensions={1,0}
+  ROOT %a = f32[160,96] abs(%t)
 }
 )");
 }
