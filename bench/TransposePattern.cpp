@@ -15,7 +15,7 @@
 // system is (BENCHMARKS.md, "The transposes' memory pattern").
 //
 //   build/bench/transpose-pattern [--mib 64] [--runs 9] [--threads 1]
-//                                 [--prefetch]
+//                                 [--prefetch] [--write-orders]
 //
 // --prefetch also runs each pattern with the next block's source lines
 // prefetched (into L2) while the current block is moved. Runs of the copy
@@ -23,6 +23,12 @@
 // ratio to the best copy of the same bytes (the faster of memcpy and a
 // streaming copy). --threads splits the rows of blocks, and the copies,
 // evenly over that many threads.
+//
+// --write-orders times the destination's streaming stores alone, no reads,
+// in the orders a transpose can write its lines: a block of 64 x K bytes of
+// columns at a time, its K lines of each destination row back to back, or
+// the K lines as K passes over the rows, each pass over R rows at a time
+// (BENCHMARKS.md, "Zen 5: transposes that write four lines per row").
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -161,6 +167,38 @@ bool movesEveryLine(const uint8_t *src, const uint8_t *dst, int64_t n,
   return true;
 }
 
+/// A line of `value` into `dst`, streamed where SSE2 allows.
+inline void storeLine(uint8_t *dst, uint8_t value) {
+#if defined(__SSE2__)
+  __m128i v = _mm_set1_epi8(static_cast<char>(value));
+  auto *d = reinterpret_cast<__m128i *>(dst);
+  for (int i = 0; i < 4; ++i)
+    _mm_stream_si128(d + i, v);
+#else
+  std::memset(dst, value, 64);
+#endif
+}
+
+/// The lines of an n x n byte matrix written column block by column block
+/// (64 * lines bytes of each row): each row's `lines` lines back to back
+/// (rowsAtOnce 0), or line by line, each line a pass over the rows in
+/// groups of rowsAtOnce rows (the bands of a transpose in turn).
+void writeOrder(uint8_t *dst, int64_t n, int64_t lines, int64_t rowsAtOnce) {
+  for (int64_t i = 0; i < n; i += 64 * lines) {
+    if (rowsAtOnce == 0) {
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t k = 0; k < lines; ++k)
+          storeLine(dst + j * n + i + 64 * k, static_cast<uint8_t>(j));
+      continue;
+    }
+    for (int64_t j0 = 0; j0 < n; j0 += rowsAtOnce)
+      for (int64_t k = 0; k < lines; ++k)
+        for (int64_t j = j0; j < std::min(n, j0 + rowsAtOnce); ++j)
+          storeLine(dst + j * n + i + 64 * k, static_cast<uint8_t>(j));
+  }
+  fence();
+}
+
 double seconds(const std::function<void()> &run) {
   auto start = std::chrono::steady_clock::now();
   run();
@@ -177,7 +215,7 @@ double median(std::vector<double> v) {
 [[noreturn]] void usage(int status) {
   std::fprintf(status ? stderr : stdout,
                "usage: transpose-pattern [--mib N] [--runs N] [--threads N] "
-               "[--prefetch]\n");
+               "[--prefetch] [--write-orders]\n");
   std::exit(status);
 }
 
@@ -185,7 +223,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char **argv) {
   int64_t mib = 64, runs = 9, threads = 1;
-  bool prefetch = false;
+  bool prefetch = false, writeOrders = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--mib" || a == "--runs" || a == "--threads") {
@@ -198,9 +236,61 @@ int main(int argc, char **argv) {
       (a == "--mib" ? mib : a == "--runs" ? runs : threads) = v;
     } else if (a == "--prefetch") {
       prefetch = true;
+    } else if (a == "--write-orders") {
+      writeOrders = true;
     } else {
       usage(a == "--help" || a == "-h" ? 0 : 2);
     }
+  }
+
+  if (writeOrders) {
+    int64_t n = 64;
+    while (4 * n * n <= (mib << 20))
+      n *= 2;
+    int64_t bytes = n * n;
+    std::unique_ptr<uint8_t, FreeDeleter> src(
+        static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
+    std::unique_ptr<uint8_t, FreeDeleter> dst(
+        static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
+    if (!src || !dst) {
+      std::fprintf(stderr, "transpose-pattern: out of memory\n");
+      return 1;
+    }
+    std::memset(src.get(), 1, bytes);
+    std::memset(dst.get(), 0, bytes);
+    std::printf("%lld x %lld bytes written with streaming stores alone (no "
+                "reads); copy = the best copy of as many bytes, which also "
+                "reads them\n",
+                static_cast<long long>(n), static_cast<long long>(n));
+    std::printf("%-16s %-18s %9s %9s %7s\n", "lines per row", "rows at once",
+                "copy ms", "writes ms", "ratio");
+    struct Order {
+      int64_t lines, rowsAtOnce;
+    };
+    for (Order o : {Order{1, 0}, Order{2, 0}, Order{4, 0}, Order{4, 16},
+                    Order{4, 64}, Order{4, 256}}) {
+      std::vector<double> tCopy, tWrites;
+      auto run = [&] { writeOrder(dst.get(), n, o.lines, o.rowsAtOnce); };
+      auto best = [&] {
+        return std::min(
+            seconds([&] { copy(src.get(), dst.get(), bytes, true, 1); }),
+            seconds([&] { copy(src.get(), dst.get(), bytes, false, 1); }));
+      };
+      run();
+      for (int64_t r = 0; r < runs; ++r) {
+        tCopy.push_back(best());
+        tWrites.push_back(seconds(run));
+      }
+      std::string rows = o.rowsAtOnce
+                             ? std::to_string(o.rowsAtOnce) + " (line by line)"
+                             : "all (back to back)";
+      double c = median(tCopy), w = median(tWrites);
+      std::printf("%-16lld %-18s %9.2f %9.2f %6.0f%%\n",
+                  static_cast<long long>(o.lines), rows.c_str(), c * 1e3,
+                  w * 1e3, 100 * c / w);
+      std::fflush(stdout);
+    }
+    return 0;
   }
 
   std::printf("%-4s %6s %9s %9s %9s %6s\n", "elem", "block", "prefetch",

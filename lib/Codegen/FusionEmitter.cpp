@@ -205,8 +205,9 @@ struct TransposeTiling {
 /// rows, which the hardware prefetchers follow, and writes 256 bytes of
 /// each of its output rows, four whole lines back to back. Streaming
 /// stores of one line to each of many rows in turn write at half a copy's
-/// speed (Zen 5, one thread, 64 MiB of such stores alone: 5.2 ms one line
-/// a row, 1.6 ms four lines a row, a copy reading as much besides 2.5).
+/// speed (Zen 5, one thread, 64 MiB of such stores alone, `transpose-pattern
+/// --write-orders`: 7.0 ms one line a row, 1.7-1.8 ms four lines a row, a
+/// copy reading as much besides 2.8-3.1).
 /// Zen 5, one thread, CPU time, 64 MiB: f32 negate -> transpose -> abs
 /// 6.8-7.0 -> 5.6-5.9 ms with 64 rows (32 before: two lines a row), the
 /// bf16 transpose (--no-relayout) 9.2 -> 5.8-5.9 (32 rows, one line),

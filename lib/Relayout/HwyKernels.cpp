@@ -584,9 +584,9 @@ int64_t transposeBandGather(Rows rows, Lines lines, int64_t columns,
 /// band's tile copy of that line), 16 columns at a time, band 0's gather
 /// step, then band 1's, ...: each of the 16 destination rows receives its
 /// kWideBands lines back to back. Streaming stores of one line per row in
-/// turn across many rows wrote at half a copy's speed (Zen 5, one thread:
-/// 64 MiB in 5.2 ms one line a row over 64 rows, 1.6 ms four lines of
-/// each of 16 rows; a copy 2.5).
+/// turn across many rows wrote at half a copy's speed (Zen 5, one thread,
+/// `transpose-pattern --write-orders`: 64 MiB in 7.0 ms one line a row,
+/// 1.7-1.8 ms four lines of each row back to back; a copy 2.8-3.1).
 template <typename T>
 int64_t transposeWideBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
                           int64_t dstRow, int64_t columns, bool streaming) {

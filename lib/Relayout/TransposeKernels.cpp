@@ -549,8 +549,9 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   // by band it received one line per pass over the block, 64 bytes at a
   // time in turn across hundreds of rows: a pattern that writes at half a
   // copy's speed (Zen 5, one thread, 64 MiB of streaming stores alone,
-  // one line per row in turn over 64 rows: 5.2 ms; the 4 lines of each of
-  // 16 rows back to back: 1.6; a copy reading as much besides: 2.5). Zen
+  // `transpose-pattern --write-orders`: one line a row in turn 7.0 ms, the
+  // 4 lines of each row back to back 1.7-1.8, a copy that also reads as
+  // much 2.8-3.1). Zen
   // 5, one thread, 64 MiB: f32 2-D 54% -> 66-81% of a copy, 3-D (2,0,1)
   // 40% -> 69%, 4-D (1,3,0,2) 74% -> 78%, f64 2-D 60% -> 72-79%. Not at
   // avx2, whose f32 bands read each line in two steps (f32 2-D 24 -> 18
