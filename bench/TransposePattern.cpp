@@ -276,7 +276,19 @@ int main(int argc, char **argv) {
             seconds([&] { copy(src.get(), dst.get(), bytes, true, 1); }),
             seconds([&] { copy(src.get(), dst.get(), bytes, false, 1); }));
       };
+      // Every line must be written, with its row's byte.
+      std::memset(dst.get(), 0, bytes);
       run();
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i)
+          if (dst.get()[j * n + i] != static_cast<uint8_t>(j)) {
+            std::fprintf(stderr,
+                         "transpose-pattern: the write order of %lld lines "
+                         "a row missed byte %lld of row %lld\n",
+                         static_cast<long long>(o.lines),
+                         static_cast<long long>(i), static_cast<long long>(j));
+            return 1;
+          }
       for (int64_t r = 0; r < runs; ++r) {
         tCopy.push_back(best());
         tWrites.push_back(seconds(run));
