@@ -579,19 +579,17 @@ int64_t transposeBandGather(Rows rows, Lines lines, int64_t columns,
   return c;
 }
 
-/// kWideBands bands of transposeBandGather at once: for each line of the
-/// source rows (and, where they are a multiple of 4 KiB apart, after each
-/// band's tile copy of that line), 16 columns at a time, band 0's gather
-/// step, then band 1's, ...: each of the 16 destination rows receives its
-/// kWideBands lines back to back. Streaming stores of one line per row in
-/// turn across many rows wrote at half a copy's speed (Zen 5, one thread,
-/// `transpose-pattern --write-orders`: 64 MiB in 7.0 ms one line a row,
-/// 1.7-1.8 ms four lines of each row back to back; a copy 2.8-3.1).
+/// kWideBands bands of transposeBandGather at once (transposeWideBand):
+/// for each line of the source rows (and, where they are a multiple of 4
+/// KiB apart, after each band's tile copy of that line), 16 columns at a
+/// time, band 0's gather step, then band 1's, ...: each of the 16
+/// destination rows receives its kWideBands lines back to back. Called a
+/// few columns at a time instead, transposeBandGather repeated its tile
+/// copies (s8 2-D fell from 40% to 34% of a copy).
 template <typename T>
-int64_t transposeWideBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                          int64_t dstRow, int64_t columns, bool streaming) {
+int64_t wideBandGather(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool stream) {
   constexpr int64_t W = sizeof(T), Height = 64 / W, Line = 64 / W;
-  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
   bool tiled = srcRow % 4096 == 0;
   alignas(64) uint8_t tile[kWideBands][Height * 64];
   int64_t c = 0;
@@ -720,6 +718,41 @@ int64_t transposeBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
                             columns, stream);
 }
 
+#if HWY_TARGET == HWY_AVX3
+/// KernelSet::transposeWideBand at AVX-512: kWideBands bands at once, so
+/// that each destination row receives their lines back to back, where band
+/// by band it received one line per pass over the columns, 64 bytes at a
+/// time in turn across hundreds of rows. Streaming stores in that order
+/// write at half a copy's speed (Zen 5, one thread, 64 MiB of stores
+/// alone, `transpose-pattern --write-orders`: one line a row in turn 7.0
+/// ms, four lines of each row back to back 1.7-1.8; a copy that also reads
+/// as much 2.8-3.1). 1- and 2-byte elements through wideBandGather; 4- and
+/// 8-byte ones as 128 bytes of each band's rows in turn. Zen 5, one
+/// thread, 64 MiB: f32 2-D 54% -> 66-81% of a copy, 3-D (2,0,1) 40% ->
+/// 69%, f64 2-D 60% -> 72-79%, s8 2-D 17.8-18.2 -> 20.3-20.9 GB/s, bf16
+/// 18.9-19.9 -> 19.4-21.4 (thread CPU time, alternated three times). Not at
+/// AVX2, whose f32 bands read each line in two steps: grouped, its f32 2-D
+/// went from 24 to 18 GB/s.
+template <typename T>
+int64_t transposeWideBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                          int64_t dstRow, int64_t columns, bool streaming) {
+  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
+  if constexpr (sizeof(T) <= 2) {
+    return wideBandGather<T>(in, srcRow, out, dstRow, columns, stream);
+  } else {
+    constexpr int64_t W = sizeof(T), R = 64 / W, Chunk = 128 / W;
+    static_assert(Chunk % squareLanes<T>() == 0, "whole squares a chunk");
+    int64_t c = 0;
+    for (; c + Chunk <= columns; c += Chunk)
+      for (int64_t q = 0; q < kWideBands; ++q)
+        transposeBandOf<T>(StridedRows{in + q * R * srcRow + c * W, srcRow},
+                           StridedLines{out + c * dstRow + q * 64, dstRow},
+                           Chunk, stream);
+    return c;
+  }
+}
+#endif
+
 /// transposeBand with the source rows and destination lines listed.
 template <typename T>
 int64_t transposeRows(const uint8_t *const *in, uint8_t *const *out,
@@ -753,6 +786,8 @@ KernelSet makeKernels(IsaLevel level) {
 #if HWY_TARGET == HWY_AVX3
   k.transposeWideBand[0] = transposeWideBand<uint8_t>;
   k.transposeWideBand[1] = transposeWideBand<uint16_t>;
+  k.transposeWideBand[2] = transposeWideBand<uint32_t>;
+  k.transposeWideBand[3] = transposeWideBand<uint64_t>;
 #endif
   k.transposeRows[0] = transposeRows<uint8_t>;
   k.transposeRows[1] = transposeRows<uint16_t>;

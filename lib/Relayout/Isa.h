@@ -196,10 +196,9 @@ struct KernelSet {
   /// kWideBands bands of transposeBand[i] at once, band q's rows from
   /// in + q * (64 / width) * srcRow and its lines at out + q * 64: every
   /// destination row receives the bands' kWideBands lines back to back, a
-  /// few destination rows at a time. Null where the level has none (only
-  /// 1- and 2-byte elements at avx512; the 4- and 8-byte bands' callers
-  /// interleave calls of transposeBand instead). Returns how many leading
-  /// columns it moved.
+  /// few destination rows at a time. Null where the level has none (avx2
+  /// and sse2: there the bands run one after the other). Returns how many
+  /// leading columns it moved.
   int64_t (*transposeWideBand[4])(const uint8_t *in, int64_t srcRow,
                                   uint8_t *out, int64_t dstRow, int64_t columns,
                                   bool streaming) = {};

@@ -541,26 +541,9 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   // it is the next slice's, or memory nobody reads; prefetches never
   // fault).
   bool prefetch = pageBands(p) && block >= p.rows;
-  // At avx512, bands of 4- and 8-byte elements run kWideBands at a
-  // time, a few columns at a time: for each kGroupedColumns columns (128
-  // bytes of each source row), band 0's lines of those destination rows,
-  // then band 1's (the next line of the same rows), ... So each
-  // destination row receives the group's lines back to back, where band
-  // by band it received one line per pass over the block, 64 bytes at a
-  // time in turn across hundreds of rows: a pattern that writes at half a
-  // copy's speed (Zen 5, one thread, 64 MiB of streaming stores alone,
-  // `transpose-pattern --write-orders`: one line a row in turn 7.0 ms, the
-  // 4 lines of each row back to back 1.7-1.8, a copy that also reads as
-  // much 2.8-3.1). Zen
-  // 5, one thread, 64 MiB: f32 2-D 54% -> 66-81% of a copy, 3-D (2,0,1)
-  // 40% -> 69%, 4-D (1,3,0,2) 74% -> 78%, f64 2-D 60% -> 72-79%. Not at
-  // avx2, whose f32 bands read each line in two steps (f32 2-D 24 -> 18
-  // GB/s). The 1- and 2-byte bands at avx512 do the same inside one kernel
-  // (transposeWideBand: called a few columns at a time, their kernel
-  // repeated its per-line tile copies, and s8 2-D fell from 40% to 34% of
-  // a copy): s8 2-D 17.8-18.2 -> 20.3-20.9 GB/s, bf16 18.9-19.9 ->
-  // 19.4-21.4 (thread CPU time, alternated three times).
-  const int64_t kGroupedColumns = 128 / Width;
+  // Where the level has transposeWideBand (avx512), the bands run
+  // kWideBands at a time, each destination row receiving their lines back
+  // to back (HwyKernels.cpp); the rest one by one.
   auto runBand = [&](const uint8_t *in, uint8_t *out, int64_t columns) {
     int64_t done = band(in, srcRow, out, dstRow, columns, streaming);
     for (int64_t j = done; j < columns; ++j)
@@ -581,24 +564,13 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
           runBand(in + q * R * srcRow + done * Width,
                   out + done * dstRow + q * R * Width, columns - done);
       }
-    } else if (!prefetch && Width >= 4 && p.kernels->vectorBytes >= 64) {
-      for (; next + kWideBands * R <= full; next += kWideBands * R)
-        for (int64_t j = 0; j < columns; j += kGroupedColumns)
-          for (int64_t q = 0; q < kWideBands; ++q)
-            runBand(src + (next + q * R) * srcRow + (j0 + j) * Width,
-                    dst + (j0 + j) * dstRow + (next + q * R) * Width,
-                    std::min(kGroupedColumns, columns - j));
     }
     for (int64_t i = next; i < full; i += R) {
       const uint8_t *in = src + i * srcRow + j0 * Width;
       uint8_t *out = dst + j0 * dstRow + i * Width;
       if (prefetch)
         prefetchRow(in + R * srcRow, R * srcRow);
-      int64_t done = band(in, srcRow, out, dstRow, columns, streaming);
-      for (int64_t j = done; j < columns; ++j)
-        for (int64_t r = 0; r < R; ++r)
-          std::memcpy(out + j * dstRow + r * Width, in + r * srcRow + j * Width,
-                      Width);
+      runBand(in, out, columns);
     }
   }
   if (full < i1)
