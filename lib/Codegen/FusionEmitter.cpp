@@ -200,21 +200,20 @@ struct TransposeTiling {
 /// warp reads one row of the tile. On the CPU a block's tile is 128
 /// elements of each of 256 bytes' worth of input rows (f32: 64 rows, bf16:
 /// 128, s8: 256; fewer where that does not divide the dim, at least 32),
-/// 32 KiB (512 threads a row pass, run as
-/// loops): each block reads 128 contiguous elements of each of its input
-/// rows, which the hardware prefetchers follow, and writes 256 bytes of
-/// each of its output rows, four whole lines back to back. Streaming
-/// stores of one line to each of many rows in turn write at half a copy's
-/// speed (Zen 5, one thread, 64 MiB of such stores alone, `transpose-pattern
-/// --write-orders`: 7.0 ms one line a row, 1.7-1.8 ms four lines a row, a
-/// copy reading as much besides 2.8-3.1).
-/// Zen 5, one thread, CPU time, 64 MiB: f32 negate -> transpose -> abs
-/// 6.8-7.0 -> 5.6-5.9 ms with 64 rows (32 before: two lines a row), the
-/// bf16 transpose (--no-relayout) 9.2 -> 5.8-5.9 (32 rows, one line),
-/// s8 negate -> transpose -> abs 11.0 -> 7.8-8.0 (64 rows of 256
-/// elements; 256 rows of 256 elements 8.0, 128 rows 8.9). (Earlier, on a
-/// Zen 4 VM, s8 at 64 MiB: 18-19% of copy speed with 32x128, 21-27% with
-/// 64x128, 30-32% with 64x256.)
+/// 32 KiB (512 threads a row pass, run as loops): each block reads 128
+/// contiguous elements of each of its input rows, which the hardware
+/// prefetchers follow, and writes 256 bytes of each of its output rows,
+/// four whole lines back to back. Streaming stores of one line to each of
+/// many rows in turn write at half a copy's speed (Zen 5, one thread, 64
+/// MiB of such stores alone, `transpose-pattern --write-orders`: 7.0 ms
+/// one line a row, 1.7-1.8 ms four lines a row, a copy reading as much
+/// besides 2.8-3.1). Zen 5, one thread, CPU time, 64 MiB: f32 negate ->
+/// transpose -> abs 6.8-7.0 -> 5.6-5.9 ms with 64 rows (32 before: two
+/// lines a row), the bf16 transpose (--no-relayout) 9.2 -> 5.8-5.9 (32
+/// rows, one line), s8 negate -> transpose -> abs 11.0 -> 7.8-8.0 (64 rows
+/// of 256 elements; 256 rows of 256 elements 8.0, 128 rows 8.9). (Earlier,
+/// on a Zen 4 VM, s8 at 64 MiB: 18-19% of copy speed with 32x128, 21-27%
+/// with 64x128, 30-32% with 64x256.)
 static TransposeTiling transposeTiling(const HloInstruction &hero,
                                        Target target) {
   if (target == Target::Gpu)
@@ -225,14 +224,13 @@ static TransposeTiling transposeTiling(const HloInstruction &hero,
   // gain (f32 [4000,4096] -> [4096,4000]: 4.9 ms with 32 rows, 15.9 with
   // 64), and where the columns are ragged LLVM no longer made the writing
   // phase's guarded stores vectors (f32 [64,96] -> [96,64] with 64 rows).
-  bool bytes = byteWidth(hero.shape().elementType) == 1;
-  TransposeTiling before = bytes ? TransposeTiling{64, 256, 2048, 64 * 256}
-                                 : TransposeTiling{32, 128, 512, 32 * 128};
+  int64_t width = std::max<int64_t>(1, byteWidth(hero.shape().elementType));
+  TransposeTiling before = width == 1 ? TransposeTiling{64, 256, 2048, 64 * 256}
+                                      : TransposeTiling{32, 128, 512, 32 * 128};
   NormalizedTranspose n = normalizeTranspose(hero);
   if (n.dims[n.minor()] % 128 != 0)
     return before;
-  int64_t rows =
-      256 / std::max<int64_t>(1, byteWidth(hero.shape().elementType));
+  int64_t rows = 256 / width;
   while (rows > before.rows && n.dims[n.toMinor()] % rows != 0)
     rows /= 2;
   if (rows <= before.rows)
