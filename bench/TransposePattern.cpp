@@ -212,6 +212,27 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/// The side n of the largest n x n matrix of `e`-byte elements within
+/// `mib` MiB (at least 64).
+int64_t sideWithin(int64_t mib, int64_t e) {
+  int64_t n = 64;
+  while (4 * n * n * e <= (mib << 20))
+    n *= 2;
+  return n;
+}
+
+using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
+
+/// `bytes` on a page boundary; out of memory, a message and exit 1.
+Buffer allocate(int64_t bytes) {
+  Buffer buffer(static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
+  if (!buffer) {
+    std::fprintf(stderr, "transpose-pattern: out of memory\n");
+    std::exit(1);
+  }
+  return buffer;
+}
+
 [[noreturn]] void usage(int status) {
   std::fprintf(status ? stderr : stdout,
                "usage: transpose-pattern [--mib N] [--runs N] [--threads N] "
@@ -244,18 +265,8 @@ int main(int argc, char **argv) {
   }
 
   if (writeOrders) {
-    int64_t n = 64;
-    while (4 * n * n <= (mib << 20))
-      n *= 2;
-    int64_t bytes = n * n;
-    std::unique_ptr<uint8_t, FreeDeleter> src(
-        static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
-    std::unique_ptr<uint8_t, FreeDeleter> dst(
-        static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
-    if (!src || !dst) {
-      std::fprintf(stderr, "transpose-pattern: out of memory\n");
-      return 1;
-    }
+    int64_t n = sideWithin(mib, 1), bytes = n * n;
+    Buffer src = allocate(bytes), dst = allocate(bytes);
     std::memset(src.get(), 1, bytes);
     std::memset(dst.get(), 0, bytes);
     std::printf("%lld x %lld bytes written with streaming stores alone (no "
@@ -308,19 +319,8 @@ int main(int argc, char **argv) {
   std::printf("%-4s %6s %9s %9s %9s %6s\n", "elem", "block", "prefetch",
               "copy GB/s", "pattern", "ratio");
   for (int64_t e : {8, 4, 2, 1}) {
-    // The largest square n x n of e-byte elements within `mib` MiB.
-    int64_t n = 64;
-    while (4 * n * n * e <= (mib << 20))
-      n *= 2;
-    int64_t bytes = n * n * e;
-    std::unique_ptr<uint8_t, FreeDeleter> src(
-        static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
-    std::unique_ptr<uint8_t, FreeDeleter> dst(
-        static_cast<uint8_t *>(std::aligned_alloc(4096, bytes)));
-    if (!src || !dst) {
-      std::fprintf(stderr, "transpose-pattern: out of memory\n");
-      return 1;
-    }
+    int64_t n = sideWithin(mib, e), bytes = n * n * e;
+    Buffer src = allocate(bytes), dst = allocate(bytes);
     // Each source line starts with its own number, so that the pattern can
     // be checked to move every line exactly where a transpose would.
     std::memset(src.get(), 1, bytes);
