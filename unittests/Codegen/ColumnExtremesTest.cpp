@@ -113,16 +113,7 @@ TEST(ColumnExtremesTest, EveryKindOfColumnMatchesTheEvaluator) {
       // then 4 rows (too few for the pass).
       for (int64_t rows : {72, 300, 1024}) {
         const int64_t cols = 40;
-        std::string in =
-            t + "[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
-        std::string text =
-            "HloModule m\n%red {\n  %a = " + t +
-            "[] parameter(0)\n  %b = " + t +
-            "[] parameter(1)\n  ROOT %s = " + t + "[] " + op +
-            "(%a, %b)\n}\nENTRY e {\n  %p = " + in +
-            " parameter(0)\n  %i = " + t + "[] parameter(1)\n  ROOT %r = " + t +
-            "[" + std::to_string(cols) +
-            "] reduce(%p, %i), dimensions={0}, to_apply=%red\n}\n";
+        std::string text = reduceModuleText(t, {rows, cols}, 0, op);
         SCOPED_TRACE(text);
         auto module = parseTestModule(text);
         ASSERT_TRUE(module);

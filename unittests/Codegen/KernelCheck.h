@@ -99,6 +99,25 @@ inline CompileOptions testBackendOptions(const CompileOptions &options) {
   return effective;
 }
 
+/// A module reducing a `type`[dims] parameter over dim `reduced` with the
+/// scalar `op` (maximum, minimum, add, ...) from a scalar parameter.
+inline std::string reduceModuleText(const std::string &type,
+                                    const std::vector<int64_t> &dims,
+                                    int64_t reduced, const std::string &op) {
+  std::vector<int64_t> kept;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (static_cast<int64_t>(d) != reduced)
+      kept.push_back(dims[d]);
+  return "HloModule m\n%red {\n  %a = " + type +
+         "[] parameter(0)\n  %b = " + type +
+         "[] parameter(1)\n  ROOT %s = " + type + "[] " + op +
+         "(%a, %b)\n}\nENTRY e {\n  %p = " + shapeText(type, dims) +
+         " parameter(0)\n  %i = " + type +
+         "[] parameter(1)\n  ROOT %r = " + shapeText(type, kept) +
+         " reduce(%p, %i), dimensions={" + std::to_string(reduced) +
+         "}, to_apply=%red\n}\n";
+}
+
 /// A NaN's bits in `type` (f32, bf16, f16): quiet or signaling,
 /// `negative` or not, with `payload` (not zero) in the low mantissa bits.
 inline uint64_t nanPattern(PrimitiveType type, bool quiet, bool negative,

@@ -119,14 +119,7 @@ TEST(RowExtremesOnBitsTest, EveryKindOfRowAtEveryPlaceMatchesTheEvaluator) {
         bool isMax = std::strcmp(op, "maximum") == 0;
         float sign = isMax ? 1.0f : -1.0f;
         const int64_t rows = 40;
-        std::string text =
-            "HloModule m\n%red {\n  %a = " + t +
-            "[] parameter(0)\n  %b = " + t +
-            "[] parameter(1)\n  ROOT %s = " + t + "[] " + op +
-            "(%a, %b)\n}\nENTRY e {\n  %p = " + shapeText(t, {rows, length}) +
-            " parameter(0)\n  %i = " + t +
-            "[] parameter(1)\n  ROOT %r = " + shapeText(t, {rows}) +
-            " reduce(%p, %i), dimensions={1}, to_apply=%red\n}\n";
+        std::string text = reduceModuleText(t, {rows, length}, 1, op);
         SCOPED_TRACE(text);
         auto module = parseTestModule(text);
         ASSERT_TRUE(module);
