@@ -336,6 +336,36 @@ TEST(TransposeEmitterTest, RandomByteMapsByEnumeration) {
 
 /// Compiles and runs `text` for both launch configurations and compares
 /// with the evaluator; `expectTranspose` says which emitter must write it.
+/// An HLO module transposing a `type`[dims] parameter by `permutation`:
+/// alone, or (`fused`) after a negation (pred: not) and before a multiply
+/// and an add with a second parameter (pred: xor).
+std::string transposeModuleText(const std::string &type,
+                                const std::vector<int64_t> &dims,
+                                const std::vector<int64_t> &permutation,
+                                bool fused) {
+  std::vector<int64_t> out;
+  for (int64_t d : permutation)
+    out.push_back(dims[d]);
+  std::string in = shapeText(type, dims), res = shapeText(type, out);
+  std::string perm = joinText(permutation);
+  std::string body;
+  if (!fused) {
+    body = "  %p = " + in + " parameter(0)\n  ROOT %t = " + res +
+           " transpose(%p), dimensions={" + perm + "}\n";
+  } else if (type == "pred") {
+    body = "  %p = " + in + " parameter(0)\n  %n = " + in +
+           " not(%p)\n  %t = " + res + " transpose(%n), dimensions={" + perm +
+           "}\n  %q = " + res + " parameter(1)\n  ROOT %m = " + res +
+           " xor(%t, %q)\n";
+  } else {
+    body = "  %p = " + in + " parameter(0)\n  %n = " + in +
+           " negate(%p)\n  %t = " + res + " transpose(%n), dimensions={" +
+           perm + "}\n  %q = " + res + " parameter(1)\n  %m = " + res +
+           " multiply(%t, %q)\n  ROOT %a = " + res + " add(%m, %t)\n";
+  }
+  return "HloModule m\nENTRY e {\n" + body + "}\n";
+}
+
 void checkModule(const std::string &text, bool expectTranspose, uint64_t seed) {
   SCOPED_TRACE(text);
   auto module = parseTestModule(text);
@@ -494,28 +524,8 @@ TEST(TransposeEmitterTest, ByteTransposesMatchTheEvaluator) {
   };
   mlir::MLIRContext context;
   for (const Case &c : cases) {
-    std::vector<int64_t> out;
-    for (int64_t d : c.permutation)
-      out.push_back(c.dims[d]);
-    std::string type = c.type;
-    std::string in = shapeText(c.type, c.dims), res = shapeText(c.type, out);
-    std::string perm = joinText(c.permutation);
-    std::string body;
-    if (!c.fused) {
-      body = "  %p = " + in + " parameter(0)\n  ROOT %t = " + res +
-             " transpose(%p), dimensions={" + perm + "}\n";
-    } else if (type == "pred") {
-      body = "  %p = " + in + " parameter(0)\n  %n = " + in +
-             " not(%p)\n  %t = " + res + " transpose(%n), dimensions={" + perm +
-             "}\n  %q = " + res + " parameter(1)\n  ROOT %m = " + res +
-             " xor(%t, %q)\n";
-    } else {
-      body = "  %p = " + in + " parameter(0)\n  %n = " + in +
-             " negate(%p)\n  %t = " + res + " transpose(%n), dimensions={" +
-             perm + "}\n  %q = " + res + " parameter(1)\n  %m = " + res +
-             " multiply(%t, %q)\n  ROOT %a = " + res + " add(%m, %t)\n";
-    }
-    std::string text = "HloModule m\nENTRY e {\n" + body + "}\n";
+    std::string text =
+        transposeModuleText(c.type, c.dims, c.permutation, c.fused);
     SCOPED_TRACE(text);
     auto module = parseTestModule(text);
     ASSERT_TRUE(module);
@@ -634,19 +644,8 @@ TEST(TransposeEmitterTest, RowsOf256BytesWhereTheyDivideTheDims) {
   uint64_t seed = 40;
   for (const Case &c : cases)
     for (bool fused : {false, true}) {
-      std::vector<int64_t> out;
-      for (int64_t d : c.permutation)
-        out.push_back(c.dims[d]);
-      std::string in = shapeText(c.type, c.dims), res = shapeText(c.type, out);
-      std::string perm = joinText(c.permutation);
-      std::string body =
-          fused ? "  %p = " + in + " parameter(0)\n  %n = " + in +
-                      " negate(%p)\n  %t = " + res +
-                      " transpose(%n), dimensions={" + perm +
-                      "}\n  ROOT %a = " + res + " abs(%t)\n"
-                : "  %p = " + in + " parameter(0)\n  ROOT %t = " + res +
-                      " transpose(%p), dimensions={" + perm + "}\n";
-      std::string text = "HloModule m\nENTRY e {\n" + body + "}\n";
+      std::string text =
+          transposeModuleText(c.type, c.dims, c.permutation, fused);
       SCOPED_TRACE(text);
       auto module = parseTestModule(text);
       ASSERT_TRUE(module);
