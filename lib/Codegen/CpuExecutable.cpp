@@ -756,6 +756,14 @@ VectorUnit vectorUnitFor(const CompileOptions &options) {
   return machine ? vectorUnitOf(**machine, options.vectorWidth) : VectorUnit();
 }
 
+/// The widest rows of the transpose emitter's squares (transposeSquareLanes):
+/// 512 bits where the vectorizers fill zmm registers and the CPU runs them
+/// whole, else 256.
+unsigned squareBitsFor(const CompileOptions &options) {
+  VectorUnit unit = vectorUnitFor(options);
+  return unit.bits >= 512 && !unit.halvesWideVectors ? 512 : 256;
+}
+
 /// A kernel that gets a copy with streaming stores: its name and the
 /// argument numbers of its outputs.
 struct StreamedKernel {
@@ -981,7 +989,8 @@ Executable::compile(const HloModule &module, const CompileOptions &options) {
   exe->plan = std::move(*plan);
   exe->target = options.target;
   exe->context = createCodegenContext();
-  auto mlirModule = emitKernels(exe->plan, options, exe->context.get());
+  auto mlirModule = emitKernels(exe->plan, options, exe->context.get(),
+                                squareBitsFor(options));
   if (!mlirModule)
     return mlirModule.error();
   std::vector<CompiledKernel> kernels;
@@ -1109,21 +1118,24 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         std::string tile;
         for (int64_t d : launch.tileShape)
           tile += std::to_string(d) + "x";
+        std::string side = std::to_string(transposeSquareLanes(
+            *analysis.hero, target, squareBitsFor(options)));
         text +=
             describeLaunch(launch.config) + " threads; shared tile " + tile +
             std::string(primitiveTypeName(analysis.hero->shape().elementType)) +
             " (one column of padding)" +
             (transposesInRegisters(*analysis.hero, target)
-                 ? "; " + std::to_string(transposeSquareLanes(*analysis.hero)) +
-                       "x" +
-                       std::to_string(transposeSquareLanes(*analysis.hero)) +
+                 ? "; " + side + "x" + side +
                        " squares transposed in registers into a second "
                        "tile of " +
                        std::to_string(
                            launch.tileShape[analysis.transpose.minor()] - 1) +
                        "x" +
                        std::to_string(
-                           launch.tileShape[analysis.transpose.toMinor()])
+                           launch.tileShape[analysis.transpose.toMinor()]) +
+                       ", strip by strip of " + side +
+                       " columns (the squares, then phase 2 for their output "
+                       "rows)"
                  : std::string()) +
             "\n";
         text += "  phase 1, threads -> (operand, tile): " +
@@ -1377,7 +1389,8 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
     }
     return text;
   }
-  auto mlirModule = emitKernels(*plan, options, context.get());
+  auto mlirModule =
+      emitKernels(*plan, options, context.get(), squareBitsFor(options));
   if (!mlirModule)
     return mlirModule.error();
   std::string text;

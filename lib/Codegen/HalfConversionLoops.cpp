@@ -82,6 +82,7 @@ VectorUnit vectorUnitOf(llvm::TargetMachine &machine, unsigned preferredBits) {
   VectorUnit unit;
   const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
   unit.halfConversions = subtarget && subtarget->checkFeatures("+f16c");
+  unit.halvesWideVectors = machine.getTargetCPU() == "znver4";
   // The width the vectorizer itself uses, asked of a function for the host.
   llvm::LLVMContext context;
   llvm::Module probe("probe", context);

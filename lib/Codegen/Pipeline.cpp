@@ -56,15 +56,16 @@ Target launchTarget(const CompileOptions &options) {
 
 Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 emitKernels(const ModulePlan &plan, const CompileOptions &options,
-            mlir::MLIRContext *context) {
+            mlir::MLIRContext *context, unsigned squareBits) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ModuleOp::create(mlir::UnknownLoc::get(context));
   // The emitters report what they cannot compile as diagnostics at the
   // instruction's line and column.
   ErrorCapture capture(context);
   for (const PlannedKernel &kernel : plan.kernels) {
-    auto entry = emitFusion(*module, *kernel.computation, kernel.name,
-                            launchTarget(options), kernel.outputIndices);
+    auto entry =
+        emitFusion(*module, *kernel.computation, kernel.name,
+                   launchTarget(options), kernel.outputIndices, squareBits);
     if (mlir::failed(entry))
       return capture.takeError("");
   }

@@ -30,10 +30,11 @@ std::unique_ptr<mlir::MLIRContext> createCodegenContext();
 /// `options.target` otherwise.
 Target launchTarget(const CompileOptions &options);
 
-/// Emits the kernels of `plan` into a new module (verified).
+/// Emits the kernels of `plan` into a new module (verified);
+/// `squareBits` as for transposeSquareLanes.
 Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 emitKernels(const ModulePlan &plan, const CompileOptions &options,
-            mlir::MLIRContext *context);
+            mlir::MLIRContext *context, unsigned squareBits = 256);
 
 /// Runs the pass pipeline on `module`, down to the llvm dialect, writing
 /// the dumps the options ask for.

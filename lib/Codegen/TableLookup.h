@@ -45,6 +45,9 @@ struct VectorUnit {
   unsigned bits = 128;
   /// Whether f32 <-> f16 conversions are vector instructions (F16C).
   bool halfConversions = false;
+  /// Whether the CPU runs 512-bit vector operations as two 256-bit halves
+  /// (Zen 4), so that a 512-bit shuffle costs two.
+  bool halvesWideVectors = false;
 };
 
 /// What a lookup costs per element, in the units of

@@ -454,27 +454,32 @@ ENTRY e {
   checkModule(text, true, 9);
 }
 
-/// Elements of 2 bytes go through squares of 16x16 on the CPU (a ymm per
-/// row of bf16), and so do those of 1 (an xmm per row of s8), the others
-/// 8x8; sizes that are not multiples of 16 leave partial squares at the
+/// The CPU's squares: 16x16 for elements of 2 bytes (a ymm per row of
+/// bf16); for those of 1 and 4 bytes 16x16 and 8x8 where the squares' rows
+/// are at most 256 bits (AVX2, Zen 4), 32x32 and 16x16 on the AVX-512 CPUs
+/// that run zmm shuffles whole (Zen 5, Sapphire Rapids); 8x8 for 8 bytes.
+/// Sizes that are not multiples of the square leave partial squares at the
 /// tile's edges, and the epilogue reads a second input at the output's
-/// index.
-TEST(TransposeEmitterTest, SquaresOf16For1And2ByteElements) {
+/// index. The values are checked with this CPU's squares and with those of
+/// 256 bits (--prefer-vector-width=256).
+TEST(TransposeEmitterTest, SquaresByElementWidthAndCpu) {
   struct Case {
     const char *type;
     std::vector<int64_t> dims;
     std::vector<int64_t> permutation;
-    const char *squares;
+    const char *narrow, *wide;
   };
   const Case cases[] = {
-      {"bf16", {45, 70}, {1, 0}, "16x16 squares"},
-      {"s8", {3, 50, 37}, {0, 2, 1}, "16x16 squares"},
-      {"u8", {100, 300}, {1, 0}, "16x16 squares"},
-      {"bf16", {3, 50, 37}, {0, 2, 1}, "16x16 squares"},
-      {"f16", {33, 2, 129}, {2, 1, 0}, "16x16 squares"},
-      {"u16", {17, 161}, {1, 0}, "16x16 squares"},
-      {"f32", {45, 70}, {1, 0}, "8x8 squares"},
-      {"f64", {40, 19}, {1, 0}, "8x8 squares"},
+      {"bf16", {45, 70}, {1, 0}, "16x16 squares", "16x16 squares"},
+      {"s8", {3, 50, 37}, {0, 2, 1}, "16x16 squares", "32x32 squares"},
+      {"u8", {100, 300}, {1, 0}, "16x16 squares", "32x32 squares"},
+      {"bf16", {3, 50, 37}, {0, 2, 1}, "16x16 squares", "16x16 squares"},
+      {"f16", {33, 2, 129}, {2, 1, 0}, "16x16 squares", "16x16 squares"},
+      {"u16", {17, 161}, {1, 0}, "16x16 squares", "16x16 squares"},
+      {"f32", {45, 70}, {1, 0}, "8x8 squares", "16x16 squares"},
+      {"s32", {3, 37, 150}, {0, 2, 1}, "8x8 squares", "16x16 squares"},
+      {"f32", {70, 2, 260}, {2, 1, 0}, "8x8 squares", "16x16 squares"},
+      {"f64", {40, 19}, {1, 0}, "8x8 squares", "8x8 squares"},
   };
   for (const Case &c : cases) {
     std::vector<int64_t> out;
@@ -491,11 +496,24 @@ TEST(TransposeEmitterTest, SquaresOf16For1And2ByteElements) {
     ASSERT_TRUE(module);
     FusionAnalysis analysis = analyzeFusion(entry(*module));
     ASSERT_EQ(analysis.kind, EmitterKind::Transpose) << analysis.reason;
-    Expected<std::string> explained =
-        emitHloModule(*module, EmitKind::Explain, CompileOptions{});
-    ASSERT_TRUE(explained) << explained.error().message;
-    EXPECT_NE(explained->find(c.squares), std::string::npos) << *explained;
+    for (auto [cpu, squares] : {std::pair{"x86-64-v3", c.narrow},
+                                {"znver4", c.narrow},
+                                {"znver5", c.wide},
+                                {"sapphirerapids", c.wide}}) {
+      CompileOptions options;
+      options.cpu = cpu;
+      Expected<std::string> explained =
+          emitHloModule(*module, EmitKind::Explain, options);
+      ASSERT_TRUE(explained) << explained.error().message;
+      EXPECT_NE(explained->find(squares), std::string::npos) << cpu << ":\n"
+                                                             << *explained;
+    }
     checkModule(text, true, 17);
+    CompileOptions narrow;
+    narrow.vectorWidth = 256;
+    EXPECT_EQ(
+        checkKernels(*module, randomArguments(*module, 18), narrow, 2).failure,
+        "");
   }
 }
 

@@ -121,13 +121,20 @@ TransposeLaunch getTransposeLaunch(const HloInstruction &hero,
 bool transposesInRegisters(const HloInstruction &hero, Target target);
 
 /// The side of the squares the CPU's transpose emitter transposes in
-/// registers: 16 for elements of 2 bytes (a ymm per row of bf16) and of 1
-/// (an xmm per row of s8), 8 for the others (a ymm per row of f32). Both
-/// tile sides (32 and 128; 64 and 256 for bytes) are multiples of it.
-/// (Measured on Zen 4: 16x16 squares of f32, a zmm per row, 5-10% slower
-/// than 8x8; of s8 in 64x256 tiles, 28-33% of copy speed against 27% with
-/// 8x8, whose rows are half an xmm.)
-int64_t transposeSquareLanes(const HloInstruction &hero);
+/// registers, for CPUs whose shuffles run `squareBits` (256 or 512) wide at
+/// full rate: 16 for elements of 2 bytes (a ymm per row of bf16), and for
+/// those of 1 and 4 bytes 16 and 8 at 256 bits (an xmm per row of s8, a
+/// ymm per row of f32), 32 and 16 at 512 (a ymm of s8, a zmm of f32); 8
+/// for 8 bytes (a zmm per row of f64). Tiles are multiples of it on both
+/// sides. Zen 5 (AVX-512 whole), one thread, 64 MiB, CPU time: f32 negate
+/// -> transpose -> abs 5.5 -> 5.0-5.1 ms with 16x16 squares; s8 7.6 ->
+/// 6.9 ms with 32x32 (64x64, a zmm per row: 7.4); bf16 with 32x32 no
+/// faster (5.5-5.6 against 5.5). On Zen 4, which runs 512-bit shuffles as
+/// two 256-bit halves, f32 16x16 squares were 5-10% slower than 8x8 (older
+/// 32x128 tiles), so squareBits is 256 there (CpuExecutable.cpp).
+/// Without AVX-512 the 16 ymm registers cannot hold 16x16 squares of f32.
+int64_t transposeSquareLanes(const HloInstruction &hero, Target target,
+                             unsigned squareBits = 256);
 
 /// The transpose emitter's first phase: (th_x, bl_x)[i] -> (the operand
 /// index of `hero`..., the shared tile index...). Threads run along the
@@ -284,11 +291,12 @@ IndexingMap getScatterUpdateMap(const HloInstruction &scatter,
 PartitionOptions getPartitionOptions(const FusionAnalysis &analysis);
 
 /// Emits `computation` with the emitter analyzeFusion chooses for the
-/// outputs `outputs` (see emitLoopFusion).
+/// outputs `outputs` (see emitLoopFusion); `squareBits` as for
+/// transposeSquareLanes.
 mlir::FailureOr<mlir::func::FuncOp>
 emitFusion(mlir::ModuleOp module, const HloComputation &computation,
            llvm::StringRef name, Target target,
-           llvm::ArrayRef<int64_t> outputs = {});
+           llvm::ArrayRef<int64_t> outputs = {}, unsigned squareBits = 256);
 
 /// Emits `computation` as a loop fusion: its subgraph functions and the
 /// entry function `name`, into `module`. The entry writes the outputs

@@ -430,8 +430,13 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
     mlir::OpBuilder cb(phases[k].empty() ? ret.getOperation()
                                          : phases[k].front());
     SmallVector<mlir::Operation *> clones;
-    for (mlir::Operation *op : ordered)
+    for (mlir::Operation *op : ordered) {
       clones.push_back(cb.clone(*op, mapping));
+      // A later phase that needs the clone (through an op of this phase
+      // that now reads it) clones it again, in the original's order.
+      phaseOf[clones.back()] = k;
+      position[clones.back()] = position[op];
+    }
     for (mlir::Operation *op : phases[k])
       op->walk([&](mlir::Operation *inner) {
         for (mlir::OpOperand &operand : inner->getOpOperands())
