@@ -63,6 +63,39 @@ func.func @phases(%in: tensor<4xf32>, %out: tensor<4xf32>) -> tensor<4xf32>
   return %u : tensor<4xf32>
 }
 
+// An index the second phase computes from one of the first's (cloned into
+// the second) and the third reads again: the third recomputes both from
+// its own thread id, the clone included.
+// CHECK-LABEL: func.func @chained(
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %arg1)
+// CHECK: scf.for %[[TH1:.*]] = {{.*}} iter_args
+// CHECK:   tessel.apply_indexing #{{.*}}(%[[TH1]])
+// CHECK: scf.for %[[TH2:.*]] = {{.*}} iter_args
+// CHECK:   %[[J2:.*]] = tessel.apply_indexing #{{.*}}(%[[TH2]])
+// CHECK:   tessel.apply_indexing #{{.*}}(%[[J2]])
+// CHECK: scf.for %[[TH3:.*]] = {{.*}} iter_args
+// CHECK:   %[[J3:.*]] = tessel.apply_indexing #{{.*}}(%[[TH3]])
+// CHECK:   %[[K3:.*]] = tessel.apply_indexing #{{.*}}(%[[J3]])
+// CHECK:   tensor.extract %{{.*}}[%[[K3]]]
+#half = #tessel.indexing_map<"(th_x) -> (th_x floordiv 2), domain: th_x in [0, 3]">
+func.func @chained(%in: tensor<4xf32>, %out: tensor<4xf32>) -> tensor<4xf32>
+    attributes {tessel.num_threads = 4 : i64, tessel.num_blocks = 1 : i64} {
+  %th = gpu.thread_id x upper_bound 4
+  %tile = tessel.allocate_shared : tensor<4xf32>
+  %tile2 = tessel.allocate_shared : tensor<4xf32>
+  %j = tessel.apply_indexing #rev(%th)
+  %x = tensor.extract %in[%j] : tensor<4xf32>
+  %t = tensor.insert %x into %tile[%th] : tensor<4xf32>
+  %s = tessel.sync_threads %t : tensor<4xf32>
+  %k = tessel.apply_indexing #half(%j)
+  %y = tensor.extract %s[%k] : tensor<4xf32>
+  %t2 = tensor.insert %y into %tile2[%th] : tensor<4xf32>
+  %s2 = tessel.sync_threads %t2 : tensor<4xf32>
+  %z = tensor.extract %s2[%k] : tensor<4xf32>
+  %u = tensor.insert %z into %out[%th] : tensor<4xf32>
+  return %u : tensor<4xf32>
+}
+
 // A loop marked tessel.uniform (every thread runs the same iterations: the
 // rows of a column reduction) stays outside, with the threads inside it.
 // CHECK-LABEL: func.func @uniform(
