@@ -611,6 +611,59 @@ int64_t wideBandGather(const uint8_t *in, int64_t srcRow, uint8_t *out,
   }
   return c;
 }
+
+/// kWideBands bands of 2-byte elements (128 source rows) at once, 128
+/// columns at a time, as the transpose emitter's CPU kernel does it: the
+/// 128 rows' 256 bytes are copied into a stage (rows 288 bytes apart, so
+/// that rows 4 KiB apart in the source do not share L1 sets; each row's
+/// next 256 bytes prefetched), then, strip by strip of 16 columns, its 16 x
+/// 16 squares (a ymm per row) go into a second stage of 16 destination
+/// rows of 256 bytes, written out whole, four lines each, before the next
+/// strip: the streaming stores of one strip drain while the next one's
+/// squares are shuffled. Zen 5, 64 MiB, thread CPU time, alternated:
+/// bf16 [8192,4096] 2-D 21.5-21.7 -> 25.8-26.2 GB/s with one thread (256
+/// MiB: 20.8-20.9 -> 26.1-26.2), 32-34 -> 37-48 GB/s with two; f16
+/// [8,4096,1024] (1,2,0) 23.6 -> 27.3 GB/s. wideBandGather (below) before.
+template <typename T>
+int64_t wideBandSquares(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                        int64_t dstRow, int64_t columns, bool stream) {
+  static_assert(sizeof(T) == 2, "2-byte elements");
+  constexpr int64_t W = 2, Rows = kWideBands * 64 / W, Block = 128, L = 16;
+  constexpr int64_t Pitch = Block * W + 32, Line = Rows * W;
+  using D = hn::CappedTag<T, L>;
+  const D d;
+  const hn::Repartition<uint8_t, D> dBytes;
+  const D8 d8;
+  alignas(64) uint8_t stage[Rows * Pitch];
+  alignas(64) uint8_t strip[L * Line];
+  int64_t c = 0;
+  for (; c + Block <= columns; c += Block) {
+    for (int64_t r = 0; r < Rows; ++r) {
+      const uint8_t *row = in + r * srcRow + c * W;
+      __builtin_prefetch(row + Block * W, 0, 2);
+      __builtin_prefetch(row + Block * W + 64, 0, 2);
+      __builtin_prefetch(row + Block * W + 128, 0, 2);
+      __builtin_prefetch(row + Block * W + 192, 0, 2);
+      for (int64_t b = 0; b < Block * W; b += kVector)
+        hn::StoreU(hn::LoadU(d8, row + b), d8, stage + r * Pitch + b);
+    }
+    for (int64_t s = 0; s < Block; s += L) {
+      for (int64_t q = 0; q < Rows; q += L) {
+        hn::Vec<D> v[L];
+        transposeSquare(d, StridedRows{stage, Pitch}, q, s * W, v, false);
+        for (int64_t j = 0; j < L; ++j)
+          hn::Store(hn::BitCast(dBytes, v[j]), dBytes,
+                    strip + j * Line + q * W);
+      }
+      for (int64_t j = 0; j < L; ++j)
+        for (int64_t b = 0; b < Line; b += kVector)
+          storeLine(d8, hn::Load(d8, strip + j * Line + b),
+                    out + (c + s + j) * dstRow + b, stream);
+    }
+  }
+  return c;
+}
+
 #endif
 
 #if HWY_TARGET == HWY_AVX2
@@ -726,8 +779,9 @@ int64_t transposeBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
 /// write at half a copy's speed (Zen 5, one thread, 64 MiB of stores
 /// alone, `transpose-pattern --write-orders`: one line a row in turn 7.0
 /// ms, four lines of each row back to back 1.7-1.8; a copy that also reads
-/// as much 2.8-3.1). 1- and 2-byte elements through wideBandGather; 4- and
-/// 8-byte ones as 128 bytes of each band's rows in turn. Zen 5, one
+/// as much 2.8-3.1). 1-byte elements through wideBandGather, 2-byte ones
+/// through wideBandSquares; 4- and 8-byte ones as 128 bytes of each band's
+/// rows in turn. Zen 5, one
 /// thread, 64 MiB: f32 2-D 54% -> 66-81% of a copy, 3-D (2,0,1) 40% ->
 /// 69%, f64 2-D 60% -> 72-79%, s8 2-D 17.8-18.2 -> 20.3-20.9 GB/s, bf16
 /// 18.9-19.9 -> 19.4-21.4 (thread CPU time, alternated three times). Not at
@@ -737,7 +791,9 @@ template <typename T>
 int64_t transposeWideBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
                           int64_t dstRow, int64_t columns, bool streaming) {
   bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
-  if constexpr (sizeof(T) <= 2) {
+  if constexpr (sizeof(T) == 2) {
+    return wideBandSquares<T>(in, srcRow, out, dstRow, columns, stream);
+  } else if constexpr (sizeof(T) == 1) {
     return wideBandGather<T>(in, srcRow, out, dstRow, columns, stream);
   } else {
     constexpr int64_t W = sizeof(T), R = 64 / W, Chunk = 128 / W;

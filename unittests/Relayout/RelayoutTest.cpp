@@ -355,6 +355,12 @@ TEST(Relayout, PermuteFastPathsAgreeWithTheReference) {
       // bands at avx512), rows 4 KiB apart or not, a band or two left over.
       {"s8[300,4096]{1,0}", "s8[300,4096]{0,1}"},
       {"bf16[170,2048]{1,0}", "bf16[170,2048]{0,1}"},
+      // 2-byte elements 128 rows and 128 columns at a time
+      // (wideBandSquares): columns and rows left over, rows 4 KiB apart or
+      // not, an outer dim.
+      {"bf16[300,1000]{1,0}", "bf16[300,1000]{0,1}"},
+      {"f16[130,4096]{1,0}", "f16[130,4096]{0,1}"},
+      {"u16[3,130,300]{2,1,0}", "u16[3,130,300]{1,2,0}"},
       {"f32[100,1030]{1,0}", "f32[100,1030]{0,1}"},
       {"u8[129,17]{0,1}", "u8[129,17]{1,0}"},
       {"f64[17,9]{1,0}", "f64[17,9]{0,1}"},
