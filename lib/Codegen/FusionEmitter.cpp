@@ -398,23 +398,23 @@ IndexingMap getTransposeWriteMap(const HloInstruction &hero,
   return transposeMap(hero, n, /*output=*/true, target, context);
 }
 
-/// Between the phases on the CPU: (th_x, bl_x) -> (the first row, the first
-/// column) of the square of the tile that thread th_x transposes; the
-/// threads past the squares do nothing (th_x's range is the squares').
+/// Between the phases on the CPU, for the strip of the tile's columns from
+/// `firstColumn` on, one square wide: (th_x, bl_x) -> (the first row, the
+/// first column) of the square that thread th_x transposes, one square a
+/// thread down the tile's rows; the threads past them do nothing (th_x's
+/// range is the squares').
 static IndexingMap transposeSquaresMap(const HloInstruction &hero,
                                        const NormalizedTranspose &n,
                                        int64_t lanes, int64_t firstColumn,
-                                       int64_t columns, Target target,
+                                       Target target,
                                        mlir::MLIRContext *context) {
   TransposeTiling tiling = transposeTiling(hero, target);
   TransposeLaunch launch = getTransposeLaunch(hero, n, target);
-  int64_t across = columns / lanes;
-  int64_t squares = tiling.rows / lanes * across;
   mlir::AffineExpr th = mlir::getAffineDimExpr(0, context);
-  SmallVector<mlir::AffineExpr> results = {th.floorDiv(across) * lanes,
-                                           (th % across) * lanes + firstColumn};
+  SmallVector<mlir::AffineExpr> results = {
+      th * lanes, mlir::getAffineConstantExpr(firstColumn, context)};
   std::vector<IndexingVariable> dims = {
-      IndexingVariable(0, squares - 1, "th_x"),
+      IndexingVariable(0, tiling.rows / lanes - 1, "th_x"),
       IndexingVariable(0, launch.config.numBlocks - 1, "bl_x")};
   return IndexingMap(mlir::AffineMap::get(2, 0, results, context), dims, {},
                      {});
@@ -846,14 +846,14 @@ private:
                                              const IndexingMap &writeMap,
                                              mlir::Value tile, mlir::Value out);
   /// On the CPU, between the transpose emitter's phases: the squares of
-  /// `columns` columns of `tile` (after the barrier) from `firstColumn` on,
-  /// transposed in registers into `transposed` (the second tile), behind a
-  /// barrier; returns the second tile.
+  /// the strip of `tile` (after the barrier) from column `firstColumn` on,
+  /// one square wide, transposed in registers into `transposed` (the second
+  /// tile), behind a barrier; returns the second tile.
   mlir::Value emitTileTranspose(const HloInstruction &hero,
                                 const NormalizedTranspose &n, mlir::Value tile,
                                 mlir::Value transposed, int64_t lanes,
-                                int64_t firstColumn, int64_t columns,
-                                const HeroEntry &e, Target target);
+                                int64_t firstColumn, const HeroEntry &e,
+                                Target target);
 
   mlir::ModuleOp module;
   const HloComputation &computation;
@@ -1165,24 +1165,21 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
   // the tile.
   const HloInstruction &operand = *hero.operand(0);
   size_t operandRank = operand.shape().rank();
-  auto readPhase = [&](Value tile) {
-    auto read = b.create<LoopOp>(
-        loc, getTransposeReadMap(hero, analysis.transpose, context, target),
-        mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{tile},
-        [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
-            mlir::ValueRange indices, mlir::ValueRange iters) {
-          Value value = readOutside(operand, e->params,
-                                    indices.take_front(operandRank))[0];
-          Value inserted = b.create<mlir::tensor::InsertOp>(
-              l, value, iters[0], indices.drop_front(operandRank));
-          b.create<YieldOp>(l, inserted);
-        });
-    return b.create<SyncThreadsOp>(loc, read.getResults()).getResult(0);
-  };
+  auto read = b.create<LoopOp>(
+      loc, getTransposeReadMap(hero, analysis.transpose, context, target),
+      mlir::ValueRange{e->th, e->bl}, mlir::ValueRange{e->tile},
+      [&](mlir::OpBuilder &, mlir::Location l, mlir::ValueRange,
+          mlir::ValueRange indices, mlir::ValueRange iters) {
+        Value value =
+            readOutside(operand, e->params, indices.take_front(operandRank))[0];
+        Value inserted = b.create<mlir::tensor::InsertOp>(
+            l, value, iters[0], indices.drop_front(operandRank));
+        b.create<YieldOp>(l, inserted);
+      });
+  Value tile = b.create<SyncThreadsOp>(loc, read.getResults()).getResult(0);
   if (!transposesInRegisters(hero, target)) {
     // Phase 2: the tile read transposed, the epilogue, the output written
     // along its minor dim.
-    Value tile = readPhase(e->tile);
     return finishHeroEntry(
         *e, hero, output,
         getTransposeWriteMap(hero, analysis.transpose, context, target), tile);
@@ -1200,7 +1197,6 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
   // 2.3x slower.
   TransposeTiling tiling = transposeTiling(hero, target);
   int64_t lanes = transposeSquareLanes(hero, target, squareBits);
-  Value tile = readPhase(e->tile);
   Value transposed = b.create<AllocateSharedOp>(
       loc,
       mlir::RankedTensorType::get(
@@ -1209,7 +1205,7 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
   Value out = e->out;
   for (int64_t first = 0; first < tiling.cols; first += lanes) {
     transposed = emitTileTranspose(hero, analysis.transpose, tile, transposed,
-                                   lanes, first, lanes, *e, target);
+                                   lanes, first, *e, target);
     mlir::FailureOr<Value> written =
         emitHeroWrite(*e, hero, output,
                       transposeMap(hero, analysis.transpose, /*output=*/true,
@@ -1229,17 +1225,15 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
 Value FusionEmitter::emitTileTranspose(const HloInstruction &hero,
                                        const NormalizedTranspose &n, Value tile,
                                        Value transposed, int64_t lanes,
-                                       int64_t firstColumn, int64_t columns,
-                                       const HeroEntry &e, Target target) {
+                                       int64_t firstColumn, const HeroEntry &e,
+                                       Target target) {
   mlir::MLIRContext *context = b.getContext();
   mlir::Location loc = b.getUnknownLoc();
   auto tileType = llvm::cast<mlir::RankedTensorType>(tile.getType());
   mlir::Type element = tileType.getElementType();
   auto vectorType = mlir::VectorType::get({lanes}, element);
   auto squares = b.create<LoopOp>(
-      loc,
-      transposeSquaresMap(hero, n, lanes, firstColumn, columns, target,
-                          context),
+      loc, transposeSquaresMap(hero, n, lanes, firstColumn, target, context),
       mlir::ValueRange{e.th, e.bl}, mlir::ValueRange{transposed},
       [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange,
           mlir::ValueRange corner, mlir::ValueRange iters) {
