@@ -640,10 +640,8 @@ int64_t wideBandSquares(const uint8_t *in, int64_t srcRow, uint8_t *out,
   for (; c + Block <= columns; c += Block) {
     for (int64_t r = 0; r < Rows; ++r) {
       const uint8_t *row = in + r * srcRow + c * W;
-      __builtin_prefetch(row + Block * W, 0, 2);
-      __builtin_prefetch(row + Block * W + 64, 0, 2);
-      __builtin_prefetch(row + Block * W + 128, 0, 2);
-      __builtin_prefetch(row + Block * W + 192, 0, 2);
+      for (int64_t b = 0; b < Block * W; b += 64)
+        __builtin_prefetch(row + Block * W + b, 0, 2);
       for (int64_t b = 0; b < Block * W; b += kVector)
         hn::StoreU(hn::LoadU(d8, row + b), d8, stage + r * Pitch + b);
     }
@@ -781,12 +779,12 @@ int64_t transposeBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
 /// ms, four lines of each row back to back 1.7-1.8; a copy that also reads
 /// as much 2.8-3.1). 1-byte elements through wideBandGather, 2-byte ones
 /// through wideBandSquares; 4- and 8-byte ones as 128 bytes of each band's
-/// rows in turn. Zen 5, one
-/// thread, 64 MiB: f32 2-D 54% -> 66-81% of a copy, 3-D (2,0,1) 40% ->
-/// 69%, f64 2-D 60% -> 72-79%, s8 2-D 17.8-18.2 -> 20.3-20.9 GB/s, bf16
-/// 18.9-19.9 -> 19.4-21.4 (thread CPU time, alternated three times). Not at
-/// AVX2, whose f32 bands read each line in two steps: grouped, its f32 2-D
-/// went from 24 to 18 GB/s.
+/// rows in turn. Zen 5, one thread, 64 MiB: f32 2-D 54% -> 66-81% of a
+/// copy, 3-D (2,0,1) 40% -> 69%, f64 2-D 60% -> 72-79%, s8 2-D 17.8-18.2
+/// -> 20.3-20.9 GB/s, bf16 18.9-19.9 -> 19.4-21.4 through wideBandGather
+/// (thread CPU time, alternated three times), 25.8-26.2 through
+/// wideBandSquares. Not at AVX2, whose f32 bands read each line in two
+/// steps: grouped, its f32 2-D went from 24 to 18 GB/s.
 template <typename T>
 int64_t transposeWideBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
                           int64_t dstRow, int64_t columns, bool streaming) {
