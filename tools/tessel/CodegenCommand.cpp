@@ -71,7 +71,9 @@ struct ShortcutOptions {
       cl::desc("the widest vectors LLVM's vectorizers use on the CPU, in "
                "bits (128, 256, 512; as clang's -mprefer-vector-width). "
                "Default: 512 on AVX-512 CPUs from Ice Lake and Zen 4 on, "
-               "LLVM's choice for the CPU elsewhere (256 on Skylake-SP)"),
+               "LLVM's choice for the CPU elsewhere (256 on Skylake-SP). "
+               "Below 512 the transpose emitter also keeps its narrower "
+               "register squares (--explain names them)"),
       cl::value_desc("BITS"), cl::cat(cli::category())};
 
   void apply(CompileOptions &options) const {
