@@ -706,24 +706,27 @@ void pairNibblesScalar(const uint8_t *a, const uint8_t *b, uint8_t *low,
 
 namespace {
 
-/// A full block of 128 rows by `width` (a multiple of 128) nibbles (4-bit
-/// elements): destination columns i..i+128 (source rows) by destination
-/// rows j..j+width (source columns). Source rows 2p and 2p + 1 hold, in
-/// byte k, the elements of columns 2k and 2k + 1; the destination byte at
-/// row 2k, column pair p is (low nibble of row 2p's byte k) | (low nibble
-/// of row 2p + 1's) << 4, and at row 2k + 1 the two high nibbles. So the
-/// rows are first combined in pairs, a byte at a time, into two 64 x
-/// width/2 byte matrices (`low` and `high`, bit operations the compiler
-/// vectorizes), which are then transposed as bytes by the level's band
-/// kernel into the even and the odd destination rows: one whole line (64
-/// bytes) of each destination row per block, streamed when asked.
+/// A full block of `rows` (128, or 512 where the level has
+/// transposeWideBand) source rows by `width` (a multiple of 128) nibbles
+/// (4-bit elements): destination columns i..i+rows (source rows) by
+/// destination rows j..j+width (source columns). Source rows 2p and 2p + 1
+/// hold, in byte k, the elements of columns 2k and 2k + 1; the destination
+/// byte at row 2k, column pair p is (low nibble of row 2p's byte k) | (low
+/// nibble of row 2p + 1's) << 4, and at row 2k + 1 the two high nibbles.
+/// So the rows are first combined in pairs, a byte at a time, into two
+/// rows/2 x width/2 byte matrices (`low` and `high`, bit operations the
+/// compiler vectorizes), which are then transposed as bytes into the even
+/// and the odd destination rows: by the level's band kernel for 128 rows
+/// (one whole line, 64 bytes, of each destination row per block), by its
+/// wide band for 512 (kWideBands = 4 lines of each destination row back to
+/// back, HwyKernels.cpp), streamed when asked.
 void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
                  int64_t srcBase, int64_t dstBase, int64_t i, int64_t j,
-                 int64_t width, uint8_t *low, uint8_t *high, uint8_t *lines,
-                 bool streaming) {
+                 int64_t rows, int64_t width, uint8_t *low, uint8_t *high,
+                 uint8_t *lines, bool streaming) {
   constexpr int64_t B = 64;
   const PermutePlan &d = p.dims;
-  int64_t W = width / 2, srcRow = d.srcColumnStride / 2;
+  int64_t W = width / 2, srcRow = d.srcColumnStride / 2, pairs = rows / 2;
   const uint8_t *first = src + (srcBase + i * d.srcColumnStride + j) / 2;
   // The same rows' next segment into L2 (two blocks ahead in the chunk's
   // order): the band reads 128 rows at once, which the hardware
@@ -732,7 +735,7 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
   // before the reads gained less.
   bool ahead = j + 2 * width <= d.rows;
   const KernelSet &kernels = *d.kernels;
-  for (int64_t q = 0; q < B; ++q) {
+  for (int64_t q = 0; q < pairs; ++q) {
     const uint8_t *a = first + 2 * q * srcRow;
     if (ahead)
       for (int64_t k = 0; k < W; k += 64) {
@@ -743,6 +746,18 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
   }
   int64_t rowBytes = d.dstRowStride / 2;
   uint8_t *even = dst + (dstBase + j * d.dstRowStride + i) / 2;
+  if (pairs == kWideBands * B) {
+    // W is a multiple of 64, the wide band's columns a step: it moves
+    // them all.
+    for (int half = 0; half < 2; ++half) {
+      [[maybe_unused]] int64_t done = kernels.transposeWideBand[0](
+          half ? high : low, W, even + half * rowBytes, 2 * rowBytes, W,
+          streaming);
+      assert(done == W && "the wide band moves whole lines of columns");
+    }
+    return;
+  }
+  assert(pairs == B && "blocks of 128 or 512 rows");
   // Where the level's band writes lines in pieces (sse2's 16-byte blocks,
   // avx2's s8 squares), it fills a stage of whole lines in L1 instead,
   // which copyRows then writes out (streaming those pieces straight to
@@ -767,26 +782,35 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
 
 void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
                        uint8_t *dst, int threads, bool streaming) {
-  // A work item is a chunk of 256 source rows: each destination row then
-  // receives whole lines (128 nibbles, 64 bytes) per visit. Nibbles go in
-  // blocks of 128 rows by 512 (then 128) columns where the blocks are
-  // whole (nibbleBlock: 9% -> 22-32% of copy for s4 [8192,16384] in thread
-  // CPU time on the EPYC VM; blocks of 128 columns without the prefetch
-  // 15-28%), the rest in 64 x 64 blocks through byte stages (subByteBlock,
-  // ordinary stores: they write half lines).
-  constexpr int64_t B = 64, chunk = 4 * B, N = 2 * B, Wide = 8 * B;
+  // A work item is a chunk of 256 source rows (512 where the level has
+  // transposeWideBand): each destination row then receives whole lines
+  // (128 nibbles, 64 bytes) per visit. Nibbles go in blocks of 128 rows (a
+  // whole chunk of 512 at once with the wide band) by 512 (then 128)
+  // columns where the blocks are whole (nibbleBlock: 9% -> 22-32% of copy
+  // for s4 [8192,16384] in thread CPU time on the EPYC VM; blocks of 128
+  // columns without the prefetch 15-28%), the rest in 64 x 64 blocks
+  // through byte stages (subByteBlock, ordinary stores: they write half
+  // lines).
+  constexpr int64_t B = 64, N = 2 * B, Wide = 8 * B;
   const PermutePlan &d = plan.dims;
+  bool nibbles = plan.bits == 4 && d.kernels->transposeBand[0];
+  // Blocks of 512 rows: four lines of each destination row back to back,
+  // where the band gave one line of each of 256 rows in turn, which
+  // streaming stores write at half a copy's speed (HwyKernels.cpp).
+  bool wide = nibbles && d.kernels->transposeWideBand[0];
+  const int64_t chunk = wide ? kWideBands * N : 4 * B;
   int64_t chunks = ceilDivide(d.columns, chunk);
   int64_t grain = 1;
-  bool nibbles = plan.bits == 4 && d.kernels->transposeBand[0];
   auto block = plan.bits == 4   ? subByteBlock<4>
                : plan.bits == 2 ? subByteBlock<2>
                                 : subByteBlock<1>;
   parallelFor(
       threads, d.outerCount() * chunks, grain, [&](int64_t begin, int64_t end) {
         alignas(64) uint8_t stageA[B * B], stageB[B * B];
-        // low and high, then the lines of a staged band (Wide / 2 of 64 B).
-        std::vector<uint8_t> stage(nibbles ? 3 * Wide * B / 2 + 64 : 0);
+        // low and high (chunk / 2 rows of Wide / 2 bytes each), then the
+        // lines of a staged band (Wide / 2 of 64 B).
+        std::vector<uint8_t> stage(nibbles ? chunk * Wide / 2 + Wide * B + 64
+                                           : 0);
         uint8_t *aligned =
             stage.data() +
             (64 - reinterpret_cast<uintptr_t>(stage.data()) % 64) % 64;
@@ -805,15 +829,18 @@ void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
                 block(plan, src, dst, srcBase, dstBase, i, j,
                       std::min(B, c1 - i), std::min(B, j1 - j), stageA, stageB);
           };
+          // A whole chunk at avx512 in one block of rows; else (and for a
+          // ragged last chunk) blocks of 128.
+          int64_t rows = wide && i1 - i0 == chunk ? chunk : N;
           int64_t j = 0;
-          int64_t iFull = nibbles ? i0 + (i1 - i0) / N * N : i0;
+          int64_t iFull = nibbles ? i0 + (i1 - i0) / rows * rows : i0;
           if (iFull > i0) {
             for (int64_t width : {Wide, N})
               for (; j + width <= d.rows; j += width)
-                for (int64_t i = i0; i < iFull; i += N)
-                  nibbleBlock(plan, src, dst, srcBase, dstBase, i, j, width,
-                              aligned, aligned + width * B / 2,
-                              aligned + Wide * B, streaming);
+                for (int64_t i = i0; i < iFull; i += rows)
+                  nibbleBlock(plan, src, dst, srcBase, dstBase, i, j, rows,
+                              width, aligned, aligned + width * rows / 4,
+                              aligned + chunk * Wide / 2, streaming);
             small(iFull, i1, 0, j);
           }
           small(i0, i1, j, d.rows);
@@ -829,11 +856,16 @@ std::string describeSubBytePermute(const SubBytePermutePlan &plan) {
   return "sub-byte transpose of " + std::to_string(plan.dims.rows) + "x" +
          std::to_string(plan.dims.columns) + " slices of " +
          std::to_string(plan.bits) +
-         (plan.bits == 4 && plan.dims.kernels->transposeBand[0]
+         (plan.bits != 4 || !plan.dims.kernels->transposeBand[0]
+              ? "-bit elements through byte stages of 64x64, "
+          : plan.dims.kernels->transposeWideBand[0]
               ? "-bit elements, rows combined in pairs into bytes and "
+                "transposed in blocks of 512 rows, four lines of each "
+                "destination row at once (128 rows, then 64x64 byte stages, "
+                "at the edges), "
+              : "-bit elements, rows combined in pairs into bytes and "
                 "transposed in blocks of 128 rows (64x64 byte stages at the "
-                "edges), "
-              : "-bit elements through byte stages of 64x64, ") +
+                "edges), ") +
          std::to_string(plan.dims.outer.size()) + " outer dims";
 }
 
