@@ -579,56 +579,30 @@ int64_t transposeBandGather(Rows rows, Lines lines, int64_t columns,
   return c;
 }
 
-/// kWideBands bands of transposeBandGather at once (transposeWideBand):
-/// for each line of the source rows (and, where they are a multiple of 4
-/// KiB apart, after each band's tile copy of that line), 16 columns at a
-/// time, band 0's gather step, then band 1's, ...: each of the 16
-/// destination rows receives its kWideBands lines back to back. Called a
-/// few columns at a time instead, transposeBandGather repeated its tile
-/// copies (s8 2-D fell from 40% to 34% of a copy).
-template <typename T>
-int64_t wideBandGather(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                       int64_t dstRow, int64_t columns, bool stream) {
-  constexpr int64_t W = sizeof(T), Height = 64 / W, Line = 64 / W;
-  bool tiled = srcRow % 4096 == 0;
-  alignas(64) uint8_t tile[kWideBands][Height * 64];
-  int64_t c = 0;
-  for (; c + Line <= columns; c += Line) {
-    if (tiled)
-      for (int64_t q = 0; q < kWideBands; ++q)
-        copyLinesToTile(StridedRows{in + q * Height * srcRow, srcRow}, c * W,
-                        Height, tile[q]);
-    for (int64_t h = 0; h < Line; h += 16)
-      for (int64_t q = 0; q < kWideBands; ++q) {
-        StridedLines lines{out + q * 64, dstRow};
-        if (tiled)
-          gatherStep<T>(StridedRows{tile[q] + h * W, 64}, 0, lines, c + h,
-                        stream);
-        else
-          gatherStep<T>(StridedRows{in + q * Height * srcRow, srcRow},
-                        (c + h) * W, lines, c + h, stream);
-      }
-  }
-  return c;
-}
-
-/// kWideBands bands of 2-byte elements (128 source rows) at once, 128
-/// columns at a time, as the transpose emitter's CPU kernel does it: the
-/// 128 rows' 256 bytes are copied into a stage (rows 288 bytes apart, so
-/// that rows 4 KiB apart in the source do not share L1 sets; each row's
-/// next 256 bytes prefetched), then, strip by strip of 16 columns, its 16 x
-/// 16 squares (a ymm per row) go into a second stage of 16 destination
-/// rows of 256 bytes, written out whole, four lines each, before the next
-/// strip: the streaming stores of one strip drain while the next one's
-/// squares are shuffled. Zen 5, 64 MiB, thread CPU time, alternated:
-/// bf16 [8192,4096] 2-D 21.5-21.7 -> 25.8-26.2 GB/s with one thread (256
-/// MiB: 20.8-20.9 -> 26.1-26.2), 32-34 -> 37-48 GB/s with two; f16
-/// [8,4096,1024] (1,2,0) 23.6 -> 27.3 GB/s. wideBandGather (below) before.
-template <typename T>
+/// kWideBands bands of 1- or 2-byte elements (256 or 128 source rows) at
+/// once, `Block` columns at a time, as the transpose emitter's CPU kernel
+/// does it: the rows' Block elements are copied into a stage (rows 32
+/// bytes more than that apart, so that rows 4 KiB apart in the source do
+/// not share L1 sets; each row's next Block elements prefetched), then,
+/// strip by strip of 16 columns, its 16 x 16 squares (an xmm per row for
+/// bytes, a ymm for 2-byte elements) go into a second stage of 16
+/// destination rows of 256 bytes, written out whole, four lines each,
+/// before the next strip: the streaming stores of one strip drain while
+/// the next one's squares are shuffled. Zen 5, 64 MiB, thread CPU time,
+/// alternated: bf16 [8192,4096] 2-D 21.5-21.7 -> 25.8-26.2 GB/s with one
+/// thread (256 MiB: 20.8-20.9 -> 26.1-26.2), 32-34 -> 37-48 GB/s with two;
+/// f16 [8,4096,1024] (1,2,0) 23.6 -> 27.3 GB/s (128 columns a block; 256
+/// the same). s8 [8192,8192] 2-D, 512 columns a block: 19.8-20.4 -> 22.4-
+/// 23.2 GB/s with one thread, 28-31 -> 31-36 with two (128 columns: 20.8-
+/// 22.1 with one, 256: 21.2-23.0, 1024: 16.5-17.1). Before, both went
+/// through a kernel that gathered each 64-byte vector from four 16-byte
+/// pieces of four source rows (transposeBandGather's steps, the four bands
+/// in turn).
+template <typename T, int64_t Block>
 int64_t wideBandSquares(const uint8_t *in, int64_t srcRow, uint8_t *out,
                         int64_t dstRow, int64_t columns, bool stream) {
-  static_assert(sizeof(T) == 2, "2-byte elements");
-  constexpr int64_t W = 2, Rows = kWideBands * 64 / W, Block = 128, L = 16;
+  static_assert(sizeof(T) <= 2, "1- and 2-byte elements");
+  constexpr int64_t W = sizeof(T), Rows = kWideBands * 64 / W, L = 16;
   constexpr int64_t Pitch = Block * W + 32, Line = Rows * W;
   using D = hn::CappedTag<T, L>;
   const D d;
@@ -777,22 +751,27 @@ int64_t transposeBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
 /// write at half a copy's speed (Zen 5, one thread, 64 MiB of stores
 /// alone, `transpose-pattern --write-orders`: one line a row in turn 7.0
 /// ms, four lines of each row back to back 1.7-1.8; a copy that also reads
-/// as much 2.8-3.1). 1-byte elements through wideBandGather, 2-byte ones
-/// through wideBandSquares; 4- and 8-byte ones as 128 bytes of each band's
+/// as much 2.8-3.1). 1- and 2-byte elements through wideBandSquares; 4-
+/// and 8-byte ones as 128 bytes of each band's
 /// rows in turn. Zen 5, one thread, 64 MiB: f32 2-D 54% -> 66-81% of a
 /// copy, 3-D (2,0,1) 40% -> 69%, f64 2-D 60% -> 72-79%, s8 2-D 17.8-18.2
-/// -> 20.3-20.9 GB/s, bf16 18.9-19.9 -> 19.4-21.4 through wideBandGather
-/// (thread CPU time, alternated three times), 25.8-26.2 through
-/// wideBandSquares. Not at AVX2, whose f32 bands read each line in two
-/// steps: grouped, its f32 2-D went from 24 to 18 GB/s.
+/// -> 20.3-20.9 GB/s, bf16 18.9-19.9 -> 19.4-21.4 through the gathered
+/// steps (thread CPU time, alternated three times), 25.8-26.2 through
+/// wideBandSquares (s8 22.4-23.2). Not at AVX2, whose f32 bands read each line
+/// in two steps: grouped, its f32 2-D went from 24 to 18 GB/s.
 template <typename T>
 int64_t transposeWideBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
                           int64_t dstRow, int64_t columns, bool streaming) {
   bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
   if constexpr (sizeof(T) == 2) {
-    return wideBandSquares<T>(in, srcRow, out, dstRow, columns, stream);
+    return wideBandSquares<T, 128>(in, srcRow, out, dstRow, columns, stream);
   } else if constexpr (sizeof(T) == 1) {
-    return wideBandGather<T>(in, srcRow, out, dstRow, columns, stream);
+    // 512 columns a block, then 128 (the byte matrices of a 4-bit
+    // transpose have rows of 64 to 256 bytes).
+    int64_t c =
+        wideBandSquares<T, 512>(in, srcRow, out, dstRow, columns, stream);
+    return c + wideBandSquares<T, 128>(in + c, srcRow, out + c * dstRow, dstRow,
+                                       columns - c, stream);
   } else {
     constexpr int64_t W = sizeof(T), R = 64 / W, Chunk = 128 / W;
     static_assert(Chunk % squareLanes<T>() == 0, "whole squares a chunk");

@@ -747,13 +747,25 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
   int64_t rowBytes = d.dstRowStride / 2;
   uint8_t *even = dst + (dstBase + j * d.dstRowStride + i) / 2;
   if (pairs == kWideBands * B) {
-    // W is a multiple of 64, the wide band's columns a step: it moves
-    // them all.
+    // The wide band's leading columns, then each of its bands alone for
+    // any it leaves (the level's band, then element by element).
     for (int half = 0; half < 2; ++half) {
-      [[maybe_unused]] int64_t done = kernels.transposeWideBand[0](
-          half ? high : low, W, even + half * rowBytes, 2 * rowBytes, W,
-          streaming);
-      assert(done == W && "the wide band moves whole lines of columns");
+      const uint8_t *in = half ? high : low;
+      uint8_t *out = even + half * rowBytes;
+      int64_t done =
+          kernels.transposeWideBand[0](in, W, out, 2 * rowBytes, W, streaming);
+      for (int64_t q = 0; done < W && q < kWideBands; ++q) {
+        const uint8_t *band = in + q * B * W + done;
+        uint8_t *to = out + done * 2 * rowBytes + q * B;
+        int64_t rest = W - done;
+        int64_t moved = kernels.wholeLineBands[0]
+                            ? kernels.transposeBand[0](
+                                  band, W, to, 2 * rowBytes, rest, streaming)
+                            : 0;
+        for (int64_t c = moved; c < rest; ++c)
+          for (int64_t r = 0; r < B; ++r)
+            to[c * 2 * rowBytes + r] = band[r * W + c];
+      }
     }
     return;
   }

@@ -361,6 +361,11 @@ TEST(Relayout, PermuteFastPathsAgreeWithTheReference) {
       {"bf16[300,1000]{1,0}", "bf16[300,1000]{0,1}"},
       {"f16[130,4096]{1,0}", "f16[130,4096]{0,1}"},
       {"u16[3,130,300]{2,1,0}", "u16[3,130,300]{1,2,0}"},
+      // 1-byte elements 256 rows and 512, then 128, columns at a time
+      // (wideBandSquares): both column blocks, columns and rows left over,
+      // an outer dim.
+      {"s8[600,1400]{1,0}", "s8[600,1400]{0,1}"},
+      {"u8[2,260,700]{2,1,0}", "u8[2,260,700]{1,2,0}"},
       {"f32[100,1030]{1,0}", "f32[100,1030]{0,1}"},
       {"u8[129,17]{0,1}", "u8[129,17]{1,0}"},
       {"f64[17,9]{1,0}", "f64[17,9]{0,1}"},
