@@ -541,9 +541,10 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   // it is the next slice's, or memory nobody reads; prefetches never
   // fault).
   bool prefetch = pageBands(p) && block >= p.rows;
-  // Where the level has transposeWideBand (avx512), the bands run
-  // kWideBands at a time, each destination row receiving their lines back
-  // to back (HwyKernels.cpp); the rest one by one.
+  // Where the level has transposeWideBand (avx512; avx2 for 1- and 2-byte
+  // elements), the bands run kWideBands at a time, each destination row
+  // receiving their lines back to back (HwyKernels.cpp); the rest one by
+  // one.
   auto runBand = [&](const uint8_t *in, uint8_t *out, int64_t columns) {
     int64_t done = band(in, srcRow, out, dstRow, columns, streaming);
     for (int64_t j = done; j < columns; ++j)
@@ -580,7 +581,12 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
 template <int Width>
 void transposeWith(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
                    int64_t i0, int64_t i1, bool streaming) {
-  if (banded(p))
+  // At avx2 the 1- and 2-byte bands write half lines, and the streaming
+  // permutes go through the stage (transposeStaged), but where the level
+  // has a wide band they take the bands too: four at a time through its
+  // stage, the few rows left over one by one.
+  if (banded(p) || (streaming && Width <= 2 && p.kernels &&
+                    p.kernels->transposeWideBand[Width == 1 ? 0 : 1]))
     return transposeBanded<Width>(p, src, dst, i0, i1, streaming);
   if (streaming)
     return transposeStaged<Width>(p, src, dst, i0, i1, true);
