@@ -855,20 +855,21 @@ KernelSet makeKernels(IsaLevel level) {
   k.fillStage[2] = sse2FillStage4;
   k.fillStage[3] = sse2FillStage8;
 #if HWY_TARGET == HWY_AVX2
-  // The streaming 1- and 2-byte permutes at AVX2 go through the stage with
-  // fillStageVec: on Zen 3 (thread CPU time, 64 MiB, one thread) s8 2-D
-  // 8.3 -> 8.9 GB/s against sse2's fill, and bf16 faster than
-  // halfLineStep's bands: 2-D 8.3 -> 9.3 GB/s, [64,4096,128] {1,0,2}
-  // 7.4 -> 10.7 (wall clock, 1.45x; 2 threads 1.3x).
+  // The streaming 1- and 2-byte permutes at AVX2 whose bands are a page or
+  // less of the source go through the stage with fillStageVec: on Zen 3
+  // (thread CPU time, 64 MiB, one thread) s8 2-D 8.3 -> 8.9 GB/s against
+  // sse2's fill, and bf16 faster than halfLineStep's bands: 2-D 8.3 -> 9.3
+  // GB/s, [64,4096,128] {1,0,2} 7.4 -> 10.7 (wall clock, 1.45x; 2 threads
+  // 1.3x).
   k.fillStage[0] = fillStageVec<uint8_t>;
   k.fillStage[1] = fillStageVec<uint16_t>;
   k.wholeLineBands[1] = false;
-  // The streaming 1- and 2-byte permutes take four bands at once through
-  // wideBandSmall's stage instead where they can (transposeBanded): Zen 5
-  // capped at AVX2 (TESSEL_ISA=avx2, thread CPU time, one thread, 64 and
-  // 256 MiB, alternated three times) bf16 2-D 15.8-19.3 -> 22.9-24.2 GB/s,
-  // s8 2-D 10.9-14.1 -> 21.5-23.1, s4 2-D 12.3-13.6 -> 17.0-18.0. Not
-  // measured on a CPU whose best level is AVX2.
+  // The others take four bands at once through wideBandSmall's stage
+  // (transposeBanded): Zen 5 capped at AVX2 (TESSEL_ISA=avx2, thread CPU
+  // time, one thread, 64 and 256 MiB, alternated three times) bf16 2-D
+  // 15.8-19.3 -> 22.9-24.2 GB/s, s8 2-D 10.9-14.1 -> 21.5-23.1, s4 2-D
+  // 12.3-13.6 -> 17.0-18.0, where they too went through fillStageVec's
+  // stage; not measured on a CPU whose best level is AVX2.
   k.transposeWideBand[0] = wideBandSmall<uint8_t>;
   k.transposeWideBand[1] = wideBandSmall<uint16_t>;
 #endif

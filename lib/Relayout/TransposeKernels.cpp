@@ -584,9 +584,11 @@ void transposeWith(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   // At avx2 the 1- and 2-byte bands write half lines, and the streaming
   // permutes go through the stage (transposeStaged), but where the level
   // has a wide band they take the bands too: four at a time through its
-  // stage, the few rows left over one by one.
-  if (banded(p) || (streaming && Width <= 2 && p.kernels &&
-                    p.kernels->transposeWideBand[Width == 1 ? 0 : 1]))
+  // stage, the few rows left over one by one. (Not where a band is a page
+  // or less of the source, which transposeBanded takes band by band.)
+  if (banded(p) ||
+      (streaming && Width <= 2 && p.kernels &&
+       p.kernels->transposeWideBand[Width == 1 ? 0 : 1] && !pageBands(p)))
     return transposeBanded<Width>(p, src, dst, i0, i1, streaming);
   if (streaming)
     return transposeStaged<Width>(p, src, dst, i0, i1, true);
