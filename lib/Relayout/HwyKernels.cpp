@@ -582,32 +582,32 @@ int64_t transposeBandGather(Rows rows, Lines lines, int64_t columns,
 #endif
 
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
-/// kWideBands bands of 1- or 2-byte elements (256 or 128 source rows) at
-/// once, `Block` columns at a time, as the transpose emitter's CPU kernel
-/// does it: the rows' Block elements are copied into a stage (rows 32
-/// bytes more than that apart, so that rows 4 KiB apart in the source do
-/// not share L1 sets; each row's next Block elements prefetched), then,
-/// strip by strip of 16 columns, its 16 x 16 squares (an xmm per row for
-/// bytes, a ymm for 2-byte elements) go into a second stage of 16
-/// destination rows of 256 bytes, written out whole, four lines each,
-/// before the next strip: the streaming stores of one strip drain while
-/// the next one's squares are shuffled. Zen 5, 64 MiB, thread CPU time,
-/// alternated: bf16 [8192,4096] 2-D 21.5-21.7 -> 25.8-26.2 GB/s with one
-/// thread (256 MiB: 20.8-20.9 -> 26.1-26.2), 32-34 -> 37-48 GB/s with two;
-/// f16 [8,4096,1024] (1,2,0) 23.6 -> 27.3 GB/s (128 columns a block; 256
-/// the same). s8 [8192,8192] 2-D, 512 columns a block: 19.8-20.4 -> 22.4-
-/// 23.2 GB/s with one thread, 28-31 -> 31-36 with two (128 columns: 20.8-
-/// 22.1 with one, 256: 21.2-23.0, 1024: 16.5-17.1). Before, both went
-/// through a kernel that gathered each 64-byte vector from four 16-byte
-/// pieces of four source rows (transposeBandGather's steps, the four bands
-/// in turn).
+/// kWideBands bands of 1-, 2- or 4-byte elements (256, 128 or 64 source
+/// rows) at once, `Block` columns at a time, as the transpose emitter's CPU
+/// kernel does it: the rows' Block elements are copied into a stage (rows
+/// 32 bytes more than that apart, so that rows 4 KiB apart in the source
+/// do not share L1 sets; each row's next Block elements prefetched), then,
+/// strip by strip of L columns, its L x L squares (L = 16 or the lanes of
+/// a vector: an xmm per row for bytes, a ymm for 2-byte elements and for
+/// f32 at AVX2) go into a second stage of L destination rows of 256 bytes,
+/// written out whole, four lines each, before the next strip: the streaming
+/// stores of one strip drain while the next one's squares are shuffled. Zen 5,
+/// 64 MiB, thread CPU time, alternated: bf16 [8192,4096] 2-D 21.5-21.7
+/// -> 25.8-26.2 GB/s with one thread (256 MiB: 20.8-20.9 -> 26.1-26.2), 32-34
+/// -> 37-48 GB/s with two; f16 [8,4096,1024] (1,2,0) 23.6 -> 27.3 GB/s (128
+/// columns a block; 256 the same). s8 [8192,8192] 2-D, 512 columns a
+/// block: 19.8-20.4 -> 22.4- 23.2 GB/s with one thread, 28-31 -> 31-36 with two
+/// (128 columns: 20.8- 22.1 with one, 256: 21.2-23.0, 1024: 16.5-17.1). Before,
+/// both went through a kernel that gathered each 64-byte vector from four
+/// 16-byte pieces of four source rows (transposeBandGather's steps, the four
+/// bands in turn).
 template <typename T, int64_t Block>
 int64_t wideBandSquares(const uint8_t *in, int64_t srcRow, uint8_t *out,
                         int64_t dstRow, int64_t columns, bool stream) {
-  static_assert(sizeof(T) <= 2, "1- and 2-byte elements");
-  constexpr int64_t W = sizeof(T), Rows = kWideBands * 64 / W, L = 16;
+  using D = hn::CappedTag<T, 16>;
+  constexpr int64_t W = sizeof(T), Rows = kWideBands * 64 / W,
+                    L = static_cast<int64_t>(hn::MaxLanes(D()));
   constexpr int64_t Pitch = Block * W + 32, Line = Rows * W;
-  using D = hn::CappedTag<T, L>;
   const D d;
   const hn::Repartition<uint8_t, D> dBytes;
   const D8 d8;
@@ -639,14 +639,15 @@ int64_t wideBandSquares(const uint8_t *in, int64_t srcRow, uint8_t *out,
   return c;
 }
 
-/// transposeWideBand for 1- and 2-byte elements (AVX2 and AVX-512):
-/// wideBandSquares, bytes 512 columns a block then 128 (the byte matrices
-/// of a 4-bit transpose have rows of 64 to 256 bytes).
+/// transposeWideBand through wideBandSquares' stage (1- and 2-byte
+/// elements at AVX2 and AVX-512, f32 at AVX2): bytes 512 columns a block
+/// then 128 (the byte matrices of a 4-bit transpose have rows of 64 to 256
+/// bytes), the others 128.
 template <typename T>
-int64_t wideBandSmall(const uint8_t *in, int64_t srcRow, uint8_t *out,
-                      int64_t dstRow, int64_t columns, bool streaming) {
+int64_t wideBandStaged(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t columns, bool streaming) {
   bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
-  if constexpr (sizeof(T) == 2) {
+  if constexpr (sizeof(T) >= 2) {
     return wideBandSquares<T, 128>(in, srcRow, out, dstRow, columns, stream);
   } else {
     int64_t c =
@@ -777,13 +778,14 @@ int64_t transposeBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
 /// copy, 3-D (2,0,1) 40% -> 69%, f64 2-D 60% -> 72-79%, s8 2-D 17.8-18.2
 /// -> 20.3-20.9 GB/s, bf16 18.9-19.9 -> 19.4-21.4 through the gathered
 /// steps (thread CPU time, alternated three times), 25.8-26.2 through
-/// wideBandSquares (s8 22.4-23.2). Not at AVX2, whose f32 bands read each line
-/// in two steps: grouped, its f32 2-D went from 24 to 18 GB/s.
+/// wideBandSquares (s8 22.4-23.2). AVX2 has its own (makeKernels): its f32
+/// bands read each line in two steps, and grouped straight from the source
+/// its f32 2-D went from 24 to 18 GB/s; it goes through the stage.
 template <typename T>
 int64_t transposeWideBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
                           int64_t dstRow, int64_t columns, bool streaming) {
   if constexpr (sizeof(T) <= 2) {
-    return wideBandSmall<T>(in, srcRow, out, dstRow, columns, streaming);
+    return wideBandStaged<T>(in, srcRow, out, dstRow, columns, streaming);
   } else {
     bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
     constexpr int64_t W = sizeof(T), R = 64 / W, Chunk = 128 / W;
@@ -864,14 +866,21 @@ KernelSet makeKernels(IsaLevel level) {
   k.fillStage[0] = fillStageVec<uint8_t>;
   k.fillStage[1] = fillStageVec<uint16_t>;
   k.wholeLineBands[1] = false;
-  // The others take four bands at once through wideBandSmall's stage
+  // The others take four bands at once through wideBandStaged's stage
   // (transposeBanded): Zen 5 capped at AVX2 (TESSEL_ISA=avx2, thread CPU
   // time, one thread, 64 and 256 MiB, alternated three times) bf16 2-D
   // 15.8-19.3 -> 22.9-24.2 GB/s, s8 2-D 10.9-14.1 -> 21.5-23.1, s4 2-D
   // 12.3-13.6 -> 17.0-18.0, where they too went through fillStageVec's
   // stage; not measured on a CPU whose best level is AVX2.
-  k.transposeWideBand[0] = wideBandSmall<uint8_t>;
-  k.transposeWideBand[1] = wideBandSmall<uint16_t>;
+  k.transposeWideBand[0] = wideBandStaged<uint8_t>;
+  k.transposeWideBand[1] = wideBandStaged<uint16_t>;
+  // f32 too, 128 columns a block with 8 x 8 squares: Zen 5 capped at AVX2
+  // (thread CPU time, one thread, 64 and 256 MiB, alternated three times)
+  // 2-D 18.9-23.7 -> 23.1-26.3 GB/s (48-60% -> 61-65% of copy), 3-D
+  // (2,0,1) 15.7-19.7 -> 21.3-24.2 (45-51% -> 55-63%), 4-D the same; the
+  // bands straight from the source, four at a time, had gone from 24 to 18
+  // GB/s. Not f64 (2-D 24.5-25.4 -> 21.8-22.1 GB/s).
+  k.transposeWideBand[2] = wideBandStaged<uint32_t>;
 #endif
   return k;
 }

@@ -196,11 +196,12 @@ struct KernelSet {
   /// kWideBands bands of transposeBand[i] at once, band q's rows from
   /// in + q * (64 / width) * srcRow and its lines at out + q * 64: every
   /// destination row receives the bands' kWideBands lines back to back, a
-  /// few destination rows at a time (1- and 2-byte elements: 512 or 128
-  /// columns at a time through a stage, 16 destination rows a strip;
-  /// HwyKernels.cpp, wideBandSquares). Null where the level has none (sse2,
-  /// and avx2 for 4- and 8-byte elements: there the bands run one after the
-  /// other). Returns how many leading columns it moved.
+  /// few destination rows at a time (1- and 2-byte elements, and f32 at
+  /// avx2: 512 or 128 columns at a time through a stage, 16 or 8
+  /// destination rows a strip; HwyKernels.cpp, wideBandSquares). Null where
+  /// the level has none (sse2, and avx2 for 8-byte elements: there the
+  /// bands run one after the other). Returns how many leading columns it
+  /// moved.
   int64_t (*transposeWideBand[4])(const uint8_t *in, int64_t srcRow,
                                   uint8_t *out, int64_t dstRow, int64_t columns,
                                   bool streaming) = {};

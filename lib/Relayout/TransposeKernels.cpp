@@ -541,8 +541,8 @@ void transposeBanded(const PermutePlan &p, const uint8_t *src, uint8_t *dst,
   // it is the next slice's, or memory nobody reads; prefetches never
   // fault).
   bool prefetch = pageBands(p) && block >= p.rows;
-  // Where the level has transposeWideBand (avx512; avx2 for 1- and 2-byte
-  // elements), the bands run kWideBands at a time, each destination row
+  // Where the level has transposeWideBand (avx512; avx2 for 1-, 2- and
+  // 4-byte elements), the bands run kWideBands at a time, each destination row
   // receiving their lines back to back (HwyKernels.cpp); the rest one by
   // one.
   auto runBand = [&](const uint8_t *in, uint8_t *out, int64_t columns) {
