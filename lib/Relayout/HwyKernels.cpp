@@ -596,8 +596,8 @@ int64_t transposeBandGather(Rows rows, Lines lines, int64_t columns,
 /// -> 25.8-26.2 GB/s with one thread (256 MiB: 20.8-20.9 -> 26.1-26.2), 32-34
 /// -> 37-48 GB/s with two; f16 [8,4096,1024] (1,2,0) 23.6 -> 27.3 GB/s (128
 /// columns a block; 256 the same). s8 [8192,8192] 2-D, 512 columns a
-/// block: 19.8-20.4 -> 22.4- 23.2 GB/s with one thread, 28-31 -> 31-36 with two
-/// (128 columns: 20.8- 22.1 with one, 256: 21.2-23.0, 1024: 16.5-17.1). Before,
+/// block: 19.8-20.4 -> 22.4-23.2 GB/s with one thread, 28-31 -> 31-36 with two
+/// (128 columns: 20.8-22.1 with one, 256: 21.2-23.0, 1024: 16.5-17.1). Before,
 /// both went through a kernel that gathered each 64-byte vector from four
 /// 16-byte pieces of four source rows (transposeBandGather's steps, the four
 /// bands in turn).
@@ -773,9 +773,9 @@ int64_t transposeBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
 /// alone, `transpose-pattern --write-orders`: one line a row in turn 7.0
 /// ms, four lines of each row back to back 1.7-1.8; a copy that also reads
 /// as much 2.8-3.1). 1- and 2-byte elements through wideBandSquares; 4-
-/// and 8-byte ones as 128 bytes of each band's
-/// rows in turn. Zen 5, one thread, 64 MiB: f32 2-D 54% -> 66-81% of a
-/// copy, 3-D (2,0,1) 40% -> 69%, f64 2-D 60% -> 72-79%, s8 2-D 17.8-18.2
+/// and 8-byte ones as 128 bytes of each band's rows in turn. Zen 5, one thread,
+/// 64 MiB: f32 2-D 54% -> 66-81% of a copy, 3-D (2,0,1) 40% -> 69%, f64 2-D 60%
+/// -> 72-79%, s8 2-D 17.8-18.2
 /// -> 20.3-20.9 GB/s, bf16 18.9-19.9 -> 19.4-21.4 through the gathered
 /// steps (thread CPU time, alternated three times), 25.8-26.2 through
 /// wideBandSquares (s8 22.4-23.2). AVX2 has its own (makeKernels): its f32

@@ -714,7 +714,7 @@ void pairNibblesScalar(const uint8_t *a, const uint8_t *b, uint8_t *low,
 
 namespace {
 
-/// A full block of `rows` (128, or 512 where the level has
+/// A full block of `rows` (128, or 512 by 512 nibbles where the level has
 /// transposeWideBand) source rows by `width` (a multiple of 128) nibbles
 /// (4-bit elements): destination columns i..i+rows (source rows) by
 /// destination rows j..j+width (source columns). Source rows 2p and 2p + 1
@@ -755,25 +755,13 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
   int64_t rowBytes = d.dstRowStride / 2;
   uint8_t *even = dst + (dstBase + j * d.dstRowStride + i) / 2;
   if (pairs == kWideBands * B) {
-    // The wide band's leading columns, then each of its bands alone for
-    // any it leaves (the level's band, then element by element).
+    // Whole 512-nibble widths only (runSubBytePermute): W is 256 bytes,
+    // which the wide band moves whole.
     for (int half = 0; half < 2; ++half) {
-      const uint8_t *in = half ? high : low;
-      uint8_t *out = even + half * rowBytes;
-      int64_t done =
-          kernels.transposeWideBand[0](in, W, out, 2 * rowBytes, W, streaming);
-      for (int64_t q = 0; done < W && q < kWideBands; ++q) {
-        const uint8_t *band = in + q * B * W + done;
-        uint8_t *to = out + done * 2 * rowBytes + q * B;
-        int64_t rest = W - done;
-        int64_t moved = kernels.wholeLineBands[0]
-                            ? kernels.transposeBand[0](
-                                  band, W, to, 2 * rowBytes, rest, streaming)
-                            : 0;
-        for (int64_t c = moved; c < rest; ++c)
-          for (int64_t r = 0; r < B; ++r)
-            to[c * 2 * rowBytes + r] = band[r * W + c];
-      }
+      [[maybe_unused]] int64_t done = kernels.transposeWideBand[0](
+          half ? high : low, W, even + half * rowBytes, 2 * rowBytes, W,
+          streaming);
+      assert(done == W && "the wide band moves 256 byte columns whole");
     }
     return;
   }
@@ -803,10 +791,10 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
 void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
                        uint8_t *dst, int threads, bool streaming) {
   // A work item is a chunk of 256 source rows (512 where the level has
-  // transposeWideBand): each destination row then receives whole lines
-  // (128 nibbles, 64 bytes) per visit. Nibbles go in blocks of 128 rows (a
-  // whole chunk of 512 at once with the wide band) by 512 (then 128)
-  // columns where the blocks are whole (nibbleBlock: 9% -> 22-32% of copy
+  // transposeWideBand: avx2, avx512): each destination row then receives
+  // whole lines (128 nibbles, 64 bytes) per visit. Nibbles go in blocks of
+  // 128 rows (a whole chunk of 512 at once with the wide band) by 512 (then
+  // 128) columns where the blocks are whole (nibbleBlock: 9% -> 22-32% of copy
   // for s4 [8192,16384] in thread CPU time on the EPYC VM; blocks of 128
   // columns without the prefetch 15-28%), the rest in 64 x 64 blocks
   // through byte stages (subByteBlock, ordinary stores: they write half
@@ -849,18 +837,21 @@ void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
                 block(plan, src, dst, srcBase, dstBase, i, j,
                       std::min(B, c1 - i), std::min(B, j1 - j), stageA, stageB);
           };
-          // A whole chunk at avx512 in one block of rows; else (and for a
-          // ragged last chunk) blocks of 128.
-          int64_t rows = wide && i1 - i0 == chunk ? chunk : N;
           int64_t j = 0;
-          int64_t iFull = nibbles ? i0 + (i1 - i0) / rows * rows : i0;
+          int64_t iFull = nibbles ? i0 + (i1 - i0) / N * N : i0;
           if (iFull > i0) {
-            for (int64_t width : {Wide, N})
+            for (int64_t width : {Wide, N}) {
+              // With the wide band, a whole chunk's 512-nibble widths in
+              // one block of rows; else (the 128-nibble widths, a ragged
+              // last chunk) blocks of 128.
+              int64_t rows =
+                  wide && iFull - i0 == chunk && width == Wide ? chunk : N;
               for (; j + width <= d.rows; j += width)
                 for (int64_t i = i0; i < iFull; i += rows)
                   nibbleBlock(plan, src, dst, srcBase, dstBase, i, j, rows,
                               width, aligned, aligned + width * rows / 4,
                               aligned + chunk * Wide / 2, streaming);
+            }
             small(iFull, i1, 0, j);
           }
           small(i0, i1, j, d.rows);

@@ -484,9 +484,9 @@ TEST(Relayout, SubByteRelayoutsAgreeWithTheReferenceOnEveryPath) {
 }
 
 // 4-bit transposes combine rows in pairs and transpose blocks of 128 rows
-// (512 at avx512) by 512 or 128 columns as bytes (streamed when the output
-// is large), with
-// 64 x 64 byte stages at the ragged edges: every level, both store kinds,
+// (512 by 512 columns where the level has the wide band: avx2, avx512) by
+// 512 or 128 columns as bytes (streamed when the output is large), with 64
+// x 64 byte stages at the ragged edges: every level, both store kinds,
 // destinations on and off a line.
 TEST(Relayout, NibbleTransposesAgreeWithTheReference) {
   std::mt19937 rng(14);
@@ -495,7 +495,8 @@ TEST(Relayout, NibbleTransposesAgreeWithTheReference) {
       {"s4[256,640]{1,0:E(4)}", "s4[256,640]{0,1:E(4)}"},
       {"u4[3,260,140]{2,1,0:E(4)}", "u4[3,260,140]{1,2,0:E(4)}"},
       {"s4[2,3,260,256]{3,2,1,0:E(4)}", "s4[2,3,260,256]{2,3,1,0:E(4)}"},
-      // Whole chunks of 512 rows (the wide band at avx512), a ragged one.
+      // Whole chunks of 512 rows (the wide band), 128-nibble widths beside
+      // them, a ragged chunk.
       {"s4[1100,1200]{1,0:E(4)}", "s4[1100,1200]{0,1:E(4)}"},
       {"u4[2,512,640]{2,1,0:E(4)}", "u4[2,512,640]{1,2,0:E(4)}"},
   };
