@@ -240,33 +240,55 @@ void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
               bool streaming) {
   int64_t s = p.elementBytes, a = p.a, b = p.b, k = p.k;
   int64_t rowBlocks = ceilDivide(p.rows, a), colBlocks = ceilDivide(p.cols, b);
+  int64_t tileBytes = a * b * s, tileRowBytes = a * p.cols * s;
+  // A tile row's source is a rows read a tile's width at a time, several
+  // streams of a few hundred bytes, which the hardware prefetchers do not
+  // keep ahead of (on Zen 5, f32 T(8,128) ran at 72% of a streaming copy
+  // with no software prefetch). Two ways around it:
+  //  - Uninterleaved tiles whose rows are two lines or more read their
+  //    source in order instead, one row after another from start to end:
+  //    one stream, and each row's pieces go to every tile at once (whole
+  //    lines, which streaming stores write as well as a sequential run).
+  //    Zen 5, one thread, thread CPU time, alternated, 64 / 256 MiB: f32
+  //    T(8,128) 73-81% / 78-83% -> 104-106% / 100-107% of copy; s8
+  //    T(32,128) 65-67% -> 104-108%, f64 84-86% -> 106-109%. One-line rows
+  //    (s4 T(8,128) moved as bytes) measured worse in this order.
+  //  - The others, which must read k rows together, prefetch the next tile
+  //    row while they write this one: as many bytes as a tile at each tile,
+  //    so that the next row arrives in one sequential run, into L1 (into L2
+  //    only was slower). s8 (4,1) 63-75% -> 85-115%, s4 T(8,128) 52-63% ->
+  //    70-94%, bf16 (2,1) 74-95% -> 74-110%. Where a tile row is more than
+  //    a quarter of the L2 it would not stay there until it is read: such
+  //    rows prefetch each row's part of the next tile instead (512 bytes
+  //    ahead for one-line tile rows), the way every tiling did before.
+  bool rowAhead = tileRowBytes <= hostCaches().l2 / 4;
   std::vector<const uint8_t *> rows(k);
   for (int64_t item = begin; item < end; ++item) {
     int64_t l = item / rowBlocks, r0 = item % rowBlocks * a;
     int64_t rowsHere = std::min(a, p.rows - r0);
     const uint8_t *in = src + (l * p.rows + r0) * p.cols * s;
-    uint8_t *out = dst + item * colBlocks * a * b * s;
-    for (int64_t cb = 0; cb < colBlocks; ++cb) {
+    uint8_t *out = dst + item * colBlocks * tileBytes;
+    int64_t cb = 0;
+    if (k == 1 && rowsHere == a && b * s >= 2 * kLineBytes) {
+      cb = p.cols / b;
+      for (int64_t r = 0; r < a; ++r)
+        p.kernels->copyRows(out + r * b * s, tileBytes, in + r * p.cols * s,
+                            b * s, b * s, cb, streaming);
+    }
+    for (; cb < colBlocks; ++cb) {
       int64_t c0 = cb * b, cw = std::min(b, p.cols - c0);
-      uint8_t *tile = out + cb * a * b * s;
-      // The next tile's part of each of the a source rows, into L1 while
-      // this one is written: a rows read a few hundred bytes at a time are
-      // more streams than the hardware prefetchers keep ahead of (Zen 5,
-      // one thread, 64 MiB: f32 T(8,128) 72% -> 85% of a streaming copy,
-      // bf16 (2,1) 56% -> 96%, s8 (4,1) 69% -> 77%; at avx2 and sse2 alike).
-      // Where a tile's row is one line or less (s4 T(8,128), moved as 64
-      // bytes a row), the next tile is too close to hide the memory's
-      // latency: 512 bytes ahead instead (Zen 5, one thread, thread CPU
-      // time, alternated four times: s4 T(8,128) 64 MiB 42-46% -> 53-57%
-      // of copy, 256 MiB 57-65% -> 61-67%; 2 to 8 tiles ahead for bf16 and
-      // s8 were no better). Past the array's end a prefetch only costs a
-      // wasted line.
-      int64_t ahead = b * s <= kLineBytes ? 512 / (b * s) : 1;
-      if (cb + 1 < colBlocks)
+      uint8_t *tile = out + cb * tileBytes;
+      if (rowAhead) {
+        if (item + 1 < end)
+          for (int64_t o = 0; o < tileBytes; o += kLineBytes)
+            __builtin_prefetch(in + tileRowBytes + cb * tileBytes + o, 0, 3);
+      } else if (cb + 1 < colBlocks) {
+        int64_t ahead = b * s <= kLineBytes ? 512 / (b * s) : 1;
         for (int64_t r = 0; r < rowsHere; ++r)
-          for (int64_t l = 0; l < b * s; l += kLineBytes)
-            __builtin_prefetch(in + (r * p.cols + c0 + ahead * b) * s + l, 0,
+          for (int64_t o = 0; o < b * s; o += kLineBytes)
+            __builtin_prefetch(in + (r * p.cols + c0 + ahead * b) * s + o, 0,
                                3);
+      }
       if (k == 1 && cw == b && rowsHere == a) {
         p.kernels->copyRows(tile, b * s, in + c0 * s, p.cols * s, b * s, a,
                             streaming);
