@@ -29,18 +29,21 @@ bool bitsAllowed(const TiledLayout &layout, bool subByte) {
   return bits % 8 == 0 || (subByte && bits < 8 && 8 % bits == 0);
 }
 
-bool isPlainRowMajor(const TiledLayout &layout, bool subByte) {
-  const Layout &l = layout.layout();
-  return l.minorToMajor == Layout::rowMajor(layout.rank()).minorToMajor &&
-         l.tiles.empty() && bitsAllowed(layout, subByte);
+/// Untiled, in any dim order.
+bool isPlain(const TiledLayout &layout, bool subByte) {
+  return layout.layout().tiles.empty() && bitsAllowed(layout, subByte);
 }
 
-/// a, b, k of a row-major layout tiled by T(a,b) or T(a,b)(k,1).
+/// a, b, k of a row-major layout tiled by T(a,b) or T(a,b)(k,1) (with
+/// `anyOrder`, of a layout in any dim order so tiled: the tiles then cover
+/// the two most minor dims of the physical order).
 std::optional<std::array<int64_t, 3>> tpuTile(const TiledLayout &layout,
-                                              bool subByte = false) {
+                                              bool subByte = false,
+                                              bool anyOrder = false) {
   const Layout &l = layout.layout();
   if (layout.rank() < 1 || !bitsAllowed(layout, subByte) ||
-      l.minorToMajor != Layout::rowMajor(layout.rank()).minorToMajor ||
+      (!anyOrder &&
+       l.minorToMajor != Layout::rowMajor(layout.rank()).minorToMajor) ||
       l.tiles.empty() || l.tiles.size() > 2 || l.tiles[0].dims.size() != 2)
     return std::nullopt;
   int64_t a = l.tiles[0].dims[0], b = l.tiles[0].dims[1], k = 1;
@@ -62,22 +65,29 @@ std::optional<TilePlan> planTile(const TiledLayout &from,
                                  const TiledLayout &to) {
   if (from.elementBits() != to.elementBits())
     return std::nullopt;
+  // Both sides in one dim order, row-major or not: the tiles cover the
+  // two most minor dims of the physical order, and the plan works on the
+  // dims in that order (f32[64,256,1024]{1,2,0} to {1,2,0:T(8,128)} tiles
+  // a [64,1024,256] row-major array).
+  if (from.layout().minorToMajor != to.layout().minorToMajor)
+    return std::nullopt;
   TilePlan plan;
   const TiledLayout *tiled;
-  if (isPlainRowMajor(from, true) && from.layout().tailPaddingAlignment == 1) {
+  if (isPlain(from, true) && from.layout().tailPaddingAlignment == 1) {
     plan.toTiled = true;
     tiled = &to;
-  } else if (isPlainRowMajor(to, true) &&
-             to.layout().tailPaddingAlignment == 1) {
+  } else if (isPlain(to, true) && to.layout().tailPaddingAlignment == 1) {
     plan.toTiled = false;
     tiled = &from;
   } else {
     return std::nullopt;
   }
-  std::optional<std::array<int64_t, 3>> tile = tpuTile(*tiled, true);
+  std::optional<std::array<int64_t, 3>> tile = tpuTile(*tiled, true, true);
   if (!tile)
     return std::nullopt;
-  const std::vector<int64_t> &dims = from.logicalDims();
+  std::vector<int64_t> dims;
+  for (int64_t d : from.physicalOrder())
+    dims.push_back(from.logicalDims()[d]);
   int64_t rank = from.rank();
   int64_t bits = from.elementBits();
   plan.elementBytes = bits / 8;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <thread>
 
 using namespace tessel;
 
@@ -243,6 +244,61 @@ TEST(Relayout, TileFastPathsAgreeWithTheReference) {
     std::string rowMajor = Layout::rowMajor(rank).toString();
     checkFastPath(base + rowMajor, base + layout, "tile rows", rng);
   }
+}
+
+// A tiling whose dims are in another order than row-major, the same on both
+// sides, tiles the array in that order (the tiles cover the two most minor
+// dims of the physical order).
+TEST(Relayout, TilingsInAnyDimOrderAgreeWithTheReference) {
+  std::mt19937 rng(21);
+  const char *cases[][3] = {
+      {"f32[5,17,260]", "{1,2,0}", "{1,2,0:T(8,128)}"},
+      {"f32[9,300]", "{0,1}", "{0,1:T(8,128)}"},
+      {"bf16[3,40,33]", "{0,2,1}", "{0,2,1:T(8,128)(2,1)}"},
+      {"s8[2,3,37,131]", "{2,3,0,1}", "{2,3,0,1:T(8,128)(4,1)}"},
+      {"s4[6,16,20]", "{1,2,0:E(4)}", "{1,2,0:T(8,128)E(4)}"},
+  };
+  for (auto &[shape, plain, tiled] : cases)
+    checkFastPath(std::string(shape) + plain, std::string(shape) + tiled,
+                  "tile rows", rng);
+}
+
+// A tiling into another dim order than the source's goes in two steps
+// through a plain buffer of the tiled side's order: a permute then a tiling,
+// or an untiling then a permute.
+TEST(Relayout, TilingsThatPermuteGoInTwoSteps) {
+  std::mt19937 rng(22);
+  const char *cases[][2] = {
+      {"f32[5,17,260]{2,1,0}", "f32[5,17,260]{1,2,0:T(8,128)}"},
+      {"f32[300,9]{1,0}", "f32[300,9]{0,1:T(8,128)}"},
+      {"bf16[3,40,33]{2,1,0}", "bf16[3,40,33]{0,2,1:T(8,128)(2,1)}"},
+      {"s8[2,3,37,131]{3,2,1,0}", "s8[2,3,37,131]{2,3,0,1:T(8,128)(4,1)}"},
+      {"f32[4,6,130]{0,1,2}", "f32[4,6,130]{2,0,1:T(2,128)}"},
+  };
+  for (auto &[from, to] : cases)
+    checkFastPath(from, to, "two steps", rng);
+  // A plan reused keeps its middle buffer; two threads at once each get one.
+  Shape from = parse("f32[5,17,260]{2,1,0}"),
+        to = parse("f32[5,17,260]{1,2,0:T(8,128)}");
+  Expected<RelayoutPlan> plan = RelayoutPlan::create(from, to);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_NE(plan->describe().find("two steps through a f32[5,17,260]{1,2,0} "
+                                  "buffer: permute"),
+            std::string::npos)
+      << plan->describe();
+  Bytes src = randomBytes(rng, plan->sourceBytes());
+  Bytes expected = reference(from, to, src);
+  std::vector<Bytes> outputs(4, Bytes(plan->destinationBytes()));
+  auto runInto = [&](Bytes &out) {
+    EXPECT_TRUE(plan->execute(src.data(), src.size(), out.data(), out.size()));
+  };
+  runInto(outputs[0]);
+  runInto(outputs[1]);
+  std::thread other([&] { runInto(outputs[2]); });
+  runInto(outputs[3]);
+  other.join();
+  for (const Bytes &out : outputs)
+    EXPECT_EQ(out, expected);
 }
 
 // Packed sub-byte elements whose matrix rows and tile rows are whole bytes

@@ -101,7 +101,11 @@ public:
   std::string isa() const;
 
   /// Converts src into dst. Fails, before writing anything, when a size is
-  /// not exactly sourceBytes() / destinationBytes().
+  /// not exactly sourceBytes() / destinationBytes(). A plan in two steps (a
+  /// tiling into another dim order, describe() says "two steps through")
+  /// allocates a buffer the size of the array on its first call and keeps
+  /// it for the next; a call on another thread meanwhile allocates its own,
+  /// and fails with a message when that memory cannot be had.
   /// @pre src and dst do not overlap.
   Status execute(const void *src, int64_t srcBytes, void *dst,
                  int64_t dstBytes) const;
