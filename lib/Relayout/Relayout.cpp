@@ -141,19 +141,40 @@ void RelayoutPlan::Impl::choose() {
   kind = Kind::Reference;
 }
 
+/// Whether the generic kernel would copy runs of 256 bytes or more on
+/// average: then it moves the data once at near a copy's speed, and two
+/// steps would be slower (f32[64,256,1024]{2,1,0} to {2,0,1:T(8,128)},
+/// whose minor dim stays, runs of 512 bytes: 53-61% of a copy generic,
+/// 42-43% in two steps, Zen 5, one thread).
+static bool genericRunsAreLong(const TiledLayout &from, const TiledLayout &to) {
+  std::optional<GenericPlan> plan = planGeneric(from, to, kMaxTableEntries);
+  if (!plan || plan->elementBytes == 0 || plan->runs.empty())
+    return false;
+  int64_t inner = plan->groups.back().size;
+  return inner * plan->elementBytes / static_cast<int64_t>(plan->runs.size()) >=
+         256;
+}
+
 /// A TPU tiling whose dim order is not the source's (f32[64,256,1024]
 /// {2,1,0} to {1,2,0:T(8,128)}), or the reverse, has no kernel of its own,
-/// and the generic kernel moves it element run by element run (4 GB/s).
-/// It goes in two steps instead, through a buffer of the tiled side's dim
-/// order without its tiles: a permute, then a tiling in that order; or an
-/// untiling, then a permute. Each crosses memory once, so the data crosses
-/// it twice, at the speed of the fast kernels (Zen 5, one thread, 64 MiB:
-/// 9% of a copy through the generic kernel, 45% in two steps). Taken only
-/// where both steps are those kernels.
+/// and the generic kernel moves it element by element where the orders
+/// differ in the minor dim (4 GB/s). It goes in two steps instead, through
+/// a buffer of the tiled side's dim order without its tiles: a permute,
+/// then a tiling in that order; or an untiling, then a permute. Each
+/// crosses memory once, so the data crosses it twice, at the speed of the
+/// fast kernels (Zen 5, one thread, 64 MiB: 9% of a copy through the
+/// generic kernel, 41% in two steps). Tiled on both sides in different
+/// orders: an untiling into the source's order, then those two steps.
+/// Taken only where every step is one of those kernels and the generic
+/// kernel's runs are short.
 bool RelayoutPlan::Impl::chooseTwoSteps() {
-  bool toTiled = !to.layout().tiles.empty() && from.layout().tiles.empty();
-  bool fromTiled = !from.layout().tiles.empty() && to.layout().tiles.empty();
-  if (!toTiled && !fromTiled)
+  bool fromTiles = !from.layout().tiles.empty();
+  bool toTiles = !to.layout().tiles.empty();
+  if (!fromTiles && !toTiles)
+    return false;
+  bool toTiled = toTiles && !fromTiles;
+  if (fromTiles && toTiles &&
+      from.layout().minorToMajor == to.layout().minorToMajor)
     return false;
   const TiledLayout &tiled = toTiled ? to : from;
   Layout plain = tiled.layout();
@@ -162,6 +183,8 @@ bool RelayoutPlan::Impl::chooseTwoSteps() {
   // The other side already in the middle's layout: one step would be the
   // whole relayout again (and choosing it would recurse).
   if (plain == (toTiled ? from : to).layout())
+    return false;
+  if (genericRunsAreLong(from, to))
     return false;
   Shape middle(tiled.shape().elementType, tiled.shape().dims, plain);
   middle.dynamicDims = tiled.shape().dynamicDims;
@@ -174,7 +197,9 @@ bool RelayoutPlan::Impl::chooseTwoSteps() {
   if (!two)
     return false;
   Kind firstKind = toTiled ? Kind::Permute : Kind::Tile;
-  Kind secondKind = toTiled ? Kind::Tile : Kind::Permute;
+  Kind secondKind = toTiled    ? Kind::Tile
+                    : !toTiles ? Kind::Permute
+                               : Kind::TwoSteps;
   if (one->impl->kind != firstKind || two->impl->kind != secondKind)
     return false;
   first = std::make_unique<RelayoutPlan>(std::move(*one));

@@ -274,9 +274,21 @@ TEST(Relayout, TilingsThatPermuteGoInTwoSteps) {
       {"bf16[3,40,33]{2,1,0}", "bf16[3,40,33]{0,2,1:T(8,128)(2,1)}"},
       {"s8[2,3,37,131]{3,2,1,0}", "s8[2,3,37,131]{2,3,0,1:T(8,128)(4,1)}"},
       {"f32[4,6,130]{0,1,2}", "f32[4,6,130]{2,0,1:T(2,128)}"},
+      // Tiled on both sides in different orders: an untiling, then the two
+      // steps.
+      {"f32[5,17,260]{2,1,0:T(8,128)}", "f32[5,17,260]{1,2,0:T(8,128)}"},
+      {"bf16[3,40,33]{2,1,0:T(8,128)(2,1)}", "bf16[3,40,33]{0,2,1:T(4,128)}"},
   };
   for (auto &[from, to] : cases)
     checkFastPath(from, to, "two steps", rng);
+  // Where the minor dim stays, the generic kernel copies runs of 512 bytes
+  // in one pass, and keeps the relayout.
+  const char *plain = "f32[4,6,260]{2,1,0}",
+             *tiled = "f32[4,6,260]{2,0,1:T(2,128)}";
+  for (auto [from, to] : {std::pair(plain, tiled), std::pair(tiled, plain)}) {
+    std::string text = RelayoutPlan::create(parse(from), parse(to))->describe();
+    EXPECT_NE(text.find("generic"), std::string::npos) << text;
+  }
   // A plan reused keeps its middle buffer; two threads at once each get one.
   Shape from = parse("f32[5,17,260]{2,1,0}"),
         to = parse("f32[5,17,260]{1,2,0:T(8,128)}");
