@@ -187,7 +187,11 @@ std::string describeRetile(const RetilePlan &plan);
 /// blockCols = lcm(a, b2) x lcm(b, a2) elements hold whole tiles of both.
 struct TiledTransposePlan {
   int64_t elementBytes = 0;
+  /// Matrices of the leading dims, each rows x cols in the source.
+  int64_t batch = 1;
   int64_t rows = 1, cols = 1;
+  /// Bytes of one matrix's tiles, padding included, in either buffer.
+  int64_t srcMatrixBytes = 0, dstMatrixBytes = 0;
   int64_t a = 1, b = 1, a2 = 1, b2 = 1;
   int64_t blockRows = 1, blockCols = 1;
   int64_t tailStart = 0, dstBytes = 0;

@@ -29,38 +29,54 @@ namespace tessel::relayout {
 
 namespace {
 
-/// (a, b, transposed) of a rank-2 layout {1,0:T(a,b)} or {0,1:T(a,b)}
-/// with byte-sized elements.
-std::optional<std::array<int64_t, 3>> twoDimTile(const TiledLayout &layout) {
+/// (a, b) of a layout tiled by one 2-D tile, with byte-sized elements.
+std::optional<std::array<int64_t, 2>> minorTile(const TiledLayout &layout) {
   const Layout &l = layout.layout();
-  if (layout.rank() != 2 || layout.elementBits() % 8 != 0 ||
+  if (layout.rank() < 2 || layout.elementBits() % 8 != 0 ||
       l.tiles.size() != 1 || l.tiles[0].dims.size() != 2)
     return std::nullopt;
   int64_t a = l.tiles[0].dims[0], b = l.tiles[0].dims[1];
   if (a < 1 || b < 1)
     return std::nullopt;
-  return std::array<int64_t, 3>{a, b, l.minorToMajor[0] == 0 ? 1 : 0};
+  return std::array<int64_t, 2>{a, b};
 }
 
 } // namespace
 
+/// Both sides tiled, the two most minor dims of the physical order swapped
+/// and the others the same, in the same order: a batch of rank-2 tiled
+/// transposes, one per index of the leading dims (f32[64,512,512]
+/// {2,1,0:T(8,128)} to {1,2,0:T(8,128)}: 64 of them).
 std::optional<TiledTransposePlan> planTiledTranspose(const TiledLayout &from,
                                                      const TiledLayout &to) {
-  std::optional<std::array<int64_t, 3>> in = twoDimTile(from),
-                                        out = twoDimTile(to);
-  if (!in || !out || (*in)[2] == (*out)[2] ||
-      from.elementBits() != to.elementBits())
+  std::optional<std::array<int64_t, 2>> in = minorTile(from),
+                                        out = minorTile(to);
+  if (!in || !out || from.elementBits() != to.elementBits())
+    return std::nullopt;
+  const std::vector<int64_t> &order = from.physicalOrder(),
+                             &other = to.physicalOrder();
+  int64_t rank = from.rank();
+  if (order[rank - 2] != other[rank - 1] || order[rank - 1] != other[rank - 2])
     return std::nullopt;
   TiledTransposePlan plan;
-  plan.elementBytes = from.elementBits() / 8;
   const std::vector<int64_t> &dims = from.logicalDims();
-  bool transposed = (*in)[2] != 0;
-  plan.rows = transposed ? dims[1] : dims[0];
-  plan.cols = transposed ? dims[0] : dims[1];
+  for (int64_t i = 0; i + 2 < rank; ++i) {
+    if (order[i] != other[i])
+      return std::nullopt;
+    plan.batch *= dims[order[i]];
+  }
+  plan.elementBytes = from.elementBits() / 8;
+  plan.rows = dims[order[rank - 2]];
+  plan.cols = dims[order[rank - 1]];
   plan.a = (*in)[0];
   plan.b = (*in)[1];
   plan.a2 = (*out)[0];
   plan.b2 = (*out)[1];
+  auto roundUp = [](int64_t n, int64_t m) { return ceilDivide(n, m) * m; };
+  plan.srcMatrixBytes = roundUp(plan.rows, plan.a) *
+                        roundUp(plan.cols, plan.b) * plan.elementBytes;
+  plan.dstMatrixBytes = roundUp(plan.cols, plan.a2) *
+                        roundUp(plan.rows, plan.b2) * plan.elementBytes;
   plan.blockRows = std::lcm(plan.a, plan.b2);
   plan.blockCols = std::lcm(plan.b, plan.a2);
   // Two stages per thread; beyond 1 MiB each, the generic kernel.
@@ -236,6 +252,7 @@ void runTiledTranspose(const TiledTransposePlan &plan, const uint8_t *src,
                        uint8_t *dst, int threads, bool streaming) {
   int64_t blockRows = ceilDivide(plan.rows, plan.blockRows);
   int64_t blockCols = ceilDivide(plan.cols, plan.blockCols);
+  int64_t blocks = blockRows * blockCols;
   int64_t blockBytes = plan.blockRows * plan.blockCols * plan.elementBytes;
   int64_t grain = std::max<int64_t>(1, (int64_t(1) << 18) / blockBytes);
   // Blocks (p, q) in that order: consecutive blocks read consecutive
@@ -245,7 +262,7 @@ void runTiledTranspose(const TiledTransposePlan &plan, const uint8_t *src,
   // (f32 [4096,4096] and [8192,8192], thread CPU time, EPYC VM).
   bool direct = hasDirectBlocks(plan);
   parallelFor(
-      threads, blockRows * blockCols, grain, [&](int64_t begin, int64_t end) {
+      threads, plan.batch * blocks, grain, [&](int64_t begin, int64_t end) {
         std::vector<uint8_t> stages;
         DirectScratch scratch;
         if (direct) {
@@ -254,7 +271,7 @@ void runTiledTranspose(const TiledTransposePlan &plan, const uint8_t *src,
           scratch.lines.resize(plan.b);
         }
         auto origin = [&](int64_t item) {
-          int64_t p = item / blockCols, q = item % blockCols;
+          int64_t p = item % blocks / blockCols, q = item % blockCols;
           return std::pair<int64_t, int64_t>(p * plan.blockRows,
                                              q * plan.blockCols);
         };
@@ -264,11 +281,15 @@ void runTiledTranspose(const TiledTransposePlan &plan, const uint8_t *src,
         };
         for (int64_t item = begin; item < end; ++item) {
           auto [p0, q0] = origin(item);
+          // The batch's matrix: its tiles in either buffer.
+          const uint8_t *from = src + item / blocks * plan.srcMatrixBytes;
+          uint8_t *to = dst + item / blocks * plan.dstMatrixBytes;
           if (direct && inside({p0, q0})) {
             std::pair<int64_t, int64_t> next(-1, -1);
-            if (item + 1 < end && inside(origin(item + 1)))
+            if (item + 1 < end && (item + 1) % blocks != 0 &&
+                inside(origin(item + 1)))
               next = origin(item + 1);
-            moveBlockDirect(plan, src, dst, p0, q0, next.first, next.second,
+            moveBlockDirect(plan, from, to, p0, q0, next.first, next.second,
                             scratch, streaming);
             continue;
           }
@@ -277,7 +298,7 @@ void runTiledTranspose(const TiledTransposePlan &plan, const uint8_t *src,
           uint8_t *stageA =
               stages.data() +
               (64 - reinterpret_cast<uintptr_t>(stages.data()) % 64) % 64;
-          moveBlock(plan, src, dst, p0, q0, stageA, stageA + blockBytes,
+          moveBlock(plan, from, to, p0, q0, stageA, stageA + blockBytes,
                     streaming);
         }
         if (streaming)
@@ -288,10 +309,13 @@ void runTiledTranspose(const TiledTransposePlan &plan, const uint8_t *src,
 }
 
 std::string describeTiledTranspose(const TiledTransposePlan &plan) {
-  std::string text = "tiled transpose: (" + std::to_string(plan.a) + "," +
-                     std::to_string(plan.b) + ") tiles to (" +
-                     std::to_string(plan.a2) + "," + std::to_string(plan.b2) +
-                     ") tiles of the other dim order";
+  std::string text =
+      std::string("tiled transpose") +
+      (plan.batch > 1 ? " of " + std::to_string(plan.batch) + " matrices"
+                      : "") +
+      ": (" + std::to_string(plan.a) + "," + std::to_string(plan.b) +
+      ") tiles to (" + std::to_string(plan.a2) + "," + std::to_string(plan.b2) +
+      ") tiles of the other dim order";
   std::string block =
       std::to_string(plan.blockRows) + "x" + std::to_string(plan.blockCols);
   if (hasDirectBlocks(plan))

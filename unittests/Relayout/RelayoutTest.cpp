@@ -274,10 +274,10 @@ TEST(Relayout, TilingsThatPermuteGoInTwoSteps) {
       {"bf16[3,40,33]{2,1,0}", "bf16[3,40,33]{0,2,1:T(8,128)(2,1)}"},
       {"s8[2,3,37,131]{3,2,1,0}", "s8[2,3,37,131]{2,3,0,1:T(8,128)(4,1)}"},
       {"f32[4,6,130]{0,1,2}", "f32[4,6,130]{2,0,1:T(2,128)}"},
-      // Tiled on both sides in different orders: an untiling, then the two
-      // steps.
-      {"f32[5,17,260]{2,1,0:T(8,128)}", "f32[5,17,260]{1,2,0:T(8,128)}"},
+      // Tiled on both sides in different orders (other than a batch of
+      // tiled transposes): an untiling, then the two steps.
       {"bf16[3,40,33]{2,1,0:T(8,128)(2,1)}", "bf16[3,40,33]{0,2,1:T(4,128)}"},
+      {"f32[5,17,260]{2,1,0:T(8,128)}", "f32[5,17,260]{0,2,1:T(8,128)}"},
   };
   for (auto &[from, to] : cases)
     checkFastPath(from, to, "two steps", rng);
@@ -373,9 +373,22 @@ TEST(Relayout, TiledTransposeAgreesWithTheReference) {
       {"s8[130,257]{1,0:T(8,128)}", "s8[130,257]{0,1:T(32,128)}"},
       {"f64[37,19]{1,0:T(2,4)}", "f64[37,19]{0,1:T(8,2)L(512)}"},
       {"c128[9,10]{1,0:T(2,4)}", "c128[9,10]{0,1:T(4,2)}"},
+      // A batch: the two minor dims of the physical order swapped, the
+      // leading ones the same (ragged matrices, so each one's padding).
+      {"f32[5,17,260]{2,1,0:T(8,128)}", "f32[5,17,260]{1,2,0:T(8,128)}"},
+      {"bf16[67,300,3,2]{1,0,3,2:T(8,128)}",
+       "bf16[67,300,3,2]{0,1,3,2:T(4,128)}"},
+      {"f32[2,256,3,384]{3,1,2,0:T(8,128)}",
+       "f32[2,256,3,384]{1,3,2,0:T(8,128)}"},
   };
   for (auto &[from, to] : cases)
     checkFastPath(from, to, "tiled transpose", rng);
+  std::string batched =
+      RelayoutPlan::create(parse("f32[5,17,260]{2,1,0:T(8,128)}"),
+                           parse("f32[5,17,260]{1,2,0:T(8,128)}"))
+          ->describe();
+  EXPECT_NE(batched.find("tiled transpose of 5 matrices"), std::string::npos)
+      << batched;
   // Blocks inside the array go straight from tile to tile in bands of
   // 64 / element-size rows (transposeRows of each level), both ways; the
   // blocks at ragged edges still go through the stages.
