@@ -196,11 +196,17 @@ bool RelayoutPlan::Impl::chooseTwoSteps() {
       RelayoutPlan::create(middle, to.shape(), options);
   if (!two)
     return false;
-  Kind firstKind = toTiled ? Kind::Permute : Kind::Tile;
-  Kind secondKind = toTiled    ? Kind::Tile
-                    : !toTiles ? Kind::Permute
-                               : Kind::TwoSteps;
-  if (one->impl->kind != firstKind || two->impl->kind != secondKind)
+  // A permute of packed 4-bit (or 1- and 2-bit) elements is a
+  // SubBytePermute.
+  auto permutes = [](Kind kind) {
+    return kind == Kind::Permute || kind == Kind::SubBytePermute;
+  };
+  bool fast =
+      toTiled ? permutes(one->impl->kind) && two->impl->kind == Kind::Tile
+      : !toTiles
+          ? one->impl->kind == Kind::Tile && permutes(two->impl->kind)
+          : one->impl->kind == Kind::Tile && two->impl->kind == Kind::TwoSteps;
+  if (!fast)
     return false;
   first = std::make_unique<RelayoutPlan>(std::move(*one));
   second = std::make_unique<RelayoutPlan>(std::move(*two));

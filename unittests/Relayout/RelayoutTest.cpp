@@ -274,6 +274,8 @@ TEST(Relayout, TilingsThatPermuteGoInTwoSteps) {
       {"bf16[3,40,33]{2,1,0}", "bf16[3,40,33]{0,2,1:T(8,128)(2,1)}"},
       {"s8[2,3,37,131]{3,2,1,0}", "s8[2,3,37,131]{2,3,0,1:T(8,128)(4,1)}"},
       {"f32[4,6,130]{0,1,2}", "f32[4,6,130]{2,0,1:T(2,128)}"},
+      // Packed 4-bit elements: the permute is the sub-byte transpose.
+      {"s4[3,40,260]{2,1,0:E(4)}", "s4[3,40,260]{1,2,0:T(8,128)E(4)}"},
       // Tiled on both sides in different orders (other than a batch of
       // tiled transposes): an untiling, then the two steps.
       {"bf16[3,40,33]{2,1,0:T(8,128)(2,1)}", "bf16[3,40,33]{0,2,1:T(4,128)}"},
