@@ -523,7 +523,7 @@ std::vector<Case> cases() {
   // Rank 3, the two minor dims swapped, tiled on both sides: an untiling,
   // a permute and a tiling (docs/relayout.md, "Two steps").
   all.push_back({"f32 T(8,128) 3-D to {1,2,0:T(8,128)}", [](int64_t mib) {
-                   auto [r, c] = square(mib / 64, 4);
+                   auto [r, c] = square(mib, 4 * 64);
                    Instance in;
                    in.shape = "f32[" + dims({64, r, c}) + "]";
                    in.from = "{2,1,0:T(8,128)}";
