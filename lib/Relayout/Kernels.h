@@ -173,6 +173,10 @@ std::string describeTile(const TilePlan &plan);
 struct RetilePlan {
   TilePlan source, destination;
   int64_t band = 1;
+  /// Rows that stay together in both tilings (gcd of a and a'), where
+  /// they move straight from tile to tile: both without (k,1), the same b,
+  /// whole bands and whole tile columns. 0: through the stage.
+  int64_t directRows = 0;
   int64_t tailStart = 0, dstBytes = 0;
 };
 std::optional<RetilePlan> planRetile(const TiledLayout &from,

@@ -503,6 +503,10 @@ std::optional<RetilePlan> planRetile(const TiledLayout &from,
   // as good.
   if (plan.band * common.cols * common.elementBytes > (int64_t(64) << 20))
     return std::nullopt;
+  const TilePlan &a = plan.source, &b = plan.destination;
+  if (a.k == 1 && b.k == 1 && a.b == b.b && common.cols % a.b == 0 &&
+      common.rows % plan.band == 0)
+    plan.directRows = std::gcd(a.a, b.a);
   plan.tailStart = to.tiledElements() * common.elementBytes;
   plan.dstBytes = to.physicalBytes();
   return plan;
@@ -522,7 +526,7 @@ void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
   int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / bandBytes);
   std::vector<uint8_t> zeros(out.b * s);
   parallelFor(threads, in.lead * bands, grain, [&](int64_t begin, int64_t end) {
-    std::vector<uint8_t> stage(bandBytes);
+    std::vector<uint8_t> stage(plan.directRows ? 0 : bandBytes);
     for (int64_t item = begin; item < end; ++item) {
       int64_t l = item / bands, r0 = item % bands * plan.band;
       TilePlan untile = in, tile = out;
@@ -530,6 +534,38 @@ void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
       untile.rows = tile.rows = std::min(plan.band, in.rows - r0);
       const uint8_t *from = src + (l * inRowBlocks + r0 / in.a) * rowBytes(in);
       uint8_t *to = dst + (l * outRowBlocks + r0 / out.a) * rowBytes(out);
+      if (plan.directRows) {
+        // Tiles of the same width, no (k,1): every g = directRows rows of
+        // a tile column are one run of g * b elements in both buffers, so
+        // the band moves as such runs, with no stage. The source's padding
+        // is never read: bands and tile columns are whole. Zen 5, one
+        // thread, f32 [4096,4096]: T(8,128) to T(4,128) 50-53% of a copy
+        // through the stage, 82-86% so (81% taking the runs in the
+        // destination's order); T(8,128) to T(2,128) 97-100%, T(4,128) to
+        // T(8,128) 91-108%.
+        int64_t g = plan.directRows, run = g * in.b * s;
+        int64_t colBlocks = in.cols / in.b;
+        int64_t inTile = in.a * in.b * s, outTile = out.a * out.b * s;
+        if (out.a == g) {
+          // Each source tile in turn, its runs to one destination tile row
+          // each.
+          for (int64_t i = 0; i < plan.band / in.a; ++i)
+            for (int64_t cb = 0; cb < colBlocks; ++cb)
+              in.kernels->copyRows(
+                  to + i * in.a / g * rowBytes(out) + cb * outTile,
+                  rowBytes(out), from + i * rowBytes(in) + cb * inTile, run,
+                  run, in.a / g, streaming);
+        } else {
+          // Run r of every tile column in turn (where in.a == g, a source
+          // tile row read straight through).
+          for (int64_t r = 0; r < plan.band; r += g)
+            in.kernels->copyRows(
+                to + r / out.a * rowBytes(out) + r % out.a * in.b * s, outTile,
+                from + r / in.a * rowBytes(in) + r % in.a * in.b * s, inTile,
+                run, colBlocks, streaming);
+        }
+        continue;
+      }
       untileRows(untile, from, stage.data(), 0, ceilDivide(untile.rows, in.a),
                  false);
       tileRows(tile, stage.data(), to, zeros.data(), 0,
@@ -548,9 +584,13 @@ std::string describeRetile(const RetilePlan &plan) {
         "(" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
     return p.k > 1 ? text + "(" + std::to_string(p.k) + ",1)" : text;
   };
-  return "retile " + tile(plan.source) + " to " + tile(plan.destination) +
-         " through a stage of " + std::to_string(plan.band) + " rows, " +
-         std::to_string(plan.source.elementBytes) + "-byte elements";
+  std::string how =
+      plan.directRows
+          ? " straight from tile to tile in runs of " +
+                std::to_string(plan.directRows) + " rows"
+          : " through a stage of " + std::to_string(plan.band) + " rows";
+  return "retile " + tile(plan.source) + " to " + tile(plan.destination) + how +
+         ", " + std::to_string(plan.source.elementBytes) + "-byte elements";
 }
 
 std::string describeTile(const TilePlan &plan) {

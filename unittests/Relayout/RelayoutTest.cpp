@@ -363,6 +363,16 @@ TEST(Relayout, RetileFastPathAgreesWithTheReference) {
   };
   for (auto &[from, to] : cases)
     checkFastPath(from, to, "retile", rng);
+  // The same tile width, no (k,1), whole bands and tile columns: runs of
+  // gcd(a, a') rows straight from tile to tile, both ways.
+  const char *direct[][2] = {
+      {"f32[16,256]{1,0:T(8,128)}", "f32[16,256]{1,0:T(4,128)}"},
+      {"f32[2,24,384]{2,1,0:T(8,128)}", "f32[2,24,384]{2,1,0:T(2,128)}"},
+      {"bf16[48,256]{1,0:T(16,128)}", "bf16[48,256]{1,0:T(8,128)L(16384)}"},
+      {"s8[24,128]{1,0:T(8,128)}", "s8[24,128]{1,0:T(12,128)}"},
+  };
+  for (auto &[from, to] : direct)
+    checkFastPath(from, to, "straight from tile to tile", rng);
 }
 
 TEST(Relayout, TiledTransposeAgreesWithTheReference) {
