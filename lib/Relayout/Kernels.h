@@ -177,6 +177,10 @@ struct RetilePlan {
   /// they move straight from tile to tile: both without (k,1), the same b,
   /// whole bands and whole tile columns. 0: through the stage.
   int64_t directRows = 0;
+  /// The same tiles but for (k,1) on one side (bf16 T(8,128)(2,1) <->
+  /// T(8,128)), whole bands and tile columns: each tile is interleaved or
+  /// deinterleaved straight into the destination's tile.
+  bool tileByTile = false;
   int64_t tailStart = 0, dstBytes = 0;
 };
 std::optional<RetilePlan> planRetile(const TiledLayout &from,

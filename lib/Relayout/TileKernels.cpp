@@ -507,6 +507,9 @@ std::optional<RetilePlan> planRetile(const TiledLayout &from,
   if (a.k == 1 && b.k == 1 && a.b == b.b && common.cols % a.b == 0 &&
       common.rows % plan.band == 0)
     plan.directRows = std::gcd(a.a, b.a);
+  plan.tileByTile = a.a == b.a && a.b == b.b && a.k != b.k &&
+                    (a.k == 1 || b.k == 1) && common.cols % a.b == 0 &&
+                    common.rows % a.a == 0;
   plan.tailStart = to.tiledElements() * common.elementBytes;
   plan.dstBytes = to.physicalBytes();
   return plan;
@@ -534,6 +537,29 @@ void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
       untile.rows = tile.rows = std::min(plan.band, in.rows - r0);
       const uint8_t *from = src + (l * inRowBlocks + r0 / in.a) * rowBytes(in);
       uint8_t *to = dst + (l * outRowBlocks + r0 / out.a) * rowBytes(out);
+      if (plan.tileByTile) {
+        // One tile row (band == a): each source tile straight into its
+        // destination tile, read and written in order.
+        int64_t colBlocks = in.cols / in.b, tileBytes = in.a * in.b * s;
+        std::vector<const uint8_t *> rows(out.k);
+        std::vector<uint8_t *> outRows(in.k);
+        for (int64_t cb = 0; cb < colBlocks; ++cb) {
+          const uint8_t *tile = from + cb * tileBytes;
+          uint8_t *target = to + cb * tileBytes;
+          if (out.k == 1) {
+            untileTile(in, tile, target, in.b * s, in.b, in.a, streaming,
+                       outRows.data());
+            continue;
+          }
+          for (int64_t g = 0; g < out.a / out.k; ++g) {
+            for (int64_t q = 0; q < out.k; ++q)
+              rows[q] = tile + (g * out.k + q) * in.b * s;
+            interleave(*out.kernels, target + g * out.k * out.b * s,
+                       rows.data(), out.b, out.b, s, out.k, streaming);
+          }
+        }
+        continue;
+      }
       if (plan.directRows) {
         // Tiles of the same width, no (k,1): every g = directRows rows of
         // a tile column are one run of g * b elements in both buffers, so
@@ -585,7 +611,8 @@ std::string describeRetile(const RetilePlan &plan) {
     return p.k > 1 ? text + "(" + std::to_string(p.k) + ",1)" : text;
   };
   std::string how =
-      plan.directRows
+      plan.tileByTile ? " tile by tile"
+      : plan.directRows
           ? " straight from tile to tile in runs of " +
                 std::to_string(plan.directRows) + " rows"
           : " through a stage of " + std::to_string(plan.band) + " rows";

@@ -373,6 +373,14 @@ TEST(Relayout, RetileFastPathAgreesWithTheReference) {
   };
   for (auto &[from, to] : direct)
     checkFastPath(from, to, "straight from tile to tile", rng);
+  // The same tiles but for (k,1) on one side, whole tiles: tile by tile.
+  const char *paired[][2] = {
+      {"bf16[16,256]{1,0:T(8,128)(2,1)}", "bf16[16,256]{1,0:T(8,128)}"},
+      {"s8[2,8,384]{2,1,0:T(8,128)(4,1)}", "s8[2,8,384]{2,1,0:T(8,128)}"},
+      {"bf16[24,128]{1,0:T(4,128)}", "bf16[24,128]{1,0:T(4,128)(2,1)}"},
+  };
+  for (auto &[from, to] : paired)
+    checkFastPath(from, to, "tile by tile", rng);
 }
 
 TEST(Relayout, TiledTransposeAgreesWithTheReference) {
