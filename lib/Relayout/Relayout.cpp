@@ -83,8 +83,9 @@ struct RelayoutPlan::Impl {
   }
   /// Picks the kernel (the fastest one that applies).
   void choose();
-  /// Whether a tiling in another dim order goes in two fast steps.
-  bool chooseTwoSteps();
+  /// Whether a tiling in another dim order goes in two fast steps rather
+  /// than by `generic` (null: no generic plan).
+  bool chooseTwoSteps(const GenericPlan *generic);
 };
 
 static std::string elementText(const TiledLayout &layout) {
@@ -128,12 +129,12 @@ void RelayoutPlan::Impl::choose() {
     subBytePermute.dims.kernels = kernels;
     return;
   }
-  if (chooseTwoSteps()) {
+  std::optional<GenericPlan> plan = planGeneric(from, to, kMaxTableEntries);
+  if (chooseTwoSteps(plan ? &*plan : nullptr)) {
     kind = Kind::TwoSteps;
     return;
   }
-  if (std::optional<GenericPlan> plan =
-          planGeneric(from, to, kMaxTableEntries)) {
+  if (plan) {
     kind = Kind::Generic;
     generic = std::move(*plan);
     return;
@@ -146,8 +147,7 @@ void RelayoutPlan::Impl::choose() {
 /// steps would be slower (f32[64,256,1024]{2,1,0} to {2,0,1:T(8,128)},
 /// whose minor dim stays, runs of 512 bytes: 53-61% of a copy generic,
 /// 42-43% in two steps, Zen 5, one thread).
-static bool genericRunsAreLong(const TiledLayout &from, const TiledLayout &to) {
-  std::optional<GenericPlan> plan = planGeneric(from, to, kMaxTableEntries);
+static bool genericRunsAreLong(const GenericPlan *plan) {
   if (!plan || plan->elementBytes == 0 || plan->runs.empty())
     return false;
   int64_t inner = plan->groups.back().size;
@@ -167,7 +167,7 @@ static bool genericRunsAreLong(const TiledLayout &from, const TiledLayout &to) {
 /// orders: an untiling into the source's order, then those two steps.
 /// Taken only where every step is one of those kernels and the generic
 /// kernel's runs are short.
-bool RelayoutPlan::Impl::chooseTwoSteps() {
+bool RelayoutPlan::Impl::chooseTwoSteps(const GenericPlan *generic) {
   bool fromTiles = !from.layout().tiles.empty();
   bool toTiles = !to.layout().tiles.empty();
   if (!fromTiles && !toTiles)
@@ -184,7 +184,7 @@ bool RelayoutPlan::Impl::chooseTwoSteps() {
   // whole relayout again (and choosing it would recurse).
   if (plain == (toTiled ? from : to).layout())
     return false;
-  if (genericRunsAreLong(from, to))
+  if (genericRunsAreLong(generic))
     return false;
   Shape middle(tiled.shape().elementType, tiled.shape().dims, plain);
   middle.dynamicDims = tiled.shape().dynamicDims;

@@ -245,6 +245,33 @@ int64_t sse2Deinterleave(const uint8_t *in, uint8_t *const *rows, int64_t cw,
 
 namespace {
 
+/// Tiles one tile: rowsHere rows of cw elements, `rowStride` bytes apart
+/// from `in` (the source matrix or a tile), into `tile`, the slots past
+/// them zeroed. `rows` is scratch for k row pointers.
+void tileTile(const TilePlan &p, const uint8_t *in, int64_t rowStride,
+              uint8_t *tile, int64_t cw, int64_t rowsHere, const uint8_t *zeros,
+              bool streaming, const uint8_t **rows) {
+  int64_t s = p.elementBytes, b = p.b, k = p.k;
+  for (int64_t g = 0; g < p.a / k; ++g) {
+    uint8_t *group = tile + g * k * b * s;
+    if (k == 1) {
+      if (g < rowsHere) {
+        p.kernels->copy(group, in + g * rowStride, cw * s, streaming);
+        if (cw < b)
+          p.kernels->zero(group + cw * s, (b - cw) * s, streaming);
+      } else {
+        p.kernels->zero(group, b * s, streaming);
+      }
+      continue;
+    }
+    for (int64_t q = 0; q < k; ++q) {
+      int64_t r = g * k + q;
+      rows[q] = r < rowsHere ? in + r * rowStride : zeros;
+    }
+    interleave(*p.kernels, group, rows, cw, b, s, k, streaming);
+  }
+}
+
 void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
               const uint8_t *zeros, int64_t begin, int64_t end,
               bool streaming) {
@@ -304,25 +331,8 @@ void tileRows(const TilePlan &p, const uint8_t *src, uint8_t *dst,
                             streaming);
         continue;
       }
-      for (int64_t g = 0; g < a / k; ++g) {
-        uint8_t *group = tile + g * k * b * s;
-        if (k == 1) {
-          if (g < rowsHere) {
-            p.kernels->copy(group, in + (g * p.cols + c0) * s, cw * s,
-                            streaming);
-            if (cw < b)
-              p.kernels->zero(group + cw * s, (b - cw) * s, streaming);
-          } else {
-            p.kernels->zero(group, b * s, streaming);
-          }
-          continue;
-        }
-        for (int64_t q = 0; q < k; ++q) {
-          int64_t r = g * k + q;
-          rows[q] = r < rowsHere ? in + (r * p.cols + c0) * s : zeros;
-        }
-        interleave(*p.kernels, group, rows.data(), cw, b, s, k, streaming);
-      }
+      tileTile(p, in + c0 * s, p.cols * s, tile, cw, rowsHere, zeros, streaming,
+               rows.data());
     }
   }
 }
@@ -503,13 +513,12 @@ std::optional<RetilePlan> planRetile(const TiledLayout &from,
   // as good.
   if (plan.band * common.cols * common.elementBytes > (int64_t(64) << 20))
     return std::nullopt;
-  const TilePlan &a = plan.source, &b = plan.destination;
-  if (a.k == 1 && b.k == 1 && a.b == b.b && common.cols % a.b == 0 &&
-      common.rows % plan.band == 0)
-    plan.directRows = std::gcd(a.a, b.a);
-  plan.tileByTile = a.a == b.a && a.b == b.b && a.k != b.k &&
-                    (a.k == 1 || b.k == 1) && common.cols % a.b == 0 &&
-                    common.rows % a.a == 0;
+  const TilePlan &source = plan.source, &target = plan.destination;
+  bool whole = common.cols % source.b == 0 && common.rows % plan.band == 0;
+  if (whole && source.k == 1 && target.k == 1 && source.b == target.b)
+    plan.directRows = std::gcd(source.a, target.a);
+  plan.tileByTile = whole && source.a == target.a && source.b == target.b &&
+                    source.k != target.k && (source.k == 1 || target.k == 1);
   plan.tailStart = to.tiledElements() * common.elementBytes;
   plan.dstBytes = to.physicalBytes();
   return plan;
@@ -529,7 +538,8 @@ void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
   int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / bandBytes);
   std::vector<uint8_t> zeros(out.b * s);
   parallelFor(threads, in.lead * bands, grain, [&](int64_t begin, int64_t end) {
-    std::vector<uint8_t> stage(plan.directRows ? 0 : bandBytes);
+    std::vector<uint8_t> stage(plan.directRows || plan.tileByTile ? 0
+                                                                  : bandBytes);
     for (int64_t item = begin; item < end; ++item) {
       int64_t l = item / bands, r0 = item % bands * plan.band;
       TilePlan untile = in, tile = out;
@@ -546,17 +556,12 @@ void runRetile(const RetilePlan &plan, const uint8_t *src, uint8_t *dst,
         for (int64_t cb = 0; cb < colBlocks; ++cb) {
           const uint8_t *tile = from + cb * tileBytes;
           uint8_t *target = to + cb * tileBytes;
-          if (out.k == 1) {
+          if (out.k == 1)
             untileTile(in, tile, target, in.b * s, in.b, in.a, streaming,
                        outRows.data());
-            continue;
-          }
-          for (int64_t g = 0; g < out.a / out.k; ++g) {
-            for (int64_t q = 0; q < out.k; ++q)
-              rows[q] = tile + (g * out.k + q) * in.b * s;
-            interleave(*out.kernels, target + g * out.k * out.b * s,
-                       rows.data(), out.b, out.b, s, out.k, streaming);
-          }
+          else
+            tileTile(out, tile, in.b * s, target, in.b, in.a, zeros.data(),
+                     streaming, rows.data());
         }
         continue;
       }
