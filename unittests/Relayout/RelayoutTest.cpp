@@ -313,6 +313,24 @@ TEST(Relayout, TilingsThatPermuteGoInTwoSteps) {
   other.join();
   for (const Bytes &out : outputs)
     EXPECT_EQ(out, expected);
+  // A middle buffer the machine cannot hold fails with a message, before
+  // anything is read or written (the buffers here are only named by size).
+  Expected<RelayoutPlan> huge =
+      RelayoutPlan::create(parse("f32[1048576,1048576]{1,0}"),
+                           parse("f32[1048576,1048576]{0,1:T(8,128)}"));
+  ASSERT_TRUE(huge) << huge.error().message;
+  ASSERT_NE(huge->describe().find("two steps"), std::string::npos)
+      << huge->describe();
+  uint8_t byte = 0;
+  Status failed = huge->execute(&byte, huge->sourceBytes(), &byte,
+                                huge->destinationBytes());
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find(
+                "a relayout in two steps needs a buffer of 4398046511104 "
+                "bytes (4096.0 GiB) in the middle, more than this machine can "
+                "allocate"),
+            std::string::npos)
+      << failed.error().message;
 }
 
 // Packed sub-byte elements whose matrix rows and tile rows are whole bytes
