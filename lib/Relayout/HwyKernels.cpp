@@ -657,6 +657,68 @@ int64_t wideBandStaged(const uint8_t *in, int64_t srcRow, uint8_t *out,
   }
 }
 
+/// KernelSet::nibbleWideBand: the 4-bit transpose's rows combined in pairs
+/// (pairNibbles) straight into two stages, `Block` bytes of each of the
+/// 2 * kWideBands * 64 source rows at a time (each row's next Block bytes
+/// prefetched), whose 16 x 16 squares then go out as wideBandSquares'
+/// strips, 256 bytes to each destination row: the low nibbles' stage to
+/// the even rows, the high ones' to the odd. Before, the pairs went to two
+/// 64 KiB buffers in L2 first, which the wide band then read back into its
+/// stage.
+template <int64_t Block>
+int64_t nibbleWideBandOf(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                         int64_t dstRow, int64_t bytes, bool streaming) {
+  using D = hn::CappedTag<uint8_t, 16>;
+  constexpr int64_t Pairs = kWideBands * 64, Pitch = Block + 32,
+                    L = static_cast<int64_t>(hn::MaxLanes(D())), Line = Pairs;
+  const D d;
+  const D8 d8;
+  const hn::Repartition<uint16_t, D8> d16;
+  bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
+  auto lowMask = hn::Set(d8, 0x0F), highMask = hn::Set(d8, 0xF0);
+  alignas(64) uint8_t stage[2][Pairs * Pitch];
+  alignas(64) uint8_t strip[L * Line];
+  int64_t c = 0;
+  for (; c + Block <= bytes; c += Block) {
+    for (int64_t q = 0; q < Pairs; ++q) {
+      const uint8_t *a = in + 2 * q * srcRow + c, *b = a + srcRow;
+      for (int64_t k = 0; k < Block; k += 64) {
+        __builtin_prefetch(a + Block + k, 0, 2);
+        __builtin_prefetch(b + Block + k, 0, 2);
+      }
+      for (int64_t k = 0; k < Block; k += kVector) {
+        auto x = hn::LoadU(d8, a + k), y = hn::LoadU(d8, b + k);
+        // Byte shifts by 4 as 16-bit shifts, masked.
+        auto yUp = hn::BitCast(d8, hn::ShiftLeft<4>(hn::BitCast(d16, y)));
+        auto xDown = hn::BitCast(d8, hn::ShiftRight<4>(hn::BitCast(d16, x)));
+        hn::StoreU(hn::Or(hn::And(x, lowMask), hn::And(yUp, highMask)), d8,
+                   stage[0] + q * Pitch + k);
+        hn::StoreU(hn::Or(hn::And(xDown, lowMask), hn::And(y, highMask)), d8,
+                   stage[1] + q * Pitch + k);
+      }
+    }
+    for (int64_t s = 0; s < Block; s += L)
+      for (int64_t h = 0; h < 2; ++h) {
+        for (int64_t q = 0; q < Pairs; q += L) {
+          hn::Vec<D> v[L];
+          transposeSquare(d, StridedRows{stage[h], Pitch}, q, s, v, false);
+          for (int64_t j = 0; j < L; ++j)
+            hn::Store(v[j], d, strip + j * Line + q);
+        }
+        for (int64_t j = 0; j < L; ++j)
+          for (int64_t b = 0; b < Line; b += kVector)
+            storeLine(d8, hn::Load(d8, strip + j * Line + b),
+                      out + (2 * (c + s + j) + h) * dstRow + b, stream);
+      }
+  }
+  return c;
+}
+
+int64_t nibbleWideBand(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                       int64_t dstRow, int64_t bytes, bool streaming) {
+  return nibbleWideBandOf<128>(in, srcRow, out, dstRow, bytes, streaming);
+}
+
 #endif
 
 #if HWY_TARGET == HWY_AVX2
@@ -819,6 +881,7 @@ KernelSet makeKernels(IsaLevel level) {
   k.copy = copyVec;
   k.copyRows = copyRowsVec;
   k.pairNibbles = pairNibblesVec;
+  k.nibbleWideBand = nibbleWideBand;
   k.zero = zeroVec;
   k.interleave = interleaveVec;
   k.deinterleave = deinterleaveVec;

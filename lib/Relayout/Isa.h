@@ -178,6 +178,16 @@ struct KernelSet {
   /// through deinterleave instead (see untileRows in TileKernels.cpp).
   int64_t (*pickLane)(const uint8_t *in, uint8_t *out, int64_t count, int64_t s,
                       int64_t k, int64_t q, bool streaming) = nullptr;
+  /// A 4-bit transpose of 2 * kWideBands * 64 source rows (srcRow bytes
+  /// apart) by 2 * `bytes` columns: byte k of source rows 2p and 2p + 1
+  /// (pairNibbles) gives byte p of destination rows 2k (the low nibbles)
+  /// and 2k + 1 (the high ones), at out + (2k or 2k + 1) * dstRow; each
+  /// destination row receives kWideBands * 64 bytes, streamed when
+  /// `streaming` and every line is 64-byte aligned. Returns how many
+  /// leading bytes of each source row it moved. Null at sse2.
+  int64_t (*nibbleWideBand)(const uint8_t *in, int64_t srcRow, uint8_t *out,
+                            int64_t dstRow, int64_t bytes,
+                            bool streaming) = nullptr;
   /// Transposes a full B x B block, B = 256 / width, of `width`-byte
   /// elements (width 1, 2, 4 or 8; index log2(width)) whose rows are
   /// srcRow bytes apart into `stage`, whose rows are 256 bytes apart (the

@@ -715,19 +715,21 @@ void pairNibblesScalar(const uint8_t *a, const uint8_t *b, uint8_t *low,
 namespace {
 
 /// A full block of `rows` (128, or 512 by 512 nibbles where the level has
-/// transposeWideBand) source rows by `width` (a multiple of 128) nibbles
+/// nibbleWideBand) source rows by `width` (a multiple of 128) nibbles
 /// (4-bit elements): destination columns i..i+rows (source rows) by
 /// destination rows j..j+width (source columns). Source rows 2p and 2p + 1
 /// hold, in byte k, the elements of columns 2k and 2k + 1; the destination
 /// byte at row 2k, column pair p is (low nibble of row 2p's byte k) | (low
 /// nibble of row 2p + 1's) << 4, and at row 2k + 1 the two high nibbles.
-/// So the rows are first combined in pairs, a byte at a time, into two
-/// rows/2 x width/2 byte matrices (`low` and `high`, bit operations the
-/// compiler vectorizes), which are then transposed as bytes into the even
-/// and the odd destination rows: by the level's band kernel for 128 rows
-/// (one whole line, 64 bytes, of each destination row per block), by its
-/// wide band for 512 (kWideBands = 4 lines of each destination row back to
-/// back, HwyKernels.cpp), streamed when asked.
+/// So the rows are combined in pairs, a byte at a time, into two byte
+/// matrices (the low and the high nibbles), which are then transposed as
+/// bytes into the even and the odd destination rows. Blocks of 512 rows go
+/// to the level's nibbleWideBand, which pairs the rows straight into its
+/// stages and gives each destination row kWideBands = 4 whole lines back
+/// to back (HwyKernels.cpp). Blocks of 128 rows pair into `low` and `high`
+/// (rows/2 x width/2 bytes each), which the level's band kernel transposes,
+/// one whole line (64 bytes) of each destination row per block. Streamed
+/// when asked.
 void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
                  int64_t srcBase, int64_t dstBase, int64_t i, int64_t j,
                  int64_t rows, int64_t width, uint8_t *low, uint8_t *high,
@@ -736,13 +738,23 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
   const PermutePlan &d = p.dims;
   int64_t W = width / 2, srcRow = d.srcColumnStride / 2, pairs = rows / 2;
   const uint8_t *first = src + (srcBase + i * d.srcColumnStride + j) / 2;
+  int64_t rowBytes = d.dstRowStride / 2;
+  uint8_t *even = dst + (dstBase + j * d.dstRowStride + i) / 2;
+  const KernelSet &kernels = *d.kernels;
+  if (pairs == kWideBands * B) {
+    // Whole 512-nibble widths only (runSubBytePermute): W is 256 bytes,
+    // which the wide band moves whole.
+    [[maybe_unused]] int64_t done =
+        kernels.nibbleWideBand(first, srcRow, even, rowBytes, W, streaming);
+    assert(done == W && "the wide band moves 256 byte columns whole");
+    return;
+  }
   // The same rows' next segment into L2 (two blocks ahead in the chunk's
   // order): the band reads 128 rows at once, which the hardware
   // prefetchers do not follow. Each pair of rows is prefetched beside its
   // own reads (as the bands do, HwyKernels.cpp): all 128 rows as a burst
   // before the reads gained less.
   bool ahead = j + 2 * width <= d.rows;
-  const KernelSet &kernels = *d.kernels;
   for (int64_t q = 0; q < pairs; ++q) {
     const uint8_t *a = first + 2 * q * srcRow;
     if (ahead)
@@ -751,19 +763,6 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
         __builtin_prefetch(a + srcRow + W + k, 0, 2);
       }
     kernels.pairNibbles(a, a + srcRow, low + q * W, high + q * W, W);
-  }
-  int64_t rowBytes = d.dstRowStride / 2;
-  uint8_t *even = dst + (dstBase + j * d.dstRowStride + i) / 2;
-  if (pairs == kWideBands * B) {
-    // Whole 512-nibble widths only (runSubBytePermute): W is 256 bytes,
-    // which the wide band moves whole.
-    for (int half = 0; half < 2; ++half) {
-      [[maybe_unused]] int64_t done = kernels.transposeWideBand[0](
-          half ? high : low, W, even + half * rowBytes, 2 * rowBytes, W,
-          streaming);
-      assert(done == W && "the wide band moves 256 byte columns whole");
-    }
-    return;
   }
   assert(pairs == B && "blocks of 128 or 512 rows");
   // Where the level's band writes lines in pieces (sse2's 16-byte blocks,
@@ -791,21 +790,24 @@ void nibbleBlock(const SubBytePermutePlan &p, const uint8_t *src, uint8_t *dst,
 void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
                        uint8_t *dst, int threads, bool streaming) {
   // A work item is a chunk of 256 source rows (512 where the level has
-  // transposeWideBand: avx2, avx512): each destination row then receives
+  // nibbleWideBand: avx2, avx512): each destination row then receives
   // whole lines (128 nibbles, 64 bytes) per visit. Nibbles go in blocks of
   // 128 rows (a whole chunk of 512 at once with the wide band) by 512 (then
   // 128) columns where the blocks are whole (nibbleBlock: 9% -> 22-32% of copy
   // for s4 [8192,16384] in thread CPU time on the EPYC VM; blocks of 128
   // columns without the prefetch 15-28%), the rest in 64 x 64 blocks
   // through byte stages (subByteBlock, ordinary stores: they write half
-  // lines).
+  // lines). With the wide band pairing the rows itself, without the two
+  // buffers of pairs in between: Zen 5, one thread, thread CPU time, 64 and
+  // 256 MiB, alternated three times, 17.9-19.3 -> 22.0-23.2 GB/s (41-45% ->
+  // 47-51% of copy) at avx512, 17.5-18.5 -> 21.1-21.9 at avx2.
   constexpr int64_t B = 64, N = 2 * B, Wide = 8 * B;
   const PermutePlan &d = plan.dims;
   bool nibbles = plan.bits == 4 && d.kernels->transposeBand[0];
   // Blocks of 512 rows: four lines of each destination row back to back,
   // where the band gave one line of each of 256 rows in turn, which
   // streaming stores write at half a copy's speed (HwyKernels.cpp).
-  bool wide = nibbles && d.kernels->transposeWideBand[0];
+  bool wide = nibbles && d.kernels->nibbleWideBand;
   const int64_t chunk = wide ? kWideBands * N : 4 * B;
   int64_t chunks = ceilDivide(d.columns, chunk);
   int64_t grain = 1;
@@ -815,10 +817,9 @@ void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
   parallelFor(
       threads, d.outerCount() * chunks, grain, [&](int64_t begin, int64_t end) {
         alignas(64) uint8_t stageA[B * B], stageB[B * B];
-        // low and high (chunk / 2 rows of Wide / 2 bytes each), then the
-        // lines of a staged band (Wide / 2 of 64 B).
-        std::vector<uint8_t> stage(nibbles ? chunk * Wide / 2 + Wide * B + 64
-                                           : 0);
+        // low and high of a block of N rows (N / 2 rows of Wide / 2 bytes
+        // each), then the lines of a staged band (Wide / 2 of 64 B).
+        std::vector<uint8_t> stage(nibbles ? N * Wide / 2 + Wide * B + 64 : 0);
         uint8_t *aligned =
             stage.data() +
             (64 - reinterpret_cast<uintptr_t>(stage.data()) % 64) % 64;
@@ -849,8 +850,8 @@ void runSubBytePermute(const SubBytePermutePlan &plan, const uint8_t *src,
               for (; j + width <= d.rows; j += width)
                 for (int64_t i = i0; i < iFull; i += rows)
                   nibbleBlock(plan, src, dst, srcBase, dstBase, i, j, rows,
-                              width, aligned, aligned + width * rows / 4,
-                              aligned + chunk * Wide / 2, streaming);
+                              width, aligned, aligned + N * Wide / 4,
+                              aligned + N * Wide / 2, streaming);
             }
             small(iFull, i1, 0, j);
           }
