@@ -177,20 +177,39 @@ inline const uint8_t *sourceRow(const TiledTransposePlan &p, const uint8_t *src,
 }
 
 /// A block whose elements all lie inside the array, with no stage: bands
-/// of R = 64 / s source rows, one source tile's width (b columns) at a
-/// time, go through the level's transposeRows, which reads the band's
-/// rows (whole tile rows, from R / a tiles) and writes one whole 64-byte
-/// line of each of b destination tile rows from the registers. R divides
-/// b2 (checked by the caller), so a band's lines lie in one destination
-/// tile each. (nextP0, nextQ0) is the block moved next (nextP0 < 0: none).
+/// of R = 64 / s source rows go through the level's transposeRows, which
+/// reads the band's rows (whole tile rows, from R / a tiles) and writes one
+/// whole 64-byte line of each of its destination tile rows from the
+/// registers. R divides b2 (checked by the caller), so a band's lines lie
+/// in one destination tile each. (nextP0, nextQ0) is the block moved next
+/// (nextP0 < 0: none).
+///
+/// Bands go G at a time, one source tile's width (b columns) at a time,
+/// K columns a call: the G bands' calls for the same K columns follow each
+/// other, so that each destination tile row receives G lines back to back.
+/// The rows the next step reads (the same bands one tile width further,
+/// the next G bands, or the next block's first) are prefetched into L2,
+/// their lines shared among the calls: the hardware prefetchers do not
+/// follow a band's reads, which take one line of each of its R rows at a
+/// time. 4- and 8-byte elements go two bands and 16 columns a call: Zen
+/// 5, one thread, thread CPU time, 64 MiB, alternated three times, f32
+/// T(8,128) both ways 22.6-24.1 -> 25-33 GB/s (50-55% -> 57-72% of copy),
+/// f64 21.0 -> 32-33 (56% -> 86-89%), the same at sse2 and f32 at avx2
+/// 20.3-25.4 against 21.6-21.9; the prefetches alone spread among calls
+/// gained 5-10%, four bands at once less than two. 1- and 2-byte elements
+/// keep one band and a whole tile width a call, their prefetches before
+/// it (their bands gather 16-byte pieces of each row, and reading a line
+/// in pieces over several calls was 10-20% slower). (Before, on the EPYC
+/// Zen 4 VM: prefetching the next band took the direct blocks from 41-44%
+/// to 51-63% of copy; into L1, or two bands ahead, was slower.)
 void moveBlockDirect(const TiledTransposePlan &p, const uint8_t *src,
                      uint8_t *dst, int64_t p0, int64_t q0, int64_t nextP0,
                      int64_t nextQ0, DirectScratch &x, bool streaming) {
   int64_t s = p.elementBytes, R = 64 / s, P = p.blockRows, Q = p.blockCols;
+  bool wide = s >= 4 && p.b % 16 == 0;
+  int64_t G = wide ? 2 : 1, K = wide ? 16 : p.b;
   auto kernel = p.kernels->transposeRows[bandLog2(s)];
   int64_t dstTileCols = ceilDivide(p.rows, p.b2);
-  // Source row p0 + i at column q0, destination line q0 + j at row p0 (the
-  // block starts on tile boundaries of both layouts).
   for (int64_t i = 0; i < P; ++i)
     x.rowBase[i] = sourceRow(p, src, p0 + i, q0);
   for (int64_t j = 0; j < Q; ++j) {
@@ -200,41 +219,45 @@ void moveBlockDirect(const TiledTransposePlan &p, const uint8_t *src,
                col % p.a2 * p.b2) *
                   s;
   }
-  const uint8_t *rows[64];
-  for (int64_t r = 0; r < P; r += R) {
-    // Band r: destination tile r / b2 of the block's, offset r % b2.
-    int64_t lineOffset = (r / p.b2 * p.a2 * p.b2 + r % p.b2) * s;
+  int64_t lineCount = ceilDivide(p.b * s, 64);
+  const uint8_t *rows[64], *nextRows[2 * 64];
+  uint8_t **lines = x.lines.data();
+  for (int64_t r0 = 0; r0 < P; r0 += G * R) {
+    int64_t bands = std::min(G, (P - r0) / R);
     for (int64_t c = 0; c < Q; c += p.b) {
-      int64_t rowOffset = c / p.b * p.a * p.b * s;
-      for (int64_t i = 0; i < R; ++i)
-        rows[i] = x.rowBase[r + i] + rowOffset;
-      for (int64_t j = 0; j < p.b; ++j)
-        x.lines[j] = x.lineBase[c + j] + lineOffset;
-      // The rows of the next band moved (after the block's last, the next
-      // block's first) into L2: the hardware prefetchers do not follow a
-      // band's reads, which take one line of each of its R rows at a time.
-      // On the EPYC VM (f32 [4096,4096], thread CPU time) this took the
-      // direct blocks from 41-44% to 51-63% of copy; prefetching into L1
-      // instead, or two or more bands ahead, was slower than not
-      // prefetching at all.
-      int64_t nextRow = p0 + r, nextCol = q0 + c + p.b;
+      int64_t nextRow = p0 + r0, nextCol = q0 + c + p.b, nextBands = bands;
       if (c + p.b >= Q) {
-        nextRow += R;
+        nextRow += G * R;
         nextCol = q0;
-        if (r + R >= P) {
+        nextBands = std::min(G, (P - r0 - G * R) / R);
+        if (r0 + G * R >= P) {
           nextRow = nextP0;
           nextCol = nextQ0;
+          nextBands = std::min(G, P / R);
         }
       }
-      for (int64_t i = 0; nextRow >= 0 && i < R; ++i) {
-        const uint8_t *next = sourceRow(p, src, nextRow + i, nextCol);
-        for (int64_t k = 0; k < p.b * s; k += 64)
-          __builtin_prefetch(next + k, 0, 2);
-      }
-      int64_t done = kernel(rows, x.lines.data(), p.b, streaming);
-      for (int64_t j = done; j < p.b; ++j)
-        for (int64_t i = 0; i < R; ++i)
-          std::memcpy(x.lines[j] + i * s, rows[i] + j * s, s);
+      int64_t total = nextRow >= 0 ? nextBands * R * lineCount : 0;
+      for (int64_t i = 0; i < total / lineCount; ++i)
+        nextRows[i] = sourceRow(p, src, nextRow + i, nextCol);
+      int64_t rowOffset = c / p.b * p.a * p.b * s;
+      int64_t steps = p.b / K * bands, step = 0, issued = 0;
+      for (int64_t k = 0; k < p.b; k += K)
+        for (int64_t g = 0; g < bands; ++g, ++step) {
+          for (int64_t until = total * (step + 1) / steps; issued < until;
+               ++issued)
+            __builtin_prefetch(
+                nextRows[issued / lineCount] + issued % lineCount * 64, 0, 2);
+          int64_t r = r0 + g * R;
+          int64_t lineOffset = (r / p.b2 * p.a2 * p.b2 + r % p.b2) * s;
+          for (int64_t i = 0; i < R; ++i)
+            rows[i] = x.rowBase[r + i] + rowOffset + k * s;
+          for (int64_t j = 0; j < K; ++j)
+            lines[j] = x.lineBase[c + k + j] + lineOffset;
+          int64_t done = kernel(rows, lines, K, streaming);
+          for (int64_t j = done; j < K; ++j)
+            for (int64_t i = 0; i < R; ++i)
+              std::memcpy(lines[j] + i * s, rows[i] + j * s, s);
+        }
     }
   }
 }

@@ -438,6 +438,11 @@ TEST(Relayout, TiledTransposeAgreesWithTheReference) {
       {"f64[70,40]{1,0:T(8,16)}", "f64[70,40]{0,1:T(4,8)}"},
       // Tiles of 3 rows: a band of 16 rows spans six tiles.
       {"f32[800,260]{1,0:T(3,128)}", "f32[800,260]{0,1:T(8,128)}"},
+      // 4- and 8-byte bands go two at a time: blocks of one band, and of
+      // three (a pair, then one alone).
+      {"f32[100,200]{1,0:T(8,16)}", "f32[100,200]{0,1:T(8,16)}"},
+      {"f32[200,160]{1,0:T(3,16)}", "f32[200,160]{0,1:T(8,16)}"},
+      {"f64[100,70]{1,0:T(3,16)}", "f64[100,70]{0,1:T(4,8)}"},
   };
   for (auto &[from, to] : direct)
     checkFastPath(from, to, "straight from tiles to tiles", rng);
