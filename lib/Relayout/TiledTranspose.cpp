@@ -176,51 +176,104 @@ inline const uint8_t *sourceRow(const TiledTransposePlan &p, const uint8_t *src,
              p.elementBytes;
 }
 
-/// A block whose elements all lie inside the array, with no stage: bands
-/// of R = 64 / s source rows go through the level's transposeRows, which
-/// reads the band's rows (whole tile rows, from R / a tiles) and writes one
-/// whole 64-byte line of each of its destination tile rows from the
-/// registers. R divides b2 (checked by the caller), so a band's lines lie
-/// in one destination tile each. (nextP0, nextQ0) is the block moved next
-/// (nextP0 < 0: none).
-///
-/// Bands go G at a time, one source tile's width (b columns) at a time,
-/// K columns a call: the G bands' calls for the same K columns follow each
-/// other, so that each destination tile row receives G lines back to back.
-/// The rows the next step reads (the same bands one tile width further,
-/// the next G bands, or the next block's first) are prefetched into L2,
-/// their lines shared among the calls: the hardware prefetchers do not
-/// follow a band's reads, which take one line of each of its R rows at a
-/// time. 4- and 8-byte elements go two bands and 16 columns a call: Zen
-/// 5, one thread, thread CPU time, 64 MiB, alternated three times, f32
-/// T(8,128) both ways 22.6-24.1 -> 25-33 GB/s (50-55% -> 57-72% of copy),
-/// f64 21.0 -> 32-33 (56% -> 86-89%), the same at sse2 and f32 at avx2
-/// 20.3-25.4 against 21.6-21.9; the prefetches alone spread among calls
-/// gained 5-10%, four bands at once less than two. 1- and 2-byte elements
-/// keep one band and a whole tile width a call, their prefetches before
-/// it (their bands gather 16-byte pieces of each row, and reading a line
-/// in pieces over several calls was 10-20% slower). (Before, on the EPYC
-/// Zen 4 VM: prefetching the next band took the direct blocks from 41-44%
-/// to 51-63% of copy; into L1, or two bands ahead, was slower.)
-void moveBlockDirect(const TiledTransposePlan &p, const uint8_t *src,
-                     uint8_t *dst, int64_t p0, int64_t q0, int64_t nextP0,
-                     int64_t nextQ0, DirectScratch &x, bool streaming) {
-  int64_t s = p.elementBytes, R = 64 / s, P = p.blockRows, Q = p.blockCols;
-  bool wide = s >= 4 && p.b % 16 == 0;
-  int64_t G = wide ? 2 : 1, K = wide ? 16 : p.b;
-  auto kernel = p.kernels->transposeRows[bandLog2(s)];
+/// The pointers of a block inside the array: source row p0 + i at column
+/// q0, destination line q0 + j at row p0 (the block starts on tile
+/// boundaries of both layouts).
+void blockPointers(const TiledTransposePlan &p, const uint8_t *src,
+                   uint8_t *dst, int64_t p0, int64_t q0, DirectScratch &x) {
   int64_t dstTileCols = ceilDivide(p.rows, p.b2);
-  for (int64_t i = 0; i < P; ++i)
+  for (int64_t i = 0; i < p.blockRows; ++i)
     x.rowBase[i] = sourceRow(p, src, p0 + i, q0);
-  for (int64_t j = 0; j < Q; ++j) {
+  for (int64_t j = 0; j < p.blockCols; ++j) {
     int64_t col = q0 + j;
     x.lineBase[j] =
         dst + ((col / p.a2 * dstTileCols + p0 / p.b2) * p.a2 * p.b2 +
                col % p.a2 * p.b2) *
-                  s;
+                  p.elementBytes;
   }
-  int64_t lineCount = ceilDivide(p.b * s, 64);
-  const uint8_t *rows[64], *nextRows[2 * 64];
+}
+
+/// The byte offset in the destination tile of band r's lines (band r: tile
+/// r / b2 of the block's, offset r % b2).
+inline int64_t bandLineOffset(const TiledTransposePlan &p, int64_t r) {
+  return (r / p.b2 * p.a2 * p.b2 + r % p.b2) * p.elementBytes;
+}
+
+/// A block whose elements all lie inside the array, with no stage: bands
+/// of R = 64 / s source rows, one source tile's width (b columns) at a
+/// time, go through the level's transposeRows, which reads the band's
+/// rows (whole tile rows, from R / a tiles) and writes one whole 64-byte
+/// line of each of b destination tile rows from the registers. R divides
+/// b2 (checked by the caller), so a band's lines lie in one destination
+/// tile each. (nextP0, nextQ0) is the block moved next (nextP0 < 0: none).
+/// Before each call, the rows of the next band (after the block's last,
+/// the next block's first) are prefetched into L2: the hardware
+/// prefetchers do not follow a band's reads, which take one line of each
+/// of its R rows at a time. On the EPYC VM (f32 [4096,4096], thread CPU
+/// time) this took the direct blocks from 41-44% to 51-63% of copy;
+/// prefetching into L1 instead, or two or more bands ahead, was slower
+/// than not prefetching at all. (1- and 2-byte elements, and source tiles
+/// whose width is not a multiple of 16; moveBlockPairs for the others.)
+void moveBlockBands(const TiledTransposePlan &p, const uint8_t *src,
+                    uint8_t *dst, int64_t p0, int64_t q0, int64_t nextP0,
+                    int64_t nextQ0, DirectScratch &x, bool streaming) {
+  int64_t s = p.elementBytes, R = 64 / s, P = p.blockRows, Q = p.blockCols;
+  auto kernel = p.kernels->transposeRows[bandLog2(s)];
+  blockPointers(p, src, dst, p0, q0, x);
+  const uint8_t *rows[64];
+  for (int64_t r = 0; r < P; r += R) {
+    int64_t lineOffset = bandLineOffset(p, r);
+    for (int64_t c = 0; c < Q; c += p.b) {
+      int64_t rowOffset = c / p.b * p.a * p.b * s;
+      for (int64_t i = 0; i < R; ++i)
+        rows[i] = x.rowBase[r + i] + rowOffset;
+      for (int64_t j = 0; j < p.b; ++j)
+        x.lines[j] = x.lineBase[c + j] + lineOffset;
+      int64_t nextRow = p0 + r, nextCol = q0 + c + p.b;
+      if (c + p.b >= Q) {
+        nextRow += R;
+        nextCol = q0;
+        if (r + R >= P) {
+          nextRow = nextP0;
+          nextCol = nextQ0;
+        }
+      }
+      for (int64_t i = 0; nextRow >= 0 && i < R; ++i) {
+        const uint8_t *next = sourceRow(p, src, nextRow + i, nextCol);
+        for (int64_t k = 0; k < p.b * s; k += 64)
+          __builtin_prefetch(next + k, 0, 2);
+      }
+      int64_t done = kernel(rows, x.lines.data(), p.b, streaming);
+      for (int64_t j = done; j < p.b; ++j)
+        for (int64_t i = 0; i < R; ++i)
+          std::memcpy(x.lines[j] + i * s, rows[i] + j * s, s);
+    }
+  }
+}
+
+/// moveBlockBands for 4- and 8-byte elements whose source tiles are a
+/// multiple of 16 columns wide: bands go two at a time, 16 columns a call,
+/// the two bands' calls for the same columns one after the other, so that
+/// each destination tile row receives two lines back to back; the rows
+/// the next step reads (the same bands one tile width further, the next
+/// two bands, or the next block's first) are prefetched into L2 a few
+/// lines before each call instead of all before the first. Zen 5, one
+/// thread, thread CPU time, 64 MiB, alternated three times: f32 T(8,128)
+/// both ways 22.6-24.1 -> 25-33 GB/s (50-55% -> 57-72% of copy), f64 21.0
+/// -> 32-33 (56% -> 86-89%), the same at sse2 and f32 at avx2 20.3-25.4
+/// against 21.6-21.9; the prefetches alone shared among calls gained
+/// 5-10%, four bands at once less than two. For 1- and 2-byte elements,
+/// whose bands gather 16-byte pieces of each row, the same was 10-20%
+/// slower.
+void moveBlockPairs(const TiledTransposePlan &p, const uint8_t *src,
+                    uint8_t *dst, int64_t p0, int64_t q0, int64_t nextP0,
+                    int64_t nextQ0, DirectScratch &x, bool streaming) {
+  constexpr int64_t G = 2, K = 16;
+  int64_t s = p.elementBytes, R = 64 / s, P = p.blockRows, Q = p.blockCols;
+  auto kernel = p.kernels->transposeRows[bandLog2(s)];
+  blockPointers(p, src, dst, p0, q0, x);
+  int64_t lineCount = p.b * s / 64;
+  const uint8_t *rows[64], *nextRows[G * 64];
   uint8_t **lines = x.lines.data();
   for (int64_t r0 = 0; r0 < P; r0 += G * R) {
     int64_t bands = std::min(G, (P - r0) / R);
@@ -236,19 +289,25 @@ void moveBlockDirect(const TiledTransposePlan &p, const uint8_t *src,
           nextBands = std::min(G, P / R);
         }
       }
-      int64_t total = nextRow >= 0 ? nextBands * R * lineCount : 0;
-      for (int64_t i = 0; i < total / lineCount; ++i)
+      int64_t nextCount = nextRow >= 0 ? nextBands * R : 0;
+      for (int64_t i = 0; i < nextCount; ++i)
         nextRows[i] = sourceRow(p, src, nextRow + i, nextCol);
       int64_t rowOffset = c / p.b * p.a * p.b * s;
-      int64_t steps = p.b / K * bands, step = 0, issued = 0;
+      // The next rows' lines in order, (row, line) counted without
+      // divisions.
+      int64_t total = nextCount * lineCount, steps = p.b / K * bands;
+      int64_t step = 0, issued = 0, row = 0, line = 0;
       for (int64_t k = 0; k < p.b; k += K)
         for (int64_t g = 0; g < bands; ++g, ++step) {
           for (int64_t until = total * (step + 1) / steps; issued < until;
-               ++issued)
-            __builtin_prefetch(
-                nextRows[issued / lineCount] + issued % lineCount * 64, 0, 2);
-          int64_t r = r0 + g * R;
-          int64_t lineOffset = (r / p.b2 * p.a2 * p.b2 + r % p.b2) * s;
+               ++issued) {
+            __builtin_prefetch(nextRows[row] + line * 64, 0, 2);
+            if (++line == lineCount) {
+              line = 0;
+              ++row;
+            }
+          }
+          int64_t r = r0 + g * R, lineOffset = bandLineOffset(p, r);
           for (int64_t i = 0; i < R; ++i)
             rows[i] = x.rowBase[r + i] + rowOffset + k * s;
           for (int64_t j = 0; j < K; ++j)
@@ -260,6 +319,16 @@ void moveBlockDirect(const TiledTransposePlan &p, const uint8_t *src,
         }
     }
   }
+}
+
+/// A block inside the array, straight from tile to tile.
+void moveBlockDirect(const TiledTransposePlan &p, const uint8_t *src,
+                     uint8_t *dst, int64_t p0, int64_t q0, int64_t nextP0,
+                     int64_t nextQ0, DirectScratch &x, bool streaming) {
+  if (p.elementBytes >= 4 && p.b % 16 == 0)
+    moveBlockPairs(p, src, dst, p0, q0, nextP0, nextQ0, x, streaming);
+  else
+    moveBlockBands(p, src, dst, p0, q0, nextP0, nextQ0, x, streaming);
 }
 
 /// Whether the plan's interior blocks can skip the stages.
