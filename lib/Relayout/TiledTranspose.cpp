@@ -259,9 +259,10 @@ void moveBlockBands(const TiledTransposePlan &p, const uint8_t *src,
 /// two bands, or the next block's first) are prefetched into L2 a few
 /// lines before each call instead of all before the first. Zen 5, one
 /// thread, thread CPU time, 64 MiB, alternated three times: f32 T(8,128)
-/// both ways 22.6-24.1 -> 25-33 GB/s (50-55% -> 57-72% of copy), f64 21.0
-/// -> 32-33 (56% -> 86-89%), the same at sse2 and f32 at avx2 20.3-25.4
-/// against 21.6-21.9; the prefetches alone shared among calls gained
+/// both ways 21-24 -> 24-33 GB/s (50-55% -> 56-72% of copy), f64 20-21
+/// -> 29-33 (47-56% -> 72-89%), the same at sse2 and f32 at avx2 20.3-25.4
+/// against 21.6-21.9 (BENCHMARKS.md, "Zen 5: prefetches shared among the
+/// squares"); the prefetches alone shared among calls gained
 /// 5-10%, four bands at once less than two. For 1- and 2-byte elements,
 /// whose bands gather 16-byte pieces of each row, the same was 10-20%
 /// slower.
