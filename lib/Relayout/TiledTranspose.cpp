@@ -322,11 +322,16 @@ void moveBlockPairs(const TiledTransposePlan &p, const uint8_t *src,
   }
 }
 
+/// Whether moveBlockPairs takes the plan's direct blocks.
+bool pairBlocks(const TiledTransposePlan &p) {
+  return p.elementBytes >= 4 && p.b % 16 == 0;
+}
+
 /// A block inside the array, straight from tile to tile.
 void moveBlockDirect(const TiledTransposePlan &p, const uint8_t *src,
                      uint8_t *dst, int64_t p0, int64_t q0, int64_t nextP0,
                      int64_t nextQ0, DirectScratch &x, bool streaming) {
-  if (p.elementBytes >= 4 && p.b % 16 == 0)
+  if (pairBlocks(p))
     moveBlockPairs(p, src, dst, p0, q0, nextP0, nextQ0, x, streaming);
   else
     moveBlockBands(p, src, dst, p0, q0, nextP0, nextQ0, x, streaming);
@@ -411,11 +416,13 @@ std::string describeTiledTranspose(const TiledTransposePlan &plan) {
       ") tiles of the other dim order";
   std::string block =
       std::to_string(plan.blockRows) + "x" + std::to_string(plan.blockCols);
-  if (hasDirectBlocks(plan))
+  if (hasDirectBlocks(plan)) {
+    int64_t R = 64 / plan.elementBytes;
+    std::string group = pairBlocks(plan) ? ", two at a time" : "";
     text += ", " + block + " blocks straight from tiles to tiles in bands of " +
-            std::to_string(64 / plan.elementBytes) +
-            " rows (stages where a block crosses the array's edge)";
-  else
+            std::to_string(R) + " rows" + group +
+            " (stages where a block crosses the array's edge)";
+  } else
     text += " through " + block + " stages";
   return text + ", " + std::to_string(plan.elementBytes) + "-byte elements";
 }

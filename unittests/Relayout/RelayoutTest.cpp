@@ -446,6 +446,12 @@ TEST(Relayout, TiledTransposeAgreesWithTheReference) {
   };
   for (auto &[from, to] : direct)
     checkFastPath(from, to, "straight from tiles to tiles", rng);
+  // 4- and 8-byte elements go two bands at a time.
+  std::string pairs = RelayoutPlan::create(parse("f32[256,384]{1,0:T(8,128)}"),
+                                           parse("f32[256,384]{0,1:T(8,128)}"))
+                          ->describe();
+  EXPECT_NE(pairs.find("bands of 16 rows, two at a time"), std::string::npos)
+      << pairs;
   // Direct one way only (the other way's tile rows are 24 elements, not
   // whole lines); tile rows of 24 columns leave 8 to the scalar rest.
   checkFastPath("f32[70,100]{1,0:T(8,24)}", "f32[70,100]{0,1:T(8,32)}",
