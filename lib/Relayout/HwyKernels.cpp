@@ -94,22 +94,26 @@ void copyRowsVec(uint8_t *dst, int64_t dstStride, const uint8_t *src,
     copyVec(dst + r * dstStride, src + r * srcStride, rowBytes, streaming);
 }
 
+/// One vector of pairNibbles: the bytes at a and b combined into the low
+/// nibbles' bytes at `low` and the high ones' at `high`.
+HWY_INLINE void pairNibbleVector(const uint8_t *a, const uint8_t *b,
+                                 uint8_t *low, uint8_t *high) {
+  const D8 d;
+  const hn::Repartition<uint16_t, D8> d16;
+  auto lowMask = hn::Set(d, 0x0F), highMask = hn::Set(d, 0xF0);
+  auto x = hn::LoadU(d, a), y = hn::LoadU(d, b);
+  // Byte shifts by 4 as 16-bit shifts, masked.
+  auto yUp = hn::BitCast(d, hn::ShiftLeft<4>(hn::BitCast(d16, y)));
+  auto xDown = hn::BitCast(d, hn::ShiftRight<4>(hn::BitCast(d16, x)));
+  hn::StoreU(hn::Or(hn::And(x, lowMask), hn::And(yUp, highMask)), d, low);
+  hn::StoreU(hn::Or(hn::And(xDown, lowMask), hn::And(y, highMask)), d, high);
+}
+
 void pairNibblesVec(const uint8_t *a, const uint8_t *b, uint8_t *low,
                     uint8_t *high, int64_t bytes) {
-  const D8 d;
-  const hn::RebindToUnsigned<D8> du;
-  auto lowMask = hn::Set(d, 0x0F), highMask = hn::Set(d, 0xF0);
   int64_t k = 0;
-  for (; k + kVector <= bytes; k += kVector) {
-    auto x = hn::LoadU(d, a + k), y = hn::LoadU(d, b + k);
-    // Byte shifts by 4 as 16-bit shifts, masked.
-    const hn::Repartition<uint16_t, D8> d16;
-    auto yUp = hn::BitCast(du, hn::ShiftLeft<4>(hn::BitCast(d16, y)));
-    auto xDown = hn::BitCast(du, hn::ShiftRight<4>(hn::BitCast(d16, x)));
-    hn::StoreU(hn::Or(hn::And(x, lowMask), hn::And(yUp, highMask)), d, low + k);
-    hn::StoreU(hn::Or(hn::And(xDown, lowMask), hn::And(y, highMask)), d,
-               high + k);
-  }
+  for (; k + kVector <= bytes; k += kVector)
+    pairNibbleVector(a + k, b + k, low + k, high + k);
   for (; k < bytes; ++k) {
     low[k] = static_cast<uint8_t>((a[k] & 0x0F) | (b[k] << 4));
     high[k] = static_cast<uint8_t>((a[k] >> 4) | (b[k] & 0xF0));
@@ -601,6 +605,35 @@ template <int64_t RowLines> struct NextBlock {
   }
 };
 
+/// One strip of a wide band: the L x L squares of a stage (Rows rows,
+/// Pitch bytes apart) at columns s..s + L, each prefetching PerSquare
+/// lines of `next`, into `strip` (L rows of Rows elements), then its rows
+/// written out whole to first + j * rowStep. The streaming stores of one
+/// strip drain while the next one's squares are shuffled.
+template <typename T, int64_t Rows, int64_t Pitch, int64_t PerSquare,
+          int64_t RowLines>
+HWY_INLINE void stageStrip(const uint8_t *stage, int64_t s,
+                           NextBlock<RowLines> &next, uint8_t *strip,
+                           uint8_t *first, int64_t rowStep, bool stream) {
+  using D = hn::CappedTag<T, 16>;
+  constexpr int64_t W = sizeof(T), L = static_cast<int64_t>(hn::MaxLanes(D())),
+                    Line = Rows * W;
+  const D d;
+  const hn::Repartition<uint8_t, D> dBytes;
+  const D8 d8;
+  for (int64_t q = 0; q < Rows; q += L) {
+    next.prefetch(PerSquare);
+    hn::Vec<D> v[L];
+    transposeSquare(d, StridedRows{stage, Pitch}, q, s * W, v, false);
+    for (int64_t j = 0; j < L; ++j)
+      hn::Store(hn::BitCast(dBytes, v[j]), dBytes, strip + j * Line + q * W);
+  }
+  for (int64_t j = 0; j < L; ++j)
+    for (int64_t b = 0; b < Line; b += kVector)
+      storeLine(d8, hn::Load(d8, strip + j * Line + b), first + j * rowStep + b,
+                stream);
+}
+
 /// kWideBands bands of 1-, 2- or 4-byte elements (256, 128 or 64 source
 /// rows) at once, `Block` columns at a time, as the transpose emitter's CPU
 /// kernel does it: the rows' Block elements are copied into a stage (rows
@@ -631,8 +664,6 @@ int64_t wideBandSquares(const uint8_t *in, int64_t srcRow, uint8_t *out,
   constexpr int64_t W = sizeof(T), Rows = kWideBands * 64 / W,
                     L = static_cast<int64_t>(hn::MaxLanes(D()));
   constexpr int64_t Pitch = Block * W + 32, Line = Rows * W;
-  const D d;
-  const hn::Repartition<uint8_t, D> dBytes;
   const D8 d8;
   alignas(64) uint8_t stage[Rows * Pitch];
   alignas(64) uint8_t strip[L * Line];
@@ -648,20 +679,9 @@ int64_t wideBandSquares(const uint8_t *in, int64_t srcRow, uint8_t *out,
         hn::StoreU(hn::LoadU(d8, in + r * srcRow + c * W + b), d8,
                    stage + r * Pitch + b);
     NextBlock<Block * W / 64> next{in + (c + Block) * W, srcRow};
-    for (int64_t s = 0; s < Block; s += L) {
-      for (int64_t q = 0; q < Rows; q += L) {
-        next.prefetch(PerSquare);
-        hn::Vec<D> v[L];
-        transposeSquare(d, StridedRows{stage, Pitch}, q, s * W, v, false);
-        for (int64_t j = 0; j < L; ++j)
-          hn::Store(hn::BitCast(dBytes, v[j]), dBytes,
-                    strip + j * Line + q * W);
-      }
-      for (int64_t j = 0; j < L; ++j)
-        for (int64_t b = 0; b < Line; b += kVector)
-          storeLine(d8, hn::Load(d8, strip + j * Line + b),
-                    out + (c + s + j) * dstRow + b, stream);
-    }
+    for (int64_t s = 0; s < Block; s += L)
+      stageStrip<T, Rows, Pitch, PerSquare>(
+          stage, s, next, strip, out + (c + s) * dstRow, dstRow, stream);
   }
   return c;
 }
@@ -686,10 +706,10 @@ int64_t wideBandStaged(const uint8_t *in, int64_t srcRow, uint8_t *out,
 
 /// KernelSet::nibbleWideBand: the 4-bit transpose's rows combined in pairs
 /// (pairNibbles) straight into two stages, `Block` bytes of each of the
-/// 2 * kWideBands * 64 source rows at a time (each row's next Block bytes
-/// prefetched), whose 16 x 16 squares then go out as wideBandSquares'
-/// strips, 256 bytes to each destination row: the low nibbles' stage to
-/// the even rows, the high ones' to the odd. Before, the pairs went to two
+/// 2 * kWideBands * 64 source rows at a time, whose 16 x 16 squares then
+/// go out as wideBandSquares' strips (stageStrip, which prefetches the
+/// next block), 256 bytes to each destination row: the low nibbles' stage
+/// to the even rows, the high ones' to the odd. Before, the pairs went to two
 /// 64 KiB buffers in L2 first, which the wide band then read back into its
 /// stage.
 template <int64_t Block>
@@ -698,11 +718,7 @@ int64_t nibbleWideBandOf(const uint8_t *in, int64_t srcRow, uint8_t *out,
   using D = hn::CappedTag<uint8_t, 16>;
   constexpr int64_t Pairs = kWideBands * 64, Pitch = Block + 32,
                     L = static_cast<int64_t>(hn::MaxLanes(D())), Line = Pairs;
-  const D d;
-  const D8 d8;
-  const hn::Repartition<uint16_t, D8> d16;
   bool stream = streaming && alignedTo(out, 64) && dstRow % 64 == 0;
-  auto lowMask = hn::Set(d8, 0x0F), highMask = hn::Set(d8, 0xF0);
   // Each square prefetches its share of the next block's lines.
   // (2 * Pairs rows of Block / 64 lines, 2 * (Block / L) * (Pairs / L)
   // squares.)
@@ -715,33 +731,17 @@ int64_t nibbleWideBandOf(const uint8_t *in, int64_t srcRow, uint8_t *out,
   int64_t c = 0;
   for (; c + Block <= bytes; c += Block) {
     for (int64_t q = 0; q < Pairs; ++q) {
-      const uint8_t *a = in + 2 * q * srcRow + c, *b = a + srcRow;
-      for (int64_t k = 0; k < Block; k += kVector) {
-        auto x = hn::LoadU(d8, a + k), y = hn::LoadU(d8, b + k);
-        // Byte shifts by 4 as 16-bit shifts, masked.
-        auto yUp = hn::BitCast(d8, hn::ShiftLeft<4>(hn::BitCast(d16, y)));
-        auto xDown = hn::BitCast(d8, hn::ShiftRight<4>(hn::BitCast(d16, x)));
-        hn::StoreU(hn::Or(hn::And(x, lowMask), hn::And(yUp, highMask)), d8,
-                   stage[0] + q * Pitch + k);
-        hn::StoreU(hn::Or(hn::And(xDown, lowMask), hn::And(y, highMask)), d8,
-                   stage[1] + q * Pitch + k);
-      }
+      const uint8_t *a = in + 2 * q * srcRow + c;
+      for (int64_t k = 0; k < Block; k += kVector)
+        pairNibbleVector(a + k, a + srcRow + k, stage[0] + q * Pitch + k,
+                         stage[1] + q * Pitch + k);
     }
     NextBlock<Block / 64> next{in + c + Block, srcRow};
     for (int64_t s = 0; s < Block; s += L)
-      for (int64_t h = 0; h < 2; ++h) {
-        for (int64_t q = 0; q < Pairs; q += L) {
-          next.prefetch(PerSquare);
-          hn::Vec<D> v[L];
-          transposeSquare(d, StridedRows{stage[h], Pitch}, q, s, v, false);
-          for (int64_t j = 0; j < L; ++j)
-            hn::Store(v[j], d, strip + j * Line + q);
-        }
-        for (int64_t j = 0; j < L; ++j)
-          for (int64_t b = 0; b < Line; b += kVector)
-            storeLine(d8, hn::Load(d8, strip + j * Line + b),
-                      out + (2 * (c + s + j) + h) * dstRow + b, stream);
-      }
+      for (int64_t h = 0; h < 2; ++h)
+        stageStrip<uint8_t, Pairs, Pitch, PerSquare>(
+            stage[h], s, next, strip, out + (2 * (c + s) + h) * dstRow,
+            2 * dstRow, stream);
   }
   return c;
 }
