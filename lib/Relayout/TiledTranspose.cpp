@@ -199,6 +199,33 @@ inline int64_t bandLineOffset(const TiledTransposePlan &p, int64_t r) {
   return (r / p.b2 * p.a2 * p.b2 + r % p.b2) * p.elementBytes;
 }
 
+/// Where the step after rows r0..r0 + span of a block at (p0, q0), tile
+/// column c (of the block), reads: the same rows one source tile further,
+/// else the next `span` rows from the block's first column, else the next
+/// block (nextP0, nextQ0) from its first row. `first`: that step's first
+/// row within its block; row < 0: no step after.
+struct NextStep {
+  int64_t row, col, first;
+};
+NextStep nextStep(const TiledTransposePlan &p, int64_t p0, int64_t q0,
+                  int64_t r0, int64_t c, int64_t span, int64_t nextP0,
+                  int64_t nextQ0) {
+  if (c + p.b < p.blockCols)
+    return {p0 + r0, q0 + c + p.b, r0};
+  if (r0 + span < p.blockRows)
+    return {p0 + r0 + span, q0, r0 + span};
+  return {nextP0, nextQ0, 0};
+}
+
+/// The columns [done, count) that a band kernel left, element by element:
+/// element i of line j is element j of row i.
+void finishColumns(const uint8_t *const *rows, uint8_t *const *lines,
+                   int64_t done, int64_t count, int64_t R, int64_t s) {
+  for (int64_t j = done; j < count; ++j)
+    for (int64_t i = 0; i < R; ++i)
+      std::memcpy(lines[j] + i * s, rows[i] + j * s, s);
+}
+
 /// A block whose elements all lie inside the array, with no stage: bands
 /// of R = 64 / s source rows, one source tile's width (b columns) at a
 /// time, go through the level's transposeRows, which reads the band's
@@ -229,24 +256,14 @@ void moveBlockBands(const TiledTransposePlan &p, const uint8_t *src,
         rows[i] = x.rowBase[r + i] + rowOffset;
       for (int64_t j = 0; j < p.b; ++j)
         x.lines[j] = x.lineBase[c + j] + lineOffset;
-      int64_t nextRow = p0 + r, nextCol = q0 + c + p.b;
-      if (c + p.b >= Q) {
-        nextRow += R;
-        nextCol = q0;
-        if (r + R >= P) {
-          nextRow = nextP0;
-          nextCol = nextQ0;
-        }
-      }
-      for (int64_t i = 0; nextRow >= 0 && i < R; ++i) {
-        const uint8_t *next = sourceRow(p, src, nextRow + i, nextCol);
+      NextStep next = nextStep(p, p0, q0, r, c, R, nextP0, nextQ0);
+      for (int64_t i = 0; next.row >= 0 && i < R; ++i) {
+        const uint8_t *row = sourceRow(p, src, next.row + i, next.col);
         for (int64_t k = 0; k < p.b * s; k += 64)
-          __builtin_prefetch(next + k, 0, 2);
+          __builtin_prefetch(row + k, 0, 2);
       }
       int64_t done = kernel(rows, x.lines.data(), p.b, streaming);
-      for (int64_t j = done; j < p.b; ++j)
-        for (int64_t i = 0; i < R; ++i)
-          std::memcpy(x.lines[j] + i * s, rows[i] + j * s, s);
+      finishColumns(rows, x.lines.data(), done, p.b, R, s);
     }
   }
 }
@@ -279,20 +296,11 @@ void moveBlockPairs(const TiledTransposePlan &p, const uint8_t *src,
   for (int64_t r0 = 0; r0 < P; r0 += G * R) {
     int64_t bands = std::min(G, (P - r0) / R);
     for (int64_t c = 0; c < Q; c += p.b) {
-      int64_t nextRow = p0 + r0, nextCol = q0 + c + p.b, nextBands = bands;
-      if (c + p.b >= Q) {
-        nextRow += G * R;
-        nextCol = q0;
-        nextBands = std::min(G, (P - r0 - G * R) / R);
-        if (r0 + G * R >= P) {
-          nextRow = nextP0;
-          nextCol = nextQ0;
-          nextBands = std::min(G, P / R);
-        }
-      }
-      int64_t nextCount = nextRow >= 0 ? nextBands * R : 0;
+      NextStep next = nextStep(p, p0, q0, r0, c, G * R, nextP0, nextQ0);
+      int64_t nextCount =
+          next.row >= 0 ? std::min(G, (P - next.first) / R) * R : 0;
       for (int64_t i = 0; i < nextCount; ++i)
-        nextRows[i] = sourceRow(p, src, nextRow + i, nextCol);
+        nextRows[i] = sourceRow(p, src, next.row + i, next.col);
       int64_t rowOffset = c / p.b * p.a * p.b * s;
       // The next rows' lines in order, (row, line) counted without
       // divisions.
@@ -314,9 +322,7 @@ void moveBlockPairs(const TiledTransposePlan &p, const uint8_t *src,
           for (int64_t j = 0; j < K; ++j)
             lines[j] = x.lineBase[c + k + j] + lineOffset;
           int64_t done = kernel(rows, lines, K, streaming);
-          for (int64_t j = done; j < K; ++j)
-            for (int64_t i = 0; i < R; ++i)
-              std::memcpy(lines[j] + i * s, rows[i] + j * s, s);
+          finishColumns(rows, lines, done, K, R, s);
         }
     }
   }
