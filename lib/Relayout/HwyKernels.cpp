@@ -22,6 +22,12 @@
 //   transposeRows   the same bands with the source rows and destination
 //                   lines listed one by one (the tiled transpose's, whose
 //                   rows and lines lie in different tiles).
+//   transposeWideBand  four bands at once, each destination row getting
+//                   four lines back to back; 1- and 2-byte elements (and
+//                   f32 at AVX2) through a stage in cache whose squares
+//                   prefetch the next block (wideBandSquares)
+//   nibbleWideBand  the same for 4-bit elements, rows paired into bytes
+//                   straight into two stages
 //
 // The SSSE3 and SSE4 targets are left out: for these kernels they are
 // SSE2 with other names, and tessel's own SSE2 kernels cover them.
