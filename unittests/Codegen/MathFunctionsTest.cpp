@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -95,6 +97,75 @@ std::vector<MathCase> cases() {
     for (const char *type : {"f32", "bf16", "f16"})
       all.push_back({op, type, true});
   return all;
+}
+
+/// f32 exp on the CPU is tessel's own approximation (ExpApproximation.h):
+/// within 1 ulp of the correctly rounded exp where that is a normal number,
+/// over every f32 in [-87.3, 88.7] a stride apart and random ones, and
+/// exact at the edges: +inf above 88.7228, 0 below the smallest normal
+/// result, a NaN for a NaN, 1 for both zeros.
+TEST(ExpF32, WithinOneUlpAndExactAtTheEdges) {
+  auto bitsOf = [](float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+  };
+  auto floatOf = [](uint32_t u) {
+    float v;
+    std::memcpy(&v, &u, 4);
+    return v;
+  };
+  std::vector<float> inputs = {
+      0.0f,      -0.0f,  INFINITY,  -INFINITY,  NAN,     -NAN,    88.7228f,
+      88.72284f, 88.8f,  89.0f,     1e30f,      -87.33f, -87.34f, -88.0f,
+      -88.5f,    -1e30f, 0x1p-149f, -0x1p-149f, 1e-8f,   -1e-8f};
+  // Every f32 from -87.3 to 88.7 a stride of bit patterns apart, both
+  // signs, and random values in the range.
+  for (uint32_t u = 0; u <= bitsOf(88.7f); u += 997) {
+    inputs.push_back(floatOf(u));
+    if (floatOf(u) <= 87.3f)
+      inputs.push_back(-floatOf(u));
+  }
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> range(-87.3f, 88.7f);
+  for (int i = 0; i < 200000; ++i)
+    inputs.push_back(range(rng));
+  int64_t n = static_cast<int64_t>(inputs.size());
+  std::string shape = "f32[" + std::to_string(n) + "]";
+  std::unique_ptr<HloModule> module = parseTestModule(
+      "HloModule m\nENTRY e {\n  x = " + shape +
+      " parameter(0)\n  ROOT y = " + shape + " exponential(x)\n}\n");
+  ASSERT_TRUE(module);
+  Literal x(Shape(PrimitiveType::F32, {n}));
+  std::memcpy(x.data(), inputs.data(), inputs.size() * 4);
+  Expected<std::shared_ptr<Executable>> exe =
+      Executable::compile(*module, CompileOptions());
+  ASSERT_TRUE(exe) << exe.error().message;
+  std::vector<Literal> arguments;
+  arguments.push_back(std::move(x));
+  Expected<Literal> y = (*exe)->run(arguments, RunOptions());
+  ASSERT_TRUE(y) << y.error().message;
+  const auto *out = reinterpret_cast<const float *>(y->data());
+  int64_t worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    float in = inputs[i], got = out[i];
+    float want = static_cast<float>(std::exp(static_cast<double>(in)));
+    if (std::isnan(in)) {
+      EXPECT_TRUE(std::isnan(got)) << "exp(NaN) = " << got;
+    } else if (want != 0.0f && std::fabs(want) < 0x1p-126f) {
+      EXPECT_EQ(bitsOf(got), 0u) << "exp(" << in << ") = " << got;
+    } else if (std::isinf(want) || want == 0.0f) {
+      EXPECT_EQ(bitsOf(got), bitsOf(want)) << "exp(" << in << ") = " << got;
+    } else {
+      int64_t ulps = std::llabs(static_cast<int64_t>(bitsOf(got)) -
+                                static_cast<int64_t>(bitsOf(want)));
+      worst = std::max(worst, ulps);
+      EXPECT_LE(ulps, 1) << "exp(" << in << ") = " << got << ", not " << want;
+    }
+  }
+  EXPECT_LE(worst, 1);
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[1], 1.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Functions, MathFunctions, testing::ValuesIn(cases()),

@@ -3,7 +3,8 @@
 // The last pass: everything to the llvm dialect, in four steps.
 //
 //   1. f32 transcendentals (tanh, exp, log, erf, ...) become MLIR's
-//      polynomial approximations: branch-free, so LLVM vectorizes them
+//      polynomial approximations (f32 exp on the CPU tessel's own,
+//      ExpApproximation.h): branch-free, so LLVM vectorizes them
 //      (bf16/f16 compute in f32 already); bf16 <-> f32 conversions expand
 //      to integer code (Bf16Rounding.h: the evaluator's rounding bit for
 //      bit), which every x86 CPU runs and LLVM vectorizes; floor/ceil
@@ -33,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 #include "../ComplexRuntime.h"
 #include "Bf16Rounding.h"
+#include "ExpApproximation.h"
 #include "tessel/Codegen/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -593,8 +595,10 @@ struct LowerToLlvmPass
       populateNativeBf16RoundingPatterns(expand);
     else
       populateBf16RoundingPatterns(expand);
-    if (!gpu)
+    if (!gpu) {
       expand.add<WidenedHalfNaNTest>(context);
+      populateExpApproximationPatterns(expand);
+    }
     mlir::arith::populateExpandBFloat16Patterns(expand);
     mlir::arith::populateCeilFloorDivExpandOpsPatterns(expand);
     if (mlir::failed(
