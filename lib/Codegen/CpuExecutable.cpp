@@ -1137,6 +1137,12 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                        " columns (the squares, then phase 2 for their output "
                        "rows)"
                  : std::string()) +
+            (transposeCpuLanes(*analysis.hero, target) != 32
+                 ? "; thread loops in warps of " +
+                       std::to_string(
+                           transposeCpuLanes(*analysis.hero, target)) +
+                       " lanes (64 bytes a load or store)"
+                 : std::string()) +
             "\n";
         text += "  phase 1, threads -> (operand, tile): " +
                 getTransposeReadMap(*analysis.hero, analysis.transpose,

@@ -120,6 +120,12 @@ TransposeLaunch getTransposeLaunch(const HloInstruction &hero,
 /// rows (the CPU, elements of whole bytes; docs/codegen.md, "Heroes").
 bool transposesInRegisters(const HloInstruction &hero, Target target);
 
+/// Lanes per warp of the transpose kernel's thread loops on the CPU (the
+/// GPU's warps are 32): 64 for elements of one byte that transpose in
+/// registers, so that a lane loop's loads and stores are a zmm each, else
+/// 32 (`tessel.cpu_lanes` on the entry, -tessel-lower-grid-to-cpu).
+int64_t transposeCpuLanes(const HloInstruction &hero, Target target);
+
 /// The side of the squares the CPU's transpose emitter transposes in
 /// registers, for CPUs whose shuffles run `squareBits` (256 or 512) wide at
 /// full rate: 16 for elements of 2 bytes (a ymm per row of bf16), and for

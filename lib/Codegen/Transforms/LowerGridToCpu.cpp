@@ -117,6 +117,9 @@ mlir::Value traceBuffer(mlir::Value value, mlir::Block *stop,
 
 /// Threads per warp on the GPU: the inner loop of a split thread loop.
 constexpr int64_t kLanes = 32;
+/// An entry's lanes per warp on the CPU where it says otherwise (the
+/// transpose emitter's kernels of one-byte elements: 64, a zmm of bytes).
+constexpr llvm::StringLiteral kCpuLanesAttr = "tessel.cpu_lanes";
 
 /// A phase's thread loop and the thread id inside it.
 struct ThreadLoop {
@@ -186,9 +189,9 @@ lastWorkingThread(llvm::ArrayRef<mlir::Operation *> ops) {
 /// from `loopInits` and yields `carried`; inside it, uses of `inits` (the
 /// buffers `carried` were written into) read its iteration arguments;
 /// outside it, uses of `carried` read its results. The loop runs
-/// `outerCount` (a constant) times; with `laneCount` (the constant kLanes)
-/// it is a loop over warps around one over their lanes, and the thread id
-/// is `w * kLanes + l` (an apply_indexing).
+/// `outerCount` (a constant) times; with `laneCount` (a constant: kLanes,
+/// or the entry's kCpuLanesAttr) it is a loop over warps around one over
+/// their lanes, and the thread id is `w * lanes + l` (an apply_indexing).
 ThreadLoop wrapInThreadLoop(mlir::Operation *before,
                             llvm::ArrayRef<mlir::Operation *> ops,
                             llvm::ArrayRef<mlir::Value> carried,
@@ -208,6 +211,8 @@ ThreadLoop wrapInThreadLoop(mlir::Operation *before,
   if (laneCount) {
     int64_t warps =
         outerCount.getDefiningOp<mlir::arith::ConstantIndexOp>().value();
+    int64_t laneTrips =
+        laneCount.getDefiningOp<mlir::arith::ConstantIndexOp>().value();
     auto lanes = b.create<mlir::scf::ForOp>(
         loc, zero, laneCount, one,
         mlir::ValueRange(threadLoop.getRegionIterArgs()));
@@ -219,9 +224,9 @@ ThreadLoop wrapInThreadLoop(mlir::Operation *before,
     mlir::AffineExpr w = mlir::getAffineDimExpr(0, context);
     mlir::AffineExpr l = mlir::getAffineDimExpr(1, context);
     IndexingMap map(
-        mlir::AffineMap::get(2, 0, {w * kLanes + l}, context),
-        {IndexingVariable(0, warps - 1), IndexingVariable(0, kLanes - 1)}, {},
-        {});
+        mlir::AffineMap::get(2, 0, {w * laneTrips + l}, context),
+        {IndexingVariable(0, warps - 1), IndexingVariable(0, laneTrips - 1)},
+        {}, {});
     threadId =
         b.create<ApplyIndexingOp>(loc,
                                   mlir::ValueRange{threadLoop.getInductionVar(),
@@ -261,9 +266,9 @@ ThreadLoop wrapInThreadLoop(mlir::Operation *before,
   return {threadLoop, threadId};
 }
 
-/// Substitutes the split thread id `split` (w * kLanes + l) into the
+/// Substitutes the split thread id `split` (w * lanes + l) into the
 /// indexing maps that read it as a dim, so that they read w and l.
-void substituteSplitThreadId(ApplyIndexingOp split) {
+void substituteSplitThreadId(ApplyIndexingOp split, int64_t lanes) {
   mlir::Value threadId = split.getResult(0);
   mlir::Value w = split.getOperand(0), l = split.getOperand(1);
   const IndexingMap &splitMap = split.getIndexingMap();
@@ -275,7 +280,7 @@ void substituteSplitThreadId(ApplyIndexingOp split) {
     unsigned j = use.getOperandNumber();
     if (j >= map.getNumDims())
       continue;
-    // (d_0, ..., w, l, ..., d_n) -> (d_0, ..., w * kLanes + l, ..., d_n).
+    // (d_0, ..., w, l, ..., d_n) -> (d_0, ..., w * lanes + l, ..., d_n).
     mlir::MLIRContext *context = user.getContext();
     unsigned n = map.getNumDims();
     SmallVector<mlir::AffineExpr> results;
@@ -283,7 +288,7 @@ void substituteSplitThreadId(ApplyIndexingOp split) {
     for (unsigned k = 0; k < n; ++k) {
       unsigned at = k < j ? k : k + 1;
       if (k == j) {
-        results.push_back(mlir::getAffineDimExpr(j, context) * kLanes +
+        results.push_back(mlir::getAffineDimExpr(j, context) * lanes +
                           mlir::getAffineDimExpr(j + 1, context));
         dims.push_back(splitMap.getDimVars()[0]);
         dims.push_back(splitMap.getDimVars()[1]);
@@ -457,13 +462,16 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
   mlir::Value zero = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
   mlir::Value one = b.create<mlir::arith::ConstantIndexOp>(loc, 1);
   int64_t threads = threadsAttr.getInt();
-  bool split = !barriers.empty() && threads > kLanes && threads % kLanes == 0 &&
-               dividesThreadId(func);
+  int64_t lanes = kLanes;
+  if (auto attr = func->getAttrOfType<mlir::IntegerAttr>(kCpuLanesAttr))
+    lanes = attr.getInt();
+  bool split = !barriers.empty() && lanes > 0 && threads > lanes &&
+               threads % lanes == 0 && dividesThreadId(func);
   mlir::Value outerCount = b.create<mlir::arith::ConstantIndexOp>(
-      loc, split ? threads / kLanes : threads);
+      loc, split ? threads / lanes : threads);
   mlir::Value laneCount;
   if (split)
-    laneCount = b.create<mlir::arith::ConstantIndexOp>(loc, kLanes);
+    laneCount = b.create<mlir::arith::ConstantIndexOp>(loc, lanes);
   llvm::SmallVector<mlir::Value> outputInits(outputs.begin(), outputs.end());
   auto blockLoop =
       b.create<mlir::scf::ForOp>(loc, begin, end, one, outputInits);
@@ -561,7 +569,7 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
         lastThread && *lastThread + 1 < threads) {
       int64_t count = std::max<int64_t>(*lastThread + 1, 0);
       if (split)
-        count = (count + kLanes - 1) / kLanes;
+        count = (count + lanes - 1) / lanes;
       phaseCount = b.create<mlir::arith::ConstantIndexOp>(loc, count);
     }
     // The thread loop goes where the builder is; a placeholder marks it.
@@ -593,7 +601,8 @@ mlir::LogicalResult lowerEntry(mlir::func::FuncOp func) {
   });
   if (split)
     for (const ThreadLoop &loop : threadLoops)
-      substituteSplitThreadId(loop.threadId.getDefiningOp<ApplyIndexingOp>());
+      substituteSplitThreadId(loop.threadId.getDefiningOp<ApplyIndexingOp>(),
+                              lanes);
   func.walk([&](mlir::gpu::BlockIdOp op) {
     op.replaceAllUsesWith(blockLoop.getInductionVar());
     op.erase();
