@@ -1120,20 +1120,28 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
           tile += std::to_string(d) + "x";
         std::string side = std::to_string(transposeSquareLanes(
             *analysis.hero, target, squareBitsFor(options)));
+        int64_t across = transposeSquaresAcross(*analysis.hero, target,
+                                                squareBitsFor(options));
+        std::string strip = std::to_string(
+            across * transposeSquareLanes(*analysis.hero, target,
+                                          squareBitsFor(options)));
         text +=
             describeLaunch(launch.config) + " threads; shared tile " + tile +
             std::string(primitiveTypeName(analysis.hero->shape().elementType)) +
             " (one column of padding)" +
             (transposesInRegisters(*analysis.hero, target)
-                 ? "; " + side + "x" + side +
-                       " squares transposed in registers into a second "
+                 ? "; " + side + "x" + side + " squares" +
+                       (across > 1 ? ", " + std::to_string(across) +
+                                         " side by side in a vector,"
+                                   : std::string()) +
+                       " transposed in registers into a second "
                        "tile of " +
                        std::to_string(
                            launch.tileShape[analysis.transpose.minor()] - 1) +
                        "x" +
                        std::to_string(
                            launch.tileShape[analysis.transpose.toMinor()]) +
-                       ", strip by strip of " + side +
+                       ", strip by strip of " + strip +
                        " columns (the squares, then phase 2 for their output "
                        "rows)"
                  : std::string()) +

@@ -252,6 +252,16 @@ int64_t transposeSquareLanes(const HloInstruction &hero, Target target,
   return lanes;
 }
 
+int64_t transposeSquaresAcross(const HloInstruction &hero, Target target,
+                               unsigned squareBits) {
+  int64_t lanes = transposeSquareLanes(hero, target, squareBits);
+  int64_t bits = lanes * 8 * byteWidth(hero.shape().elementType);
+  if (byteWidth(hero.shape().elementType) != 2 || 2 * bits > squareBits ||
+      transposeTiling(hero, target).cols % (2 * lanes) != 0)
+    return 1;
+  return 2;
+}
+
 /// Whether the kernel transposes its tile in registers between the two
 /// phases (the CPU, elements of whole bytes): phase 1 fills the tile as on
 /// the GPU, squares of transposeSquareLanes on a side go through vector
@@ -859,13 +869,14 @@ private:
                                              mlir::Value tile, mlir::Value out);
   /// On the CPU, between the transpose emitter's phases: the squares of
   /// the strip of `tile` (after the barrier) from column `firstColumn` on,
-  /// one square wide, transposed in registers into `transposed` (the second
-  /// tile), behind a barrier; returns the second tile.
+  /// `across` squares of `lanes` wide (a vector holds a row of each),
+  /// transposed in registers into `transposed` (the second tile), behind a
+  /// barrier; returns the second tile.
   mlir::Value emitTileTranspose(const HloInstruction &hero,
                                 const NormalizedTranspose &n, mlir::Value tile,
                                 mlir::Value transposed, int64_t lanes,
-                                int64_t firstColumn, const HeroEntry &e,
-                                Target target);
+                                int64_t across, int64_t firstColumn,
+                                const HeroEntry &e, Target target);
 
   mlir::ModuleOp module;
   const HloComputation &computation;
@@ -1211,25 +1222,27 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
     e->function->setAttr("tessel.cpu_lanes", b.getI64IntegerAttr(lanes));
   TransposeTiling tiling = transposeTiling(hero, target);
   int64_t lanes = transposeSquareLanes(hero, target, squareBits);
+  int64_t across = transposeSquaresAcross(hero, target, squareBits);
+  int64_t width = lanes * across;
   Value transposed = b.create<AllocateSharedOp>(
       loc,
       mlir::RankedTensorType::get(
           {tiling.cols, tiling.rows},
           llvm::cast<mlir::RankedTensorType>(tile.getType()).getElementType()));
   Value out = e->out;
-  for (int64_t first = 0; first < tiling.cols; first += lanes) {
+  for (int64_t first = 0; first < tiling.cols; first += width) {
     transposed = emitTileTranspose(hero, analysis.transpose, tile, transposed,
-                                   lanes, first, *e, target);
+                                   lanes, across, first, *e, target);
     mlir::FailureOr<Value> written =
         emitHeroWrite(*e, hero, output,
                       transposeMap(hero, analysis.transpose, /*output=*/true,
-                                   target, context, TileStrip{first, lanes}),
+                                   target, context, TileStrip{first, width}),
                       transposed, out);
     if (mlir::failed(written))
       return mlir::failure();
     out = *written;
     // The next strip's phases update it again.
-    if (first + lanes < tiling.cols)
+    if (first + width < tiling.cols)
       out = b.create<SyncThreadsOp>(loc, out).getResult(0);
   }
   b.create<mlir::func::ReturnOp>(loc, out);
@@ -1239,13 +1252,15 @@ FusionEmitter::emitTransposeEntry(llvm::StringRef name,
 Value FusionEmitter::emitTileTranspose(const HloInstruction &hero,
                                        const NormalizedTranspose &n, Value tile,
                                        Value transposed, int64_t lanes,
-                                       int64_t firstColumn, const HeroEntry &e,
-                                       Target target) {
+                                       int64_t across, int64_t firstColumn,
+                                       const HeroEntry &e, Target target) {
   mlir::MLIRContext *context = b.getContext();
   mlir::Location loc = b.getUnknownLoc();
   auto tileType = llvm::cast<mlir::RankedTensorType>(tile.getType());
   mlir::Type element = tileType.getElementType();
-  auto vectorType = mlir::VectorType::get({lanes}, element);
+  // `across` squares side by side: each vector holds a row of each.
+  int64_t width = lanes * across;
+  auto vectorType = mlir::VectorType::get({width}, element);
   auto squares = b.create<LoopOp>(
       loc, transposeSquaresMap(hero, n, lanes, firstColumn, target, context),
       mlir::ValueRange{e.th, e.bl}, mlir::ValueRange{transposed},
@@ -1271,28 +1286,39 @@ Value FusionEmitter::emitTileTranspose(const HloInstruction &hero,
         }
         // ... transposed by swapping the off-diagonal blocks of halves,
         // quarters, ...: rows i and i + h exchange the elements at columns
-        // with bit h set in row i with those without it in row i + h.
+        // with bit h set in row i with those without it in row i + h, in
+        // each square alike (the bit is of the column within its square).
         for (int64_t h = lanes / 2; h >= 1; h /= 2)
           for (int64_t i = 0; i < lanes; ++i) {
             if (i & h)
               continue;
             SmallVector<int64_t> low, high;
-            for (int64_t c = 0; c < lanes; ++c) {
-              low.push_back(c & h ? lanes + c - h : c);
-              high.push_back(c & h ? lanes + c : c + h);
+            for (int64_t c = 0; c < width; ++c) {
+              bool set = (c % lanes) & h;
+              low.push_back(set ? width + c - h : c);
+              high.push_back(set ? width + c : c + h);
             }
             Value a = rows[i], bv = rows[i + h];
             rows[i] = nb.create<mlir::vector::ShuffleOp>(l, a, bv, low);
             rows[i + h] = nb.create<mlir::vector::ShuffleOp>(l, a, bv, high);
           }
-        // Row j is now column c0 + j: row c0 + j of the transposed tile.
+        // Row j's square q is now column c0 + q * lanes + j: that row of
+        // the transposed tile.
         Value next = iters[0];
-        for (int64_t j = 0; j < lanes; ++j)
-          next = nb.create<mlir::vector::TransferWriteOp>(
-                       l, rows[j], next,
-                       mlir::ValueRange{plus(corner[1], j), corner[0]},
-                       llvm::ArrayRef<bool>{true})
-                     .getResult();
+        for (int64_t q = 0; q < across; ++q)
+          for (int64_t j = 0; j < lanes; ++j) {
+            Value part = rows[j];
+            if (across > 1)
+              part = nb.create<mlir::vector::ExtractStridedSliceOp>(
+                  l, rows[j], llvm::ArrayRef<int64_t>{q * lanes},
+                  llvm::ArrayRef<int64_t>{lanes}, llvm::ArrayRef<int64_t>{1});
+            next = nb.create<mlir::vector::TransferWriteOp>(
+                         l, part, next,
+                         mlir::ValueRange{plus(corner[1], q * lanes + j),
+                                          corner[0]},
+                         llvm::ArrayRef<bool>{true})
+                       .getResult();
+          }
         nb.create<YieldOp>(l, next);
       });
   return b.create<SyncThreadsOp>(loc, squares.getResults()).getResult(0);

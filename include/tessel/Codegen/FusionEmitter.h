@@ -142,6 +142,16 @@ int64_t transposeCpuLanes(const HloInstruction &hero, Target target);
 int64_t transposeSquareLanes(const HloInstruction &hero, Target target,
                              unsigned squareBits = 256);
 
+/// How many of those squares lie side by side in one vector row: 2 for
+/// elements of 2 bytes where shuffles run 512 bits wide at full rate (a zmm
+/// holds a row of two 16x16 squares of bf16; four rounds of shuffles on 16
+/// zmm rows instead of two squares' on 16 ymm rows each), else 1. Zen 5,
+/// one thread, CPU time, 64 MiB, bf16 negate -> transpose -> abs: 5.72-5.79
+/// -> 5.57-5.62 ms, five alternations; s8 with two 32x32 squares of bytes
+/// or four 16x16 no faster (5.7-5.9 ms either way).
+int64_t transposeSquaresAcross(const HloInstruction &hero, Target target,
+                               unsigned squareBits);
+
 /// The transpose emitter's first phase: (th_x, bl_x)[i] -> (the operand
 /// index of `hero`..., the shared tile index...). Threads run along the
 /// input's minor dim.
