@@ -1118,13 +1118,13 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
         std::string tile;
         for (int64_t d : launch.tileShape)
           tile += std::to_string(d) + "x";
-        std::string side = std::to_string(transposeSquareLanes(
-            *analysis.hero, target, squareBitsFor(options)));
+        int64_t squareLanes = transposeSquareLanes(*analysis.hero, target,
+                                                   squareBitsFor(options));
         int64_t across = transposeSquaresAcross(*analysis.hero, target,
                                                 squareBitsFor(options));
-        std::string strip = std::to_string(
-            across * transposeSquareLanes(*analysis.hero, target,
-                                          squareBitsFor(options)));
+        int64_t warpLanes = transposeCpuLanes(*analysis.hero, target);
+        std::string side = std::to_string(squareLanes);
+        std::string strip = std::to_string(across * squareLanes);
         text +=
             describeLaunch(launch.config) + " threads; shared tile " + tile +
             std::string(primitiveTypeName(analysis.hero->shape().elementType)) +
@@ -1145,11 +1145,13 @@ Expected<std::string> emitHloModule(const HloModule &module, EmitKind kind,
                        " columns (the squares, then phase 2 for their output "
                        "rows)"
                  : std::string()) +
-            (transposeCpuLanes(*analysis.hero, target) != 32
-                 ? "; thread loops in warps of " +
+            (warpLanes != 32
+                 ? "; thread loops in warps of " + std::to_string(warpLanes) +
+                       " lanes (" +
                        std::to_string(
-                           transposeCpuLanes(*analysis.hero, target)) +
-                       " lanes (64 bytes a load or store)"
+                           warpLanes *
+                           byteWidth(analysis.hero->shape().elementType)) +
+                       " bytes a load or store)"
                  : std::string()) +
             "\n";
         text += "  phase 1, threads -> (operand, tile): " +

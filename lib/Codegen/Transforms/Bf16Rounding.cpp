@@ -1,5 +1,6 @@
 //===- Bf16Rounding.cpp - f32 -> bf16 rounding as integer code ------------===//
 #include "Bf16Rounding.h"
+#include "SplatConstant.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -75,11 +76,9 @@ struct TruncFToBf16 : public mlir::OpRewritePattern<arith::TruncFOp> {
       return mlir::success();
     }
     auto constant = [&](int64_t value) -> mlir::Value {
-      mlir::Type element = mlir::getElementTypeOrSelf(i32);
-      mlir::TypedAttr attr = rewriter.getIntegerAttr(element, value);
-      if (auto vector = llvm::dyn_cast<mlir::VectorType>(i32))
-        attr = mlir::DenseElementsAttr::get(vector, attr);
-      return rewriter.create<arith::ConstantOp>(loc, attr);
+      return splatConstant(
+          rewriter, loc, i32,
+          rewriter.getIntegerAttr(mlir::getElementTypeOrSelf(i32), value));
     };
     mlir::Value bits = rewriter.create<arith::BitcastOp>(loc, i32, op.getIn());
     mlir::Value high = rewriter.create<arith::ShRUIOp>(loc, bits, constant(16));

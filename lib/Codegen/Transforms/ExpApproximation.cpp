@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ExpApproximation.h"
+#include "SplatConstant.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -71,16 +72,13 @@ struct ExpF32 : mlir::OpRewritePattern<mlir::math::ExpOp> {
     auto vector = llvm::dyn_cast<mlir::VectorType>(type);
     mlir::Type i32 = rewriter.getI32Type();
     mlir::Type bitsType = vector ? mlir::Type(vector.clone(i32)) : i32;
-    auto splat = [&](mlir::TypedAttr attr) -> Value {
-      if (vector)
-        attr = mlir::DenseElementsAttr::get(vector.clone(attr.getType()), attr);
-      return rewriter.create<mlir::arith::ConstantOp>(loc, attr);
-    };
     auto f = [&](float value) {
-      return splat(rewriter.getF32FloatAttr(value));
+      return splatConstant(rewriter, loc, type,
+                           rewriter.getF32FloatAttr(value));
     };
     auto i = [&](int32_t value) {
-      return splat(rewriter.getIntegerAttr(i32, value));
+      return splatConstant(rewriter, loc, bitsType,
+                           rewriter.getIntegerAttr(i32, value));
     };
     using P = mlir::arith::CmpFPredicate;
     // select(x < c, c, x) and select(x > c, c, x): a NaN compares false and

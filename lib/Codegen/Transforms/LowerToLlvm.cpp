@@ -35,6 +35,7 @@
 #include "../ComplexRuntime.h"
 #include "Bf16Rounding.h"
 #include "ExpApproximation.h"
+#include "SplatConstant.h"
 #include "tessel/Codegen/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -286,10 +287,8 @@ struct WidenedHalfNaNTest : mlir::OpRewritePattern<mlir::arith::CmpFOp> {
     auto vector = llvm::dyn_cast<mlir::VectorType>(op.getLhs().getType());
     mlir::Type bitsType = vector ? mlir::Type(vector.clone(i32)) : i32;
     auto constant = [&](int64_t value) -> mlir::Value {
-      mlir::TypedAttr attr = rewriter.getIntegerAttr(i32, value);
-      if (vector)
-        attr = mlir::DenseElementsAttr::get(vector.clone(i32), attr);
-      return rewriter.create<mlir::arith::ConstantOp>(loc, attr);
+      return splatConstant(rewriter, loc, bitsType,
+                           rewriter.getIntegerAttr(i32, value));
     };
     mlir::Value bits =
         rewriter.create<mlir::arith::BitcastOp>(loc, bitsType, op.getLhs());

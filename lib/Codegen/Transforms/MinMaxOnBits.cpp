@@ -40,6 +40,7 @@
 #include "MinMaxOnBits.h"
 #include "LaneOps.h"
 #include "RowReads.h"
+#include "SplatConstant.h"
 
 #include "tessel/Codegen/Passes.h"
 
@@ -68,11 +69,8 @@ std::optional<FloatBits> FloatBits::of(mlir::Type type) {
 
 mlir::Value bitsConstant(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Type type, uint64_t value) {
-  mlir::Type element = mlir::getElementTypeOrSelf(type);
-  mlir::TypedAttr attr = b.getIntegerAttr(element, value);
-  if (auto vector = llvm::dyn_cast<mlir::VectorType>(type))
-    attr = mlir::DenseElementsAttr::get(vector, attr);
-  return b.create<mlir::arith::ConstantOp>(loc, attr);
+  return splatConstant(
+      b, loc, type, b.getIntegerAttr(mlir::getElementTypeOrSelf(type), value));
 }
 
 BitExtremes stepExtremes(mlir::OpBuilder &b, mlir::Location loc,
